@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { formatPercent } from './format.js';
+
+const SPEC_REGEX = /^(?!^[-+.]*$)[+-]?0*\d*\.?\d*$/;
+
+describe('C1 percent strings', () => {
+  it('prints exactly 4 decimal places', () => {
+    expect(formatPercent(12.3456)).toBe('12.3456');
+    expect(formatPercent(1)).toBe('1.0000');
+    expect(formatPercent(-3.2)).toBe('-3.2000');
+  });
+
+  it('rounds an exact tie half away from zero (C1)', () => {
+    // 0.03125 = 2^-5 is exact in binary, so it is a true tie at 4 places.
+    expect(formatPercent(0.03125)).toBe('0.0313');
+    expect(formatPercent(-0.03125)).toBe('-0.0313');
+    expect(formatPercent(2.00015625)).toBe('2.0002');
+  });
+
+  it('rounds the double exact value, not its shortest decimal form (C1)', () => {
+    // 2.00005 is stored as 2.0000499999999998834...: below the tie.
+    expect(formatPercent(2.00005)).toBe('2.0000');
+    // 0.00015 is stored as 0.0001499999999999999868...: below the tie.
+    expect(formatPercent(0.00015)).toBe('0.0001');
+    // 1.00005 is stored as 1.0000500000000001055...: above the tie.
+    expect(formatPercent(1.00005)).toBe('1.0001');
+  });
+
+  it('prints negative zero and tiny negatives as 0.0000 (C1)', () => {
+    expect(formatPercent(-0)).toBe('0.0000');
+    expect(formatPercent(-0.00001)).toBe('0.0000');
+  });
+
+  it('absent figures are null (C1)', () => {
+    expect(formatPercent(Number.NaN)).toBeNull();
+    expect(formatPercent(Number.POSITIVE_INFINITY)).toBeNull();
+  });
+
+  it('huge figures stay plain decimals matching SPEC regex', () => {
+    const s = formatPercent(1e22)!;
+    expect(s).toBe('10000000000000000000000.0000');
+    expect(s).toMatch(SPEC_REGEX);
+  });
+
+  it('every output matches SPEC regex and C1 shape', () => {
+    for (let i = 0; i < 10_000; i++) {
+      const x = (Math.random() - 0.5) * 10 ** Math.floor(Math.random() * 8);
+      const s = formatPercent(x)!;
+      expect(s).toMatch(SPEC_REGEX);
+      expect(s).toMatch(/^-?\d+\.\d{4}$/);
+    }
+  });
+});
