@@ -62,6 +62,7 @@ export interface ReportJson {
   reasons: Record<string, ReasonSummary>;
   /** Skipped-row counts per fund code (only funds with any). */
   perFund: Record<string, number>;
+  examples: Problem[];
 }
 
 export class BuildReport {
@@ -72,8 +73,11 @@ export class BuildReport {
   skippedFundTypes = 0;
   readonly reasons = new Map<ProblemReason, ReasonSummary>();
   readonly perFund = new Map<string, number>();
+  /** The first problems in full (file, line, reason), for the manifest. */
+  readonly examples: Problem[] = [];
 
   add(p: Problem): void {
+    if (this.examples.length < 200) this.examples.push(p);
     const s = this.reasons.get(p.reason);
     if (s) s.count++;
     else this.reasons.set(p.reason, { count: 1, first: p });
@@ -107,6 +111,7 @@ export class BuildReport {
       skippedFundTypes: this.skippedFundTypes,
       reasons: Object.fromEntries(this.reasons),
       perFund: Object.fromEntries(this.perFund),
+      examples: this.examples,
     };
   }
 

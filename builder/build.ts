@@ -1,0 +1,203 @@
+/**
+ * The full build: source directory (C35) → verified snapshot → atomic publish.
+ * Bad input is skipped and reported (C36); a build over the bad-row bound, or one
+ * that fails in any way, publishes nothing and leaves CURRENT as it was.
+ */
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { compareCodes } from '../core/codes.js';
+import { formatDay } from '../core/dates.js';
+import { type FundColumns, NULL_DAY, type SnapshotColumns } from '../core/snapshot/columns.js';
+import type { Manifest } from '../core/snapshot/manifest.js';
+import { writeSnapshotFiles } from '../core/snapshot/writer.js';
+import type { FundRecord } from '../core/types.js';
+import { deriveRows } from './derive.js';
+import type { PriceTask } from './prices-worker.js';
+import { prune, publish, snapshotId, stagingDir } from './publish.js';
+import { readPrices } from './read-prices.js';
+import { BuildReport } from './report.js';
+import { parseFundsFile } from './source/funds.js';
+import { sourcePaths } from './source/layout.js';
+
+export interface BuildOptions {
+  source: string;
+  snapshots: string;
+  /** Snapshots to keep after publishing (the live one always stays). */
+  keep: number;
+  /** C36: the build fails when skipped rows ÷ data rows exceeds this. */
+  maxBadShare: number;
+  threads: number;
+  now?: () => Date;
+  onProgress?: (phase: string, done: number, total: number) => void;
+}
+
+export interface BuildResult {
+  id: string;
+  dir: string;
+  manifest: Manifest;
+  report: BuildReport;
+  timings: Record<string, number>;
+}
+
+/** A build that must not publish; carries the report so far for the operator. */
+export class BuildError extends Error {
+  constructor(
+    message: string,
+    readonly report: BuildReport,
+  ) {
+    super(message);
+    this.name = 'BuildError';
+  }
+}
+
+export async function buildFromSource(opts: BuildOptions): Promise<BuildResult> {
+  const timings: Record<string, number> = {};
+  let t0 = performance.now();
+  const lap = (name: string) => {
+    const t = performance.now();
+    timings[name] = Math.round(t - t0);
+    t0 = t;
+  };
+  const report = new BuildReport();
+  const paths = sourcePaths(opts.source);
+
+  let fundsBytes: Uint8Array;
+  try {
+    fundsBytes = readFileSync(paths.fundsFile);
+  } catch (e) {
+    throw new BuildError(`cannot read ${paths.fundsFile}: ${(e as Error).message}`, report);
+  }
+  const fundsFileName = relative(opts.source, paths.fundsFile);
+  const parsed = parseFundsFile(fundsBytes, fundsFileName);
+  for (const p of parsed.problems) report.add(p);
+  report.skippedFundTypes = parsed.skippedOtherTypes;
+
+  const funds = [...parsed.funds].sort((a, b) => compareCodes(a.code, b.code));
+  const tasks: PriceTask[] = [];
+  const taskFunds: FundRecord[] = [];
+  const withFund = new Set<string>();
+  for (const f of funds) {
+    const path = paths.priceFiles.get(f.code);
+    withFund.add(f.code);
+    if (path === undefined) {
+      report.add({ reason: 'fund_without_prices', file: fundsFileName, line: 0, code: f.code });
+      continue;
+    }
+    tasks.push({ code: f.code, path, file: relative(opts.source, path) });
+    taskFunds.push(f);
+  }
+  for (const [code, path] of paths.priceFiles) {
+    if (!withFund.has(code)) {
+      report.add({ reason: 'prices_without_fund', file: relative(opts.source, path), line: 0, code });
+    }
+  }
+  lap('funds');
+
+  const read = await readPrices(tasks, report, {
+    threads: opts.threads,
+    onProgress: (done, total) => opts.onProgress?.('read', done, total),
+  });
+  report.dataRows = read.dataRows;
+  lap('read');
+
+  const keep: number[] = [];
+  for (let i = 0; i < tasks.length; i++) {
+    if (read.lengths[i] > 0) keep.push(i);
+    else report.add({ reason: 'fund_without_valid_rows', file: tasks[i].file, line: 0, code: tasks[i].code });
+  }
+  report.fundsIn = keep.length;
+  report.fundsOut = funds.length - keep.length;
+  checkBound(report, opts.maxBadShare);
+  if (keep.length === 0) throw new BuildError('no fund has a valid price row: nothing to publish', report);
+
+  const fundCols = fundColumns(
+    keep.map((i) => taskFunds[i]),
+    keep.map((i) => read.offsets[i]),
+    keep.map((i) => read.lengths[i]),
+    keep.map((i) => read.lastClose[i]),
+  );
+  const series = { date: read.dates, value: read.values };
+  const derived = deriveRows(series, fundCols.seriesOffset, fundCols.seriesLength);
+  lap('derive');
+
+  return await writeAndPublish(
+    { funds: fundCols, series, trailing: derived.trailing, calendar: derived.calendar },
+    report,
+    { kind: 'full', source: opts.source },
+    opts,
+    timings,
+    lap,
+  );
+}
+
+/** C36: too many skipped rows fails the build before anything is written. */
+export function checkBound(report: BuildReport, maxBadShare: number): void {
+  if (report.skippedShare > maxBadShare) {
+    throw new BuildError(
+      `skipped ${report.skippedRows} of ${report.dataRows} data rows (${(report.skippedShare * 100).toFixed(3)} %), ` +
+        `over the bound of ${(maxBadShare * 100).toFixed(3)} %: nothing published`,
+      report,
+    );
+  }
+}
+
+export function fundColumns(
+  records: FundRecord[],
+  offsets: ArrayLike<number>,
+  lengths: ArrayLike<number>,
+  lastClose: ArrayLike<number>,
+): FundColumns {
+  const n = records.length;
+  return {
+    length: n,
+    code: records.map((f) => f.code),
+    name: records.map((f) => f.name),
+    country: records.map((f) => f.country),
+    exchange: records.map((f) => f.exchange),
+    currency: records.map((f) => f.currency),
+    type: records.map((f) => f.type),
+    isin: records.map((f) => f.isin),
+    isInactive: Uint8Array.from(records, (f) => (f.isInactive ? 1 : 0)),
+    inactiveDate: Int32Array.from(records, (f) => f.inactiveDate ?? NULL_DAY),
+    seriesOffset: Int32Array.from({ length: n }, (_, i) => offsets[i]),
+    seriesLength: Int32Array.from({ length: n }, (_, i) => lengths[i]),
+    lastClose: Float64Array.from({ length: n }, (_, i) => lastClose[i]),
+  };
+}
+
+/** The newest last observation over all funds: the snapshot's as_of. */
+export function snapshotAsOf(cols: SnapshotColumns): string {
+  const { seriesOffset, seriesLength } = cols.funds;
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < cols.funds.length; i++) {
+    const last = cols.series.date[seriesOffset[i] + seriesLength[i] - 1];
+    if (last > max) max = last;
+  }
+  return formatDay(max);
+}
+
+export async function writeAndPublish(
+  cols: SnapshotColumns,
+  report: BuildReport,
+  source: Record<string, unknown>,
+  opts: Pick<BuildOptions, 'snapshots' | 'keep' | 'now'>,
+  timings: Record<string, number>,
+  lap: (name: string) => void,
+): Promise<BuildResult> {
+  const builtAt = (opts.now ?? (() => new Date()))();
+  const asOf = snapshotAsOf(cols);
+  const id = snapshotId(asOf, builtAt);
+  const staging = stagingDir(opts.snapshots, id);
+  const manifest = await writeSnapshotFiles(staging, cols, {
+    id,
+    asOf,
+    builtAt: builtAt.toISOString(),
+    report: report.toJSON() as unknown as Record<string, unknown>,
+    source,
+  });
+  lap('write');
+  const dir = publish(opts.snapshots, staging, id);
+  prune(opts.snapshots, opts.keep);
+  lap('publish');
+  return { id, dir, manifest, report, timings };
+}

@@ -1,0 +1,235 @@
+/**
+ * `fundreturns`: one entry, one subcommand per job (DESIGN "Command line").
+ * Exit codes: 0 done, 1 failed (a build that published nothing), 2 usage error,
+ * 3 `query` found no row.
+ */
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fromYmd, parseDay, todayUtc } from '../../core/dates.js';
+import { SnapshotLookup } from '../../core/lookup.js';
+import { loadSnapshot } from '../../core/snapshot/reader.js';
+import { BuildError, type BuildResult, buildFromSource } from '../build.js';
+import { appendDaily } from '../daily.js';
+import { generateUniverse } from '../generate/index.js';
+import { readCurrent } from '../publish.js';
+import {
+  boolFlag,
+  dayFlag,
+  floatFlag,
+  intFlag,
+  type ParsedArgs,
+  parseArgs,
+  stringFlag,
+  UsageError,
+} from './args.js';
+import { progressLine } from './progress.js';
+
+const USAGE = `usage: fundreturns <command> [flags]
+
+  generate --out DIR [--funds 32000] [--seed 1] [--from 1970-01-01] [--to today] [--daily-days 0] [--threads N]
+  build --source DIR | --daily FILE|DIR  [--snapshots ./snapshots] [--keep 5] [--max-bad-share 0.01] [--threads N]
+  query fund|trailing|calendar CODE [--as-of YYYY-MM-DD] [--year YYYY] [--snapshots ./snapshots]
+  inspect [--snapshots ./snapshots] [--json]
+
+Every flag can also be set as FUNDRETURNS_<FLAG> (e.g. FUNDRETURNS_SNAPSHOTS); flags win.`;
+
+type Out = (s: string) => void;
+
+export interface CliIo {
+  out: Out;
+  err: Out;
+  env: NodeJS.ProcessEnv;
+  isTty: boolean;
+}
+
+const defaultIo: CliIo = {
+  out: (s) => process.stdout.write(`${s}\n`),
+  err: (s) => process.stderr.write(`${s}\n`),
+  env: process.env,
+  isTty: Boolean(process.stderr.isTTY),
+};
+
+export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'generate':
+        return await generate(rest, io);
+      case 'build':
+        return await build(rest, io);
+      case 'query':
+        return await query(rest, io);
+      case 'inspect':
+        return await inspect(rest, io);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        io.out(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`fundreturns: ${e.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (e instanceof BuildError) {
+      io.err(e.report.summary());
+      io.err(`fundreturns: build failed: ${e.message}`);
+      return 1;
+    }
+    io.err(`fundreturns: ${(e as Error).message}`);
+    return 1;
+  }
+}
+
+function threadsFlag(args: ParsedArgs): number {
+  return intFlag(args, 'threads', availableParallelism(), 1, 256);
+}
+
+function noPositionals(args: ParsedArgs, command: string): void {
+  if (args.positionals.length > 0) throw new UsageError(`${command}: unexpected argument ${JSON.stringify(args.positionals[0])}`);
+}
+
+async function generate(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(
+    argv,
+    { out: 'string', funds: 'string', seed: 'string', from: 'string', to: 'string', 'daily-days': 'string', threads: 'string' },
+    io.env,
+  );
+  noPositionals(args, 'generate');
+  const out = stringFlag(args, 'out');
+  if (out === undefined) throw new UsageError('generate: --out DIR is required');
+  const from = dayFlag(args, 'from') ?? fromYmd(1970, 1, 1);
+  const to = dayFlag(args, 'to') ?? todayUtc();
+  if (from > to) throw new UsageError('--from must not be after --to');
+  const progress = io.isTty ? progressLine('generate', io) : undefined;
+  const summary = await generateUniverse({
+    out: resolve(out),
+    funds: intFlag(args, 'funds', 32000, 1, 1_000_000),
+    seed: intFlag(args, 'seed', 1, 0, 2 ** 31 - 1),
+    from,
+    to,
+    dailyDays: intFlag(args, 'daily-days', 0, 0, 1000),
+    threads: threadsFlag(args),
+    onProgress: progress,
+  });
+  progress?.(1, 1);
+  io.err(
+    `generated ${summary.funds} funds, ${summary.priceRows} price rows, ${summary.dailyFiles} daily files ` +
+      `(${summary.dailyRows} rows), ${(summary.bytes / 2 ** 20).toFixed(1)} MiB, last date ${summary.lastDate} in ${out}`,
+  );
+  return 0;
+}
+
+async function build(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(
+    argv,
+    { source: 'string', daily: 'string', snapshots: 'string', keep: 'string', 'max-bad-share': 'string', threads: 'string' },
+    io.env,
+  );
+  noPositionals(args, 'build');
+  const source = stringFlag(args, 'source');
+  const daily = stringFlag(args, 'daily');
+  if (source === undefined && daily === undefined) throw new UsageError('build: --source DIR or --daily FILE is required');
+  const snapshots = resolve(stringFlag(args, 'snapshots', './snapshots'));
+  const keep = intFlag(args, 'keep', 5, 1, 1000);
+  const maxBadShare = floatFlag(args, 'max-bad-share', 0.01, 0, 1);
+  const threads = threadsFlag(args);
+  const started = performance.now();
+  let result: BuildResult;
+  if (source !== undefined && daily === undefined) {
+    const progress = io.isTty ? progressLine('build', io) : undefined;
+    result = await buildFromSource({
+      source: resolve(source),
+      snapshots,
+      keep,
+      maxBadShare,
+      threads,
+      onProgress: progress ? (_phase, done, total) => progress(done, total) : undefined,
+    });
+    progress?.(1, 1);
+  } else {
+    // With both flags, --daily names files inside the source directory's daily/ folder.
+    const path = source !== undefined && daily !== undefined ? resolve(source, daily) : resolve(daily as string);
+    result = await appendDaily({ daily: path, snapshots, keep, maxBadShare });
+  }
+  io.err(result.report.summary());
+  const secs = (performance.now() - started) / 1000;
+  const rows = result.manifest.counts.observations;
+  io.err(
+    `published ${result.id} (${result.manifest.counts.funds} funds, ${rows} observations, ` +
+      `${result.manifest.counts.calendar_rows} calendar rows) in ${secs.toFixed(1)} s; ` +
+      `phases ${Object.entries(result.timings)
+        .map(([k, v]) => `${k} ${v} ms`)
+        .join(', ')}`,
+  );
+  io.out(result.dir);
+  return 0;
+}
+
+async function openCurrent(args: ParsedArgs) {
+  const snapshots = resolve(stringFlag(args, 'snapshots', './snapshots'));
+  const current = readCurrent(snapshots);
+  if (current === null) throw new Error(`no snapshot published in ${snapshots}: run \`fundreturns build\` first`);
+  return await loadSnapshot(join(snapshots, current));
+}
+
+async function query(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, { 'as-of': 'string', year: 'string', snapshots: 'string' }, io.env);
+  const [kind, code, ...extra] = args.positionals;
+  if (kind !== 'fund' && kind !== 'trailing' && kind !== 'calendar') {
+    throw new UsageError('query: the first argument must be fund, trailing or calendar');
+  }
+  if (code === undefined) throw new UsageError('query: a fund CODE is required');
+  if (extra.length > 0) throw new UsageError(`query: unexpected argument ${JSON.stringify(extra[0])}`);
+  const asOfText = stringFlag(args, 'as-of');
+  const asOf = asOfText === undefined ? undefined : parseDay(asOfText);
+  if (asOf === null) throw new UsageError(`--as-of must be a date YYYY-MM-DD, not ${JSON.stringify(asOfText)}`);
+  if (asOf !== undefined && kind !== 'trailing') throw new UsageError('--as-of applies to query trailing only');
+  const year = args.flags.has('year') ? intFlag(args, 'year', 0, 1900, 2100) : undefined;
+  if (year !== undefined && kind !== 'calendar') throw new UsageError('--year applies to query calendar only');
+
+  const snap = await openCurrent(args);
+  const lookup = new SnapshotLookup(snap.columns);
+  const i = lookup.find(code);
+  let row: string | null = null;
+  if (i >= 0) {
+    if (kind === 'fund') row = lookup.fundJson(i);
+    else if (kind === 'trailing') row = asOf === undefined ? lookup.latestTrailingJson(i) : lookup.trailingAtJson(i, asOf);
+    else row = year === undefined ? lookup.defaultCalendarJson(i) : lookup.calendarYearJson(i, year);
+  }
+  io.out(row ?? 'null');
+  return row === null ? 3 : 0;
+}
+
+async function inspect(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, { snapshots: 'string', json: 'boolean' }, io.env);
+  noPositionals(args, 'inspect');
+  const snap = await openCurrent(args);
+  const m = snap.manifest;
+  if (boolFlag(args, 'json')) {
+    io.out(JSON.stringify(m, null, 2));
+    return 0;
+  }
+  const bytes = Object.values(m.files).reduce((a, f) => a + f.bytes, 0);
+  const report = m.report as { dataRows?: number; skippedRows?: number };
+  io.out(
+    [
+      `snapshot      ${m.id}`,
+      `directory     ${snap.dir}`,
+      `format        ${m.format_version}`,
+      `as_of         ${m.as_of}`,
+      `built_at      ${m.built_at}`,
+      `funds         ${m.counts.funds}`,
+      `observations  ${m.counts.observations}`,
+      `calendar rows ${m.counts.calendar_rows}`,
+      `bytes         ${bytes} (${(bytes / 2 ** 20).toFixed(1)} MiB)`,
+      ...Object.entries(m.files).map(([name, f]) => `  ${name.padEnd(15)} ${String(f.bytes).padStart(12)}  sha256 ${f.sha256}`),
+      `report        ${report.dataRows ?? '?'} data rows, ${report.skippedRows ?? '?'} skipped`,
+    ].join('\n'),
+  );
+  return 0;
+}

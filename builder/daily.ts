@@ -1,0 +1,171 @@
+/**
+ * The daily append (C37): extend the live snapshot's series with one or more
+ * `daily/<YYYY-MM-DD>.csv` files without reading any history. Each row's growth
+ * factor, (Close + Dividend) × Split / previous Close, multiplies the fund's last
+ * index value; the snapshot keeps each fund's last raw close for the next day.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { formatDay } from '../core/dates.js';
+import { nextIndexValue } from '../core/growth.js';
+import { loadSnapshot } from '../core/snapshot/reader.js';
+import { BuildError, type BuildResult, checkBound, writeAndPublish } from './build.js';
+import { deriveRows } from './derive.js';
+import { readCurrent } from './publish.js';
+import { BuildReport } from './report.js';
+import { parseDailyFile } from './source/daily.js';
+import { listDailyFiles } from './source/layout.js';
+
+export interface DailyOptions {
+  /** A daily CSV file, or a directory whose `daily/*.csv` (or `*.csv`) are applied in date order. */
+  daily: string;
+  snapshots: string;
+  keep: number;
+  maxBadShare: number;
+  now?: () => Date;
+}
+
+interface Appended {
+  dates: number[];
+  values: number[];
+  lastClose: number;
+}
+
+export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
+  const timings: Record<string, number> = {};
+  let t0 = performance.now();
+  const lap = (name: string) => {
+    const t = performance.now();
+    timings[name] = Math.round(t - t0);
+    t0 = t;
+  };
+  const report = new BuildReport();
+  const current = readCurrent(opts.snapshots);
+  if (current === null) {
+    throw new BuildError(`no snapshot in ${opts.snapshots} to append to: run a full build first`, report);
+  }
+  const base = await loadSnapshot(join(opts.snapshots, current));
+  const prev = base.columns;
+  lap('load');
+
+  const files = dailyFiles(opts.daily);
+  if (files.length === 0) throw new BuildError(`no daily files found at ${opts.daily}`, report);
+
+  const index = new Map<string, number>();
+  prev.funds.code.forEach((c, i) => index.set(c, i));
+  const appended = new Map<number, Appended>();
+  for (const path of files) {
+    const name = basename(path);
+    const parsed = parseDailyFile(readFileSync(path), name);
+    report.dataRows += parsed.dataRows;
+    for (const p of parsed.problems) report.add(p);
+    const rows = parsed.rows;
+    // Apply a file's rows per fund in date order; the file name only orders files (C37).
+    const order = Array.from({ length: rows.length }, (_, i) => i).sort((a, b) => rows.dates[a] - rows.dates[b]);
+    for (const r of order) {
+      const code = rows.codes[r];
+      const f = index.get(code);
+      const line = rows.lines[r];
+      if (f === undefined) {
+        report.add({ reason: 'daily_unknown_fund', file: name, line, code });
+        continue;
+      }
+      let a = appended.get(f);
+      const lastIdx = prev.funds.seriesOffset[f] + prev.funds.seriesLength[f] - 1;
+      const lastDate = a && a.dates.length > 0 ? a.dates[a.dates.length - 1] : prev.series.date[lastIdx];
+      const lastValue = a && a.values.length > 0 ? a.values[a.values.length - 1] : prev.series.value[lastIdx];
+      const lastClose = a ? a.lastClose : prev.funds.lastClose[f];
+      if (rows.dates[r] <= lastDate) {
+        report.add({
+          reason: 'daily_stale_row',
+          file: name,
+          line,
+          code,
+          detail: `${formatDay(rows.dates[r])} is not after the fund's last observation ${formatDay(lastDate)}`,
+        });
+        continue;
+      }
+      if (!(lastClose > 0)) {
+        report.add({ reason: 'daily_no_previous_close', file: name, line, code });
+        continue;
+      }
+      const value = nextIndexValue(lastValue, rows.close[r], rows.dividend[r], rows.split[r], lastClose);
+      if (!Number.isFinite(value) || value <= 0) {
+        report.add({ reason: 'daily_bad_row', file: name, line, code, detail: 'growth factor is not finite and positive' });
+        continue;
+      }
+      if (!a) {
+        a = { dates: [], values: [], lastClose };
+        appended.set(f, a);
+      }
+      a.dates.push(rows.dates[r]);
+      a.values.push(value);
+      a.lastClose = rows.close[r];
+    }
+  }
+  report.fundsIn = prev.funds.length;
+  checkBound(report, opts.maxBadShare);
+  lap('parse');
+
+  // One pass copying each fund's old slice plus its new observations.
+  const n = prev.funds.length;
+  let added = 0;
+  for (const a of appended.values()) added += a.dates.length;
+  const total = prev.series.date.length + added;
+  const date = new Int32Array(total);
+  const value = new Float64Array(total);
+  const seriesOffset = new Int32Array(n);
+  const seriesLength = new Int32Array(n);
+  const lastClose = Float64Array.from(prev.funds.lastClose);
+  const previousIndex = new Int32Array(n);
+  let cursor = 0;
+  for (let f = 0; f < n; f++) {
+    const from = prev.funds.seriesOffset[f];
+    const len = prev.funds.seriesLength[f];
+    date.set(prev.series.date.subarray(from, from + len), cursor);
+    value.set(prev.series.value.subarray(from, from + len), cursor);
+    seriesOffset[f] = cursor;
+    cursor += len;
+    const a = appended.get(f);
+    if (a) {
+      date.set(a.dates, cursor);
+      value.set(a.values, cursor);
+      cursor += a.dates.length;
+      lastClose[f] = a.lastClose;
+      previousIndex[f] = -1;
+    } else {
+      previousIndex[f] = f;
+    }
+    seriesLength[f] = cursor - seriesOffset[f];
+  }
+  const series = { date, value };
+  const derived = deriveRows(series, seriesOffset, seriesLength, {
+    trailing: prev.trailing,
+    calendar: prev.calendar,
+    previousIndex,
+  });
+  lap('derive');
+
+  const funds = { ...prev.funds, seriesOffset, seriesLength, lastClose };
+  return await writeAndPublish(
+    { funds, series, trailing: derived.trailing, calendar: derived.calendar },
+    report,
+    { kind: 'daily', base: current, files: files.map((p) => basename(p)), appendedRows: added },
+    opts,
+    timings,
+    lap,
+  );
+}
+
+function dailyFiles(path: string): string[] {
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(path);
+  } catch {
+    return [];
+  }
+  if (!st.isDirectory()) return [path];
+  // Either a source directory holding daily/, or the daily/ folder itself.
+  const inSource = listDailyFiles(path);
+  return inSource.length > 0 || basename(path) !== 'daily' ? inSource : listDailyFiles(dirname(path));
+}

@@ -1,0 +1,132 @@
+/**
+ * Atomic publishing and retention (DESIGN "Snapshot"): a snapshot is written into
+ * `.tmp-<id>/`, fsynced, renamed into place, and only then is `CURRENT` replaced by
+ * a rename, so readers never see half a snapshot and a failed build changes nothing.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Manifest } from '../core/snapshot/manifest.js';
+
+export const CURRENT_FILE = 'CURRENT';
+const TMP_PREFIX = '.tmp-';
+
+function fsyncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The live snapshot's directory name, or null when nothing is published. */
+export function readCurrent(snapshotsDir: string): string | null {
+  try {
+    const name = readFileSync(join(snapshotsDir, CURRENT_FILE), 'utf8').trim();
+    return name.length > 0 ? name : null;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/** A fresh staging directory for snapshot `id`. */
+export function stagingDir(snapshotsDir: string, id: string): string {
+  mkdirSync(snapshotsDir, { recursive: true });
+  const dir = join(snapshotsDir, `${TMP_PREFIX}${id}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir);
+  return dir;
+}
+
+/** Move a fully written staging directory into place, then point CURRENT at it. */
+export function publish(snapshotsDir: string, staging: string, id: string): string {
+  fsyncDir(staging);
+  const finalDir = join(snapshotsDir, id);
+  renameSync(staging, finalDir);
+  fsyncDir(snapshotsDir);
+  setCurrent(snapshotsDir, id);
+  return finalDir;
+}
+
+/** Point CURRENT at an existing snapshot (also the rollback). */
+export function setCurrent(snapshotsDir: string, id: string): void {
+  const tmp = join(snapshotsDir, `${TMP_PREFIX}CURRENT-${process.pid}`);
+  writeFileSync(tmp, `${id}\n`);
+  const fd = openSync(tmp, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, join(snapshotsDir, CURRENT_FILE));
+  fsyncDir(snapshotsDir);
+}
+
+/** Published snapshot directories, oldest first (by build time in the manifest, else mtime). */
+export function listSnapshots(snapshotsDir: string): Array<{ id: string; builtAt: number }> {
+  let names: string[];
+  try {
+    names = readdirSync(snapshotsDir);
+  } catch {
+    return [];
+  }
+  const out: Array<{ id: string; builtAt: number }> = [];
+  for (const name of names) {
+    if (name.startsWith('.') || name === CURRENT_FILE) continue;
+    const dir = join(snapshotsDir, name);
+    try {
+      if (!statSync(dir).isDirectory()) continue;
+      let builtAt = statSync(dir).mtimeMs;
+      try {
+        const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Partial<Manifest>;
+        if (typeof m.built_at === 'string') builtAt = Date.parse(m.built_at);
+      } catch {
+        // A directory without a readable manifest still ages by mtime.
+      }
+      out.push({ id: name, builtAt });
+    } catch {
+      // Vanished while listing: nothing to keep or prune.
+    }
+  }
+  return out.sort((a, b) => a.builtAt - b.builtAt || (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * Keep the newest `keep` snapshots and always the live one; remove stale staging
+ * directories left by interrupted builds. Returns the removed ids.
+ */
+export function prune(snapshotsDir: string, keep: number): string[] {
+  const current = readCurrent(snapshotsDir);
+  const all = listSnapshots(snapshotsDir);
+  const removed: string[] = [];
+  const excess = all.length - Math.max(1, keep);
+  for (let i = 0; i < all.length && removed.length < excess; i++) {
+    if (all[i].id === current) continue;
+    rmSync(join(snapshotsDir, all[i].id), { recursive: true, force: true });
+    removed.push(all[i].id);
+  }
+  for (const name of safeList(snapshotsDir)) {
+    if (name.startsWith(TMP_PREFIX) && !name.includes(`-${process.pid}`)) {
+      rmSync(join(snapshotsDir, name), { recursive: true, force: true });
+    }
+  }
+  return removed;
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** A build id that sorts by time: `<as_of>-<UTC yyyymmddThhmmssZ>-<4 hex>`. */
+export function snapshotId(asOf: string, builtAt: Date): string {
+  const t = builtAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const rnd = Math.floor(Math.random() * 0x10000)
+    .toString(16)
+    .padStart(4, '0');
+  return `${asOf}-${t}-${rnd}`;
+}

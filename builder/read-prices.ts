@@ -1,0 +1,143 @@
+/**
+ * The parallel price read (C35, C36): funds split into contiguous ranges of about
+ * equal bytes, one worker each, every worker parsing into its own region of two
+ * shared buffers sized by an upper bound; then the regions are compacted in place
+ * into one series in fund order. Untouched pages of the over-sized buffers are
+ * never committed, so memory follows the data, not the bound.
+ */
+import { statSync } from 'node:fs';
+import { startWorker } from '../core/worker.js';
+import type { PriceTask, PriceWorkerInput, PriceWorkerMessage } from './prices-worker.js';
+import { mergeTally } from './problem-tally.js';
+import type { BuildReport } from './report.js';
+
+/** The shortest valid data row, `YYYY-MM-DD,1` plus a newline, bounds the row count of a file. */
+const MIN_ROW_BYTES = 13;
+
+export interface ReadPricesResult {
+  /** Per task (input order): valid observations, 0 when the file had none. */
+  lengths: Int32Array;
+  /** Per task: offset into the series (meaningful when length > 0). */
+  offsets: Int32Array;
+  lastClose: Float64Array;
+  dates: Int32Array;
+  values: Float64Array;
+  dataRows: number;
+}
+
+export interface ReadPricesOptions {
+  threads: number;
+  onProgress?: (bytesDone: number, bytesTotal: number) => void;
+}
+
+export async function readPrices(tasks: PriceTask[], report: BuildReport, opts: ReadPricesOptions): Promise<ReadPricesResult> {
+  const sizes = tasks.map((t) => {
+    try {
+      return statSync(t.path).size;
+    } catch {
+      return 0;
+    }
+  });
+  const totalBytes = sizes.reduce((a, b) => a + b, 0);
+  const ranges = splitByBytes(sizes, Math.max(1, Math.min(opts.threads, tasks.length)));
+  const capacities = ranges.map(([from, to]) => {
+    let cap = 0;
+    for (let i = from; i < to; i++) cap += Math.floor((sizes[i] + 1) / MIN_ROW_BYTES) + 1;
+    return cap;
+  });
+  const totalCapacity = capacities.reduce((a, b) => a + b, 0);
+  if (totalCapacity > 2 ** 31 - 1) throw new Error('source too large for one snapshot (over 2^31 rows)');
+  const datesSab = new SharedArrayBuffer(totalCapacity * 4);
+  const valuesSab = new SharedArrayBuffer(totalCapacity * 8);
+
+  let bytesDone = 0;
+  const regionStarts: number[] = [];
+  let start = 0;
+  for (const c of capacities) {
+    regionStarts.push(start);
+    start += c;
+  }
+  const results = await Promise.all(
+    ranges.map(([from, to], j) => {
+      const input: PriceWorkerInput = {
+        tasks: tasks.slice(from, to),
+        dates: datesSab,
+        values: valuesSab,
+        regionStart: regionStarts[j],
+        regionCapacity: capacities[j],
+      };
+      return new Promise<Extract<PriceWorkerMessage, { type: 'done' }>>((resolve, reject) => {
+        const w = startWorker(import.meta.url, 'prices-worker', { workerData: input });
+        let settled = false;
+        w.on('message', (m: PriceWorkerMessage) => {
+          if (m.type === 'progress') {
+            bytesDone += m.bytes;
+            opts.onProgress?.(bytesDone, totalBytes);
+          } else if (m.type === 'done') {
+            settled = true;
+            resolve(m);
+          } else {
+            settled = true;
+            reject(new Error(`price reader failed: ${m.message}`));
+          }
+        });
+        w.on('error', (e) => {
+          settled = true;
+          reject(e);
+        });
+        w.on('exit', (code) => {
+          if (!settled) reject(new Error(`price reader exited with code ${code}`));
+        });
+      });
+    }),
+  );
+
+  const dates = new Int32Array(datesSab);
+  const values = new Float64Array(valuesSab);
+  const lengths = new Int32Array(tasks.length);
+  const offsets = new Int32Array(tasks.length);
+  const lastClose = new Float64Array(tasks.length);
+  let dataRows = 0;
+  let cursor = 0;
+  ranges.forEach(([from], j) => {
+    const r = results[j];
+    let used = 0;
+    for (let k = 0; k < r.lengths.length; k++) used += r.lengths[k];
+    // Regions are in order and each target is at or before its source: an in-place move.
+    dates.copyWithin(cursor, regionStarts[j], regionStarts[j] + used);
+    values.copyWithin(cursor, regionStarts[j], regionStarts[j] + used);
+    for (let k = 0; k < r.lengths.length; k++) {
+      lengths[from + k] = r.lengths[k];
+      offsets[from + k] = cursor;
+      lastClose[from + k] = r.lastClose[k];
+      cursor += r.lengths[k];
+    }
+    dataRows += r.dataRows;
+    mergeTally(report, r.tally);
+  });
+  return {
+    lengths,
+    offsets,
+    lastClose,
+    dates: dates.subarray(0, cursor),
+    values: values.subarray(0, cursor),
+    dataRows,
+  };
+}
+
+/** Contiguous [from, to) ranges with roughly equal byte totals. */
+export function splitByBytes(sizes: number[], parts: number): Array<[number, number]> {
+  const total = sizes.reduce((a, b) => a + b, 0);
+  const ranges: Array<[number, number]> = [];
+  let from = 0;
+  let acc = 0;
+  for (let p = 1; p < parts; p++) {
+    const target = (total * p) / parts;
+    let to = from;
+    while (to < sizes.length && acc + sizes[to] <= target) acc += sizes[to++];
+    ranges.push([from, to]);
+    from = to;
+  }
+  ranges.push([from, sizes.length]);
+  return ranges.filter(([a, b]) => b > a || sizes.length === 0).slice(0, Math.max(1, parts));
+}
