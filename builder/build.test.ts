@@ -1,0 +1,224 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromYmd } from '../core/dates.js';
+import { SnapshotLookup } from '../core/lookup.js';
+import { loadSnapshot } from '../core/snapshot/reader.js';
+import { BuildError, buildFromSource } from './build.js';
+import { appendDaily } from './daily.js';
+import { generateUniverse } from './generate/index.js';
+import { listSnapshots, readCurrent } from './publish.js';
+
+let work: string;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'fr-build-'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function dir(name: string): string {
+  const d = join(work, name);
+  mkdirSync(d, { recursive: true });
+  return d;
+}
+
+async function lookupOf(snapshots: string): Promise<SnapshotLookup> {
+  const current = readCurrent(snapshots);
+  if (current === null) throw new Error('nothing published');
+  return new SnapshotLookup((await loadSnapshot(join(snapshots, current))).columns);
+}
+
+/** Every served row of every fund, for comparing two snapshots as a client would. */
+function servedRows(l: SnapshotLookup): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < l.fundCount; i++) {
+    out.push(l.fundJson(i), l.latestTrailingJson(i), l.defaultCalendarJson(i) ?? 'null');
+    for (let y = 1990; y <= 2026; y++) out.push(l.calendarYearJson(i, y) ?? 'null');
+  }
+  return out;
+}
+
+const base = { keep: 5, maxBadShare: 0.01, threads: 2 };
+
+describe('daily append (C37)', () => {
+  it('appending daily files day by day equals a full build of the same data', async () => {
+    const opts = { funds: 60, seed: 11, from: fromYmd(2015, 1, 1), to: fromYmd(2026, 11, 20), threads: 1 };
+    const full = dir('daily-full');
+    const split = dir('daily-split');
+    await generateUniverse({ ...opts, out: full, dailyDays: 0 });
+    const gen = await generateUniverse({ ...opts, out: split, dailyDays: 4 });
+    expect(gen.dailyFiles).toBe(4);
+
+    const snapFull = dir('snap-full');
+    await buildFromSource({ ...base, source: full, snapshots: snapFull });
+    const snapSplit = dir('snap-split');
+    await buildFromSource({ ...base, source: split, snapshots: snapSplit });
+    const dailyDir = join(split, 'daily');
+    const files = readdirSync(dailyDir).sort();
+    for (const f of files) {
+      const r = await appendDaily({ ...base, daily: join(dailyDir, f), snapshots: snapSplit });
+      expect(r.report.skippedRows).toBe(0);
+    }
+    const a = await lookupOf(snapFull);
+    const b = await lookupOf(snapSplit);
+    expect(b.cols.series.date).toEqual(a.cols.series.date);
+    // Bit-identical index values, not merely close ones.
+    expect(Buffer.from(b.cols.series.value.buffer, b.cols.series.value.byteOffset, b.cols.series.value.byteLength)).toEqual(
+      Buffer.from(a.cols.series.value.buffer, a.cols.series.value.byteOffset, a.cols.series.value.byteLength),
+    );
+    expect(servedRows(b)).toEqual(servedRows(a));
+  });
+
+  it('a daily row at or before a fund last observation is a reported no-op, never a duplicate (C37)', async () => {
+    const src = dir('stale-src');
+    await generateUniverse({ funds: 10, seed: 5, from: fromYmd(2024, 1, 1), to: fromYmd(2026, 11, 20), threads: 1, out: src, dailyDays: 1 });
+    const snaps = dir('stale-snaps');
+    await buildFromSource({ ...base, source: src, snapshots: snaps });
+    const dailyFile = join(src, 'daily', readdirSync(join(src, 'daily'))[0]);
+    const first = await appendDaily({ ...base, daily: dailyFile, snapshots: snaps });
+    expect(first.report.reasons.get('daily_stale_row')).toBeUndefined();
+    const before = (await lookupOf(snaps)).cols.series.date.length;
+    const again = await appendDaily({ ...base, daily: dailyFile, snapshots: snaps });
+    expect(again.report.reasons.get('daily_stale_row')?.count).toBe(countRows(dailyFile));
+    expect(again.report.skippedRows).toBe(0);
+    expect((await lookupOf(snaps)).cols.series.date.length).toBe(before);
+  });
+
+  it('bad daily rows are skipped and reported with file and line (C37, C36)', async () => {
+    const src = dir('bad-daily-src');
+    await generateUniverse({ funds: 5, seed: 9, from: fromYmd(2025, 1, 1), to: fromYmd(2026, 11, 20), threads: 1, out: src });
+    const snaps = dir('bad-daily-snaps');
+    await buildFromSource({ ...base, source: src, snapshots: snaps });
+    const l = await lookupOf(snaps);
+    const code = l.cols.funds.code[0];
+    const other = l.cols.funds.code[1];
+    const file = join(work, '2026-11-23.csv');
+    writeFileSync(
+      file,
+      [
+        'Code,Date,Close,Adjusted_close,Dividend,Split',
+        `${code},2026-11-23,10.5,,,`,
+        `${other},2026-11-23,10.5,,-1,`,
+        `${other},2026-11-24,10.5,,,0`,
+        'NOSUCH,2026-11-23,10,,,',
+      ].join('\n'),
+    );
+    const r = await appendDaily({ ...base, maxBadShare: 1, daily: file, snapshots: snaps });
+    expect(r.report.reasons.get('daily_bad_row')?.count).toBe(2);
+    expect(r.report.reasons.get('daily_bad_row')?.first.line).toBe(3);
+    expect(r.report.reasons.get('daily_unknown_fund')?.count).toBe(1);
+    const after = await lookupOf(snaps);
+    expect(JSON.parse(after.fundJson(0)).max_return_date).toBe('2026-11-23');
+    expect(JSON.parse(after.fundJson(1)).max_return_date).toBe(JSON.parse(l.fundJson(1)).max_return_date);
+  });
+});
+
+function countRows(file: string): number {
+  return readFileSync(file, 'utf8').trim().split('\n').length - 1;
+}
+
+function writeSource(root: string, funds: string[], prices: Record<string, string>): string {
+  mkdirSync(join(root, 'prices'), { recursive: true });
+  writeFileSync(join(root, 'funds.csv'), `Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n${funds.join('\n')}\n`);
+  for (const [code, text] of Object.entries(prices)) writeFileSync(join(root, 'prices', `${code}.csv`), text);
+  return root;
+}
+
+const GOOD = 'Date,Adjusted_close\n2024-01-02,10\n2024-01-03,10.5\n2024-01-04,10.2\n';
+
+describe('bad input in a full build (C36)', () => {
+  it('leaves out and reports funds without prices, prices without funds and funds with no valid row', async () => {
+    const src = writeSource(
+      dir('c36-src'),
+      ['AAA,A fund,USA,NMFQS,USD,FUND,,false,', 'BBB,B fund,USA,NMFQS,USD,FUND,,false,', 'CCC,C,USA,NMFQS,USD,FUND,,false,', 'STK,Stock,USA,NYSE,USD,Common Stock,,false,'],
+      { AAA: GOOD, CCC: 'Date,Adjusted_close\n2024-01-02,NaN\n', ZZZ: GOOD },
+    );
+    const r = await buildFromSource({ ...base, maxBadShare: 1, source: src, snapshots: dir('c36-snaps') });
+    expect(r.manifest.counts.funds).toBe(1);
+    expect(r.report.reasons.get('fund_without_prices')?.first.code).toBe('BBB');
+    expect(r.report.reasons.get('prices_without_fund')?.first.code).toBe('ZZZ');
+    expect(r.report.reasons.get('fund_without_valid_rows')?.first.code).toBe('CCC');
+    expect(r.report.reasons.get('unparsable_price')?.first).toMatchObject({ file: 'prices/CCC.csv', line: 2 });
+    expect(r.report.skippedFundTypes).toBe(1);
+    expect(r.report.perFund.get('CCC')).toBe(1);
+  });
+
+  it('fails over the bad-row bound and publishes nothing (C36)', async () => {
+    const snaps = dir('bound-snaps');
+    const ok = writeSource(dir('bound-ok'), ['AAA,A,USA,NMFQS,USD,FUND,,false,'], { AAA: GOOD });
+    const first = await buildFromSource({ ...base, source: ok, snapshots: snaps });
+    const bad = writeSource(dir('bound-bad'), ['AAA,A,USA,NMFQS,USD,FUND,,false,'], {
+      AAA: `${GOOD}2024-01-05,x\n2024-01-08,-3\n`,
+    });
+    await expect(buildFromSource({ ...base, maxBadShare: 0.2, source: bad, snapshots: snaps })).rejects.toBeInstanceOf(BuildError);
+    expect(readCurrent(snaps)).toBe(first.id);
+    expect(listSnapshots(snaps).map((s) => s.id)).toEqual([first.id]);
+    // Within the bound the same source publishes, the bad rows skipped.
+    const r = await buildFromSource({ ...base, maxBadShare: 0.5, source: bad, snapshots: snaps });
+    expect(r.manifest.counts.observations).toBe(3);
+  });
+
+  it('a source without funds.csv fails clearly', async () => {
+    const empty = dir('no-funds');
+    await expect(buildFromSource({ ...base, source: empty, snapshots: dir('no-funds-snaps') })).rejects.toThrow(/funds\.csv/);
+  });
+});
+
+describe('publishing (DESIGN snapshot)', () => {
+  it('one and two reader threads publish identical snapshots', async () => {
+    const src = dir('threads-src');
+    await generateUniverse({ funds: 40, seed: 2, from: fromYmd(2010, 1, 1), to: fromYmd(2026, 11, 20), threads: 1, out: src });
+    const one = await buildFromSource({ ...base, threads: 1, source: src, snapshots: dir('threads-1') });
+    const two = await buildFromSource({ ...base, threads: 2, source: src, snapshots: dir('threads-2') });
+    for (const f of ['funds.arrow', 'series.arrow', 'trailing.arrow', 'calendar.arrow'] as const) {
+      expect(two.manifest.files[f].sha256).toBe(one.manifest.files[f].sha256);
+    }
+  });
+
+  it('keeps the newest snapshots up to --keep, always including CURRENT', async () => {
+    const src = writeSource(dir('keep-src'), ['AAA,A,USA,NMFQS,USD,FUND,,false,'], { AAA: GOOD });
+    const snaps = dir('keep-snaps');
+    const ids: string[] = [];
+    for (let k = 0; k < 4; k++) {
+      ids.push((await buildFromSource({ ...base, keep: 2, source: src, snapshots: snaps, now: () => new Date(Date.UTC(2026, 0, 1, 0, k)) })).id);
+    }
+    expect(listSnapshots(snaps).map((s) => s.id)).toEqual(ids.slice(2));
+    expect(readCurrent(snaps)).toBe(ids[3]);
+  });
+
+  it('a build killed while writing leaves CURRENT and the live snapshot untouched', async () => {
+    const src = dir('kill-src');
+    await generateUniverse({ funds: 400, seed: 4, from: fromYmd(1990, 1, 1), to: fromYmd(2026, 11, 20), threads: 1, out: src });
+    const snaps = dir('kill-snaps');
+    const first = await buildFromSource({ ...base, source: src, snapshots: snaps });
+    const cli = fileURLToPath(new URL('./cli/main.ts', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '-e', `import(${JSON.stringify(cli)}).then((m) => m.main(['build', '--source', ${JSON.stringify(src)}, '--snapshots', ${JSON.stringify(snaps)}]))`],
+      { stdio: 'ignore' },
+    );
+    // Kill it as soon as its staging directory appears, i.e. mid-write.
+    await new Promise<void>((resolve, reject) => {
+      const started = Date.now();
+      const timer = setInterval(() => {
+        const staging = readdirSync(snaps).some((n) => n.startsWith('.tmp-'));
+        if (staging || Date.now() - started > 30_000) {
+          clearInterval(timer);
+          child.kill('SIGKILL');
+          staging ? resolve() : reject(new Error('no staging directory seen'));
+        }
+      }, 2);
+    });
+    await new Promise((r) => child.on('exit', r));
+    expect(readCurrent(snaps)).toBe(first.id);
+    expect(existsSync(join(snaps, first.id, 'manifest.json'))).toBe(true);
+    await loadSnapshot(join(snaps, first.id));
+    // The next build succeeds and sweeps the abandoned staging directory.
+    const next = await buildFromSource({ ...base, source: src, snapshots: snaps });
+    expect(readCurrent(snaps)).toBe(next.id);
+    expect(readdirSync(snaps).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
+  });
+});

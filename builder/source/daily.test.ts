@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { parseDay } from '../../core/dates.js';
+import { type DailyFileResult, parseDailyFile } from './daily.js';
+
+const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+const parse = (text: string): DailyFileResult => parseDailyFile(enc(text), 'daily/2020-01-03.csv');
+const HEADER = 'Code,Date,Close,Adjusted_close,Dividend,Split\n';
+
+describe('parseDailyFile (C37)', () => {
+  it('reads rows into parallel arrays; blank Dividend is 0 and blank Split is 1', () => {
+    const r = parse(
+      `${HEADER}SPY,2020-01-03,320.5,999,1.25,\nVFIAX,2020-01-03 00:00:00,280,,,2\nAGG,2020-01-03,110,,,\n`,
+    );
+    expect(r.rows.length).toBe(3);
+    expect(r.rows.codes).toEqual(['SPY', 'VFIAX', 'AGG']);
+    expect([...r.rows.dates]).toEqual([
+      parseDay('2020-01-03'),
+      parseDay('2020-01-03'),
+      parseDay('2020-01-03'),
+    ]);
+    expect([...r.rows.close]).toEqual([320.5, 280, 110]);
+    expect([...r.rows.dividend]).toEqual([1.25, 0, 0]);
+    expect([...r.rows.split]).toEqual([1, 2, 1]);
+    expect([...r.rows.lines]).toEqual([2, 3, 4]);
+    expect(r.dataRows).toBe(3);
+    expect(r.problems).toEqual([]);
+  });
+
+  it('ignores Adjusted_close, even when it is garbage (C37)', () => {
+    const r = parse(`${HEADER}SPY,2020-01-03,320.5,NaN,,\n`);
+    expect(r.rows.length).toBe(1);
+    expect(r.problems).toEqual([]);
+  });
+
+  it('matches headers case-insensitively in any order; Dividend and Split columns may be absent (C35)', () => {
+    const r = parse('close,CODE,date\r\n10,X,2020-01-03\r\n');
+    expect(r.rows.codes).toEqual(['X']);
+    expect([...r.rows.dividend]).toEqual([0]);
+    expect([...r.rows.split]).toEqual([1]);
+  });
+
+  it('a missing Close column yields no rows and one missing_header_column problem', () => {
+    const r = parse('Code,Date,Adjusted_close\nX,2020-01-03,1\n');
+    expect(r.rows.length).toBe(0);
+    expect(r.problems).toEqual([
+      { reason: 'missing_header_column', file: 'daily/2020-01-03.csv', line: 1, detail: 'Close' },
+    ]);
+  });
+
+  it('a negative dividend, a split ≤ 0, a bad or non-positive Close, a bad date or code is a daily_bad_row (C37, C36)', () => {
+    const r = parse(
+      [
+        'Code,Date,Close,Adjusted_close,Dividend,Split', // 1
+        'A,2020-01-03,10,,-0.5,', // 2 negative dividend
+        'B,2020-01-03,10,,,0', // 3 split 0
+        'C,2020-01-03,10,,,-2', // 4 split < 0
+        'D,2020-01-03,0,,,', // 5 close 0
+        'E,2020-01-03,NaN,,,', // 6
+        'F,2015-02-29,10,,,', // 7 impossible date
+        ',2020-01-03,10,,,', // 8 empty code
+        'G,2020-01-03', // 9 short
+        '', // 10 blank
+        'H,2020-01-03,10,,Infinity,', // 11
+        'I,2020-01-03,10,,,x', // 12
+        'J,2020-01-03,10,,-0,', // 13 ok: -0 is not negative
+      ].join('\n'),
+    );
+    expect(r.rows.codes).toEqual(['J']);
+    expect(Object.is(r.rows.dividend[0], 0)).toBe(true);
+    expect(r.dataRows).toBe(11);
+    expect(r.problems.map((p) => [p.reason, p.line, p.code])).toEqual([
+      ['daily_bad_row', 2, 'A'],
+      ['daily_bad_row', 3, 'B'],
+      ['daily_bad_row', 4, 'C'],
+      ['daily_bad_row', 5, 'D'],
+      ['daily_bad_row', 6, 'E'],
+      ['daily_bad_row', 7, 'F'],
+      ['daily_bad_row', 8, undefined],
+      ['daily_bad_row', 9, undefined],
+      ['daily_bad_row', 11, 'H'],
+      ['daily_bad_row', 12, 'I'],
+    ]);
+    for (const p of r.problems) expect(p.detail).toBeTruthy();
+  });
+
+  it('an empty file is a missing header', () => {
+    expect(parse('').problems.map((p) => p.reason)).toEqual(['missing_header_column']);
+  });
+});

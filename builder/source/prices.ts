@@ -1,0 +1,166 @@
+/**
+ * Reader for one `prices/<Code>.csv` (C35) in any of the dialects that load as they
+ * are: EODHD (`Adjusted_close`), Yahoo (`Adj Close`, maybe extra columns such as
+ * `stock`) and yfinance's multi-row header. Bad rows are skipped and reported (C36);
+ * the rest become the fund's series (C2).
+ */
+import type { Problem, ProblemReason } from '../report.js';
+import { excerpt, findColumn, normalizeHeader, parseDateField, parseDecimal, RecordReader } from './csv.js';
+
+export interface PriceFileResult {
+  /** Valid observations, ascending (length = count; may be a subarray of a larger buffer). */
+  dates: Int32Array;
+  /** Adjusted close per valid observation. */
+  values: Float64Array;
+  /**
+   * Raw Close of the last valid observation (C37 needs it for daily appends); NaN when
+   * the file has no Close column or that row's Close is unparsable, infinite or ≤ 0,
+   * since such a value cannot be divided by.
+   */
+  lastClose: number;
+  /** All non-blank data rows seen (valid + bad), for the C36 share. */
+  dataRows: number;
+  /** One per bad row: reason, file, 1-based line, code. */
+  problems: Problem[];
+}
+
+const ADJ_NAMES = ['adjusted_close', 'adj close', 'adj_close', 'adjusted close', 'adjclose'];
+
+interface Columns {
+  date: number;
+  adj: number;
+  close: number;
+}
+
+/**
+ * Column indices from the first header record, or the name of the missing required
+ * column. yfinance writes `Price` over the date column and, in the dialect with no
+ * `Adj Close` label, the adjusted close sits under a second, mislabelled `Price`
+ * (data/real/SOURCES.md).
+ */
+function columnsOf(header: string[]): Columns | string {
+  const h = normalizeHeader(header);
+  const close = findColumn(h, 'close');
+  if (h[0] === 'price') {
+    let adj = findColumn(h, ...ADJ_NAMES);
+    if (adj < 0) adj = h.indexOf('price', 1);
+    return adj < 0 ? 'Adj Close' : { date: 0, adj, close };
+  }
+  const date = findColumn(h, 'date');
+  if (date < 0) return 'Date';
+  const adj = findColumn(h, ...ADJ_NAMES);
+  if (adj < 0) return 'Adjusted_close';
+  return { date, adj, close };
+}
+
+let scratchDates = new Int32Array(1 << 14);
+let scratchValues = new Float64Array(1 << 14);
+
+function ensureScratch(rows: number): void {
+  if (rows <= scratchDates.length) return;
+  let cap = scratchDates.length;
+  while (cap < rows) cap *= 2;
+  scratchDates = new Int32Array(cap);
+  scratchValues = new Float64Array(cap);
+}
+
+export function parsePriceFile(bytes: Uint8Array, file: string, code: string): PriceFileResult {
+  const problems: Problem[] = [];
+  const empty: PriceFileResult = {
+    dates: new Int32Array(0),
+    values: new Float64Array(0),
+    lastClose: Number.NaN,
+    dataRows: 0,
+    problems,
+  };
+
+  const r = new RecordReader(bytes);
+  if (!r.next()) {
+    problems.push({ reason: 'missing_header_column', file, line: 1, code, detail: 'empty file' });
+    return empty;
+  }
+  const cols = columnsOf(r.texts());
+  if (typeof cols === 'string') {
+    problems.push({ reason: 'missing_header_column', file, line: r.line, code, detail: cols });
+    return empty;
+  }
+  const yfinance = r.fieldIs(0, 'price');
+  const dateCol = cols.date;
+  const adjCol = cols.adj;
+  const closeCol = cols.close;
+  // Fields a row must have; Close is optional per row (it only feeds lastClose).
+  const needed = Math.max(dateCol, adjCol) + 1;
+
+  // Every data row is at least `YYYY-MM-DD,d` plus a line end, so this bound never
+  // overflows; the scratch is reused across files and the result copied out at its
+  // exact length, so callers never keep an oversized buffer alive.
+  ensureScratch(Math.floor(bytes.length / 12) + 1);
+  const dates = scratchDates;
+  const values = scratchValues;
+  let n = 0;
+  let prev = -0x3fffffff;
+  let dataRows = 0;
+  // The last valid row's Close, parsed once at the end rather than on every row.
+  let closeSrc: Uint8Array | null = null;
+  let closeFrom = 0;
+  let closeTo = 0;
+
+  r.limitFields(Math.max(needed, closeCol + 1));
+  let have = r.next();
+  if (yfinance) {
+    while (have && r.fieldIs(0, 'ticker')) have = r.next();
+    if (have && r.fieldIs(0, 'date')) have = r.next();
+  }
+
+  for (; have; have = r.next()) {
+    dataRows++;
+    const src = r.src;
+    const starts = r.starts;
+    const ends = r.ends;
+    let reason: ProblemReason;
+    let detail: string;
+    if (r.count < needed) {
+      reason = 'short_row';
+      detail = `${r.count} field${r.count === 1 ? '' : 's'}`;
+    } else {
+      const day = parseDateField(src, starts[dateCol], ends[dateCol]);
+      const v = parseDecimal(src, starts[adjCol], ends[adjCol]);
+      if (day === null) {
+        reason = 'unparsable_date';
+        detail = excerpt(src, starts[dateCol], ends[dateCol]);
+      } else if (!(v <= 0) && !(v < Number.POSITIVE_INFINITY)) {
+        // NaN or +Infinity (an overflowing exponent is as unusable as `Infinity`).
+        reason = 'unparsable_price';
+        detail = excerpt(src, starts[adjCol], ends[adjCol]);
+      } else if (v <= 0) {
+        reason = 'non_positive_price';
+        detail = excerpt(src, starts[adjCol], ends[adjCol]);
+      } else if (day <= prev) {
+        reason = day === prev ? 'duplicate_date' : 'out_of_order_date';
+        detail = excerpt(src, starts[dateCol], ends[dateCol]);
+      } else {
+        dates[n] = day;
+        values[n] = v;
+        n++;
+        prev = day;
+        if (closeCol >= 0 && closeCol < r.count) {
+          // A quoted record lives in a scratch buffer the next record overwrites.
+          closeSrc = src === bytes ? bytes : src.slice(starts[closeCol], ends[closeCol]);
+          closeFrom = src === bytes ? starts[closeCol] : 0;
+          closeTo = src === bytes ? ends[closeCol] : ends[closeCol] - starts[closeCol];
+        } else {
+          closeSrc = null;
+        }
+        continue;
+      }
+    }
+    problems.push({ reason, file, line: r.line, code, detail });
+  }
+
+  let lastClose = Number.NaN;
+  if (closeSrc !== null) {
+    const c = parseDecimal(closeSrc, closeFrom, closeTo);
+    if (c > 0 && c < Number.POSITIVE_INFINITY) lastClose = c;
+  }
+  return { dates: dates.slice(0, n), values: values.slice(0, n), lastClose, dataRows, problems };
+}
