@@ -1,0 +1,61 @@
+/**
+ * The in-memory shape of a snapshot: what the builder hands the writer and what the
+ * reader returns. Numeric columns are plain typed arrays so the server can use them
+ * directly; after loading they are views onto the files' SharedArrayBuffers.
+ */
+import type { FundType } from '../types.js';
+
+/** Marks a null day in an Int32Array of days (the Arrow data slot under a null bit holds it too). */
+export const NULL_DAY = -2147483648;
+
+export interface FundColumns {
+  /** F funds, sorted by code in UTF-8 byte order, codes unique. */
+  length: number;
+  code: string[];
+  name: (string | null)[];
+  country: (string | null)[];
+  exchange: (string | null)[];
+  currency: (string | null)[];
+  type: FundType[];
+  isin: (string | null)[];
+  /** 0 or 1. */
+  isInactive: Uint8Array;
+  /** NULL_DAY = null. */
+  inactiveDate: Int32Array;
+  /** Fund i's observations are series[offset .. offset + length); contiguous, in fund order, length ≥ 1. */
+  seriesOffset: Int32Array;
+  seriesLength: Int32Array;
+  /** Raw close of the fund's last observation (C37); NaN = unknown. */
+  lastClose: Float64Array;
+}
+
+/** Every fund's observations, fund by fund, dates strictly ascending per fund, values finite > 0. */
+export interface SeriesColumns {
+  date: Int32Array;
+  value: Float64Array;
+}
+
+/** One row per fund (row i = fund i); values[k] is the column of TRAILING_KEYS[k], unrounded percent, NaN = null. */
+export interface TrailingColumns {
+  asOf: Int32Array;
+  values: Float64Array[];
+}
+
+/** Calendar-year rows sorted by (fund, year), unique; totalReturn NaN = null. */
+export interface CalendarColumns {
+  length: number;
+  fund: Int32Array;
+  year: Int32Array;
+  totalReturn: Float64Array;
+  startDate: Int32Array;
+  endDate: Int32Array;
+  /** 0 or 1. */
+  isPartial: Uint8Array;
+}
+
+export interface SnapshotColumns {
+  funds: FundColumns;
+  series: SeriesColumns;
+  trailing: TrailingColumns;
+  calendar: CalendarColumns;
+}

@@ -1,0 +1,229 @@
+/**
+ * The invariants every snapshot's columns satisfy. The writer checks them on its
+ * input (a bad build must fail before anything is published) and the reader on what
+ * it loaded (a file can be hand-made, truncated or written by a buggy build that
+ * still hashed correctly). The series loops run over 100M rows on every load, so
+ * they are kept to tight loops over typed arrays.
+ */
+import { formatDay } from '../dates.js';
+import { TRAILING_KEYS } from '../types.js';
+import type { SnapshotColumns } from './columns.js';
+import { SnapshotError } from './errors.js';
+import { CALENDAR_FILE, FUNDS_FILE, SERIES_FILE, TRAILING_FILE } from './schema.js';
+
+function violated(file: string, reason: string): SnapshotError {
+  return new SnapshotError('INVARIANT_VIOLATED', reason, file);
+}
+
+/**
+ * Orders strings as their UTF-8 bytes would compare (= code point order), which is
+ * not JS `<`: UTF-16 puts U+E000–U+FFFF after astral characters' surrogates.
+ */
+export function compareUtf8(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Surrogates stand for code points above U+FFFF, so they must sort after U+E000–U+FFFF.
+    if (x >= 0xd800) x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+    if (y >= 0xd800) y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function checkLength(file: string, column: string, actual: number, expected: number): void {
+  if (actual !== expected) throw violated(file, `column ${column} has ${actual} rows, expected ${expected}`);
+}
+
+function isNullableString(v: unknown): boolean {
+  return v === null || typeof v === 'string';
+}
+
+/** Throws SnapshotError('INVARIANT_VIOLATED') naming the file, column and row at fault. */
+export function checkColumns(cols: SnapshotColumns): void {
+  const { funds } = cols;
+  const F = funds.length;
+  if (!Number.isSafeInteger(F) || F < 1)
+    throw violated(FUNDS_FILE, `fund count ${F} is not a positive integer`);
+  checkLength(FUNDS_FILE, 'code', funds.code.length, F);
+  checkLength(FUNDS_FILE, 'name', funds.name.length, F);
+  checkLength(FUNDS_FILE, 'country', funds.country.length, F);
+  checkLength(FUNDS_FILE, 'exchange', funds.exchange.length, F);
+  checkLength(FUNDS_FILE, 'currency', funds.currency.length, F);
+  checkLength(FUNDS_FILE, 'type', funds.type.length, F);
+  checkLength(FUNDS_FILE, 'isin', funds.isin.length, F);
+  checkLength(FUNDS_FILE, 'is_inactive', funds.isInactive.length, F);
+  checkLength(FUNDS_FILE, 'inactive_date', funds.inactiveDate.length, F);
+  checkLength(FUNDS_FILE, 'series_offset', funds.seriesOffset.length, F);
+  checkLength(FUNDS_FILE, 'series_length', funds.seriesLength.length, F);
+  checkLength(FUNDS_FILE, 'last_close', funds.lastClose.length, F);
+
+  for (let i = 0; i < F; i++) {
+    const code = funds.code[i];
+    if (typeof code !== 'string' || code.length === 0) throw violated(FUNDS_FILE, `row ${i}: code is empty`);
+    if (LONE_SURROGATE.test(code)) throw violated(FUNDS_FILE, `row ${i}: code is not valid Unicode`);
+    if (i > 0 && compareUtf8(funds.code[i - 1], code) >= 0) {
+      throw violated(
+        FUNDS_FILE,
+        `row ${i}: code ${JSON.stringify(code)} does not sort strictly after ${JSON.stringify(funds.code[i - 1])} (codes must be unique, in byte order)`,
+      );
+    }
+    const t = funds.type[i];
+    if (t !== 'ETF' && t !== 'FUND')
+      throw violated(FUNDS_FILE, `row ${i} (${code}): type ${JSON.stringify(t)} is not ETF or FUND`);
+    if (
+      !isNullableString(funds.name[i]) ||
+      !isNullableString(funds.country[i]) ||
+      !isNullableString(funds.exchange[i]) ||
+      !isNullableString(funds.currency[i]) ||
+      !isNullableString(funds.isin[i])
+    ) {
+      throw violated(FUNDS_FILE, `row ${i} (${code}): a text field is neither a string nor null`);
+    }
+    if (funds.isInactive[i] > 1) throw violated(FUNDS_FILE, `row ${i} (${code}): is_inactive is not 0 or 1`);
+    const close = funds.lastClose[i];
+    if (!Number.isNaN(close) && !(close > 0 && close < Number.POSITIVE_INFINITY)) {
+      throw violated(FUNDS_FILE, `row ${i} (${code}): last_close ${close} is neither null nor finite > 0`);
+    }
+  }
+
+  checkSeries(cols);
+  checkTrailing(cols);
+  checkCalendar(cols);
+}
+
+function checkSeries({ funds, series }: SnapshotColumns): void {
+  const { date, value } = series;
+  const n = date.length;
+  if (value.length !== n) throw violated(SERIES_FILE, `date has ${n} rows but value has ${value.length}`);
+  const offsets = funds.seriesOffset;
+  const lengths = funds.seriesLength;
+  let expected = 0;
+  for (let i = 0; i < funds.length; i++) {
+    const off = offsets[i];
+    const len = lengths[i];
+    if (off !== expected) {
+      throw violated(
+        FUNDS_FILE,
+        `fund ${i} (${funds.code[i]}): series_offset ${off}, expected ${expected} (offsets must be contiguous and in fund order)`,
+      );
+    }
+    if (len < 1) throw violated(FUNDS_FILE, `fund ${i} (${funds.code[i]}): series_length ${len} < 1`);
+    const end = off + len;
+    if (end > n) {
+      throw violated(
+        FUNDS_FILE,
+        `fund ${i} (${funds.code[i]}): series ends at row ${end}, past the ${n} series rows`,
+      );
+    }
+    let prev = date[off];
+    for (let j = off + 1; j < end; j++) {
+      const d = date[j];
+      if (d <= prev) {
+        throw violated(
+          SERIES_FILE,
+          `fund ${i} (${funds.code[i]}) row ${j}: date ${formatDay(d)} is not after ${formatDay(prev)}`,
+        );
+      }
+      prev = d;
+    }
+    expected = end;
+  }
+  if (expected !== n) throw violated(SERIES_FILE, `funds cover ${expected} rows but the series has ${n}`);
+  for (let j = 0; j < n; j++) {
+    const v = value[j];
+    // Written so that NaN fails too.
+    if (!(v > 0 && v < Number.POSITIVE_INFINITY)) {
+      throw violated(
+        SERIES_FILE,
+        `row ${j} (${fundOfRow(funds.seriesOffset, j, funds.code)}): value ${v} is not finite > 0`,
+      );
+    }
+  }
+}
+
+function fundOfRow(offsets: Int32Array, row: number, codes: string[]): string {
+  let lo = 0;
+  let hi = offsets.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (offsets[mid] <= row) lo = mid;
+    else hi = mid - 1;
+  }
+  return `fund ${lo} ${codes[lo]}`;
+}
+
+function checkNullableFigures(file: string, column: string, a: Float64Array): void {
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i];
+    if (v === Number.POSITIVE_INFINITY || v === Number.NEGATIVE_INFINITY) {
+      throw violated(file, `column ${column} row ${i}: ${v} is neither null (NaN) nor finite`);
+    }
+  }
+}
+
+function checkTrailing({ funds, trailing }: SnapshotColumns): void {
+  const F = funds.length;
+  checkLength(TRAILING_FILE, 'as_of_date', trailing.asOf.length, F);
+  if (trailing.values.length !== TRAILING_KEYS.length) {
+    throw violated(
+      TRAILING_FILE,
+      `${trailing.values.length} figure columns, expected ${TRAILING_KEYS.length}`,
+    );
+  }
+  for (let k = 0; k < TRAILING_KEYS.length; k++) {
+    checkLength(TRAILING_FILE, TRAILING_KEYS[k], trailing.values[k].length, F);
+    checkNullableFigures(TRAILING_FILE, TRAILING_KEYS[k], trailing.values[k]);
+  }
+}
+
+function checkCalendar({ funds, calendar }: SnapshotColumns): void {
+  const n = calendar.length;
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw violated(CALENDAR_FILE, `row count ${n} is not an integer ≥ 0`);
+  checkLength(CALENDAR_FILE, 'fund_index', calendar.fund.length, n);
+  checkLength(CALENDAR_FILE, 'year', calendar.year.length, n);
+  checkLength(CALENDAR_FILE, 'total_return', calendar.totalReturn.length, n);
+  checkLength(CALENDAR_FILE, 'start_date', calendar.startDate.length, n);
+  checkLength(CALENDAR_FILE, 'end_date', calendar.endDate.length, n);
+  checkLength(CALENDAR_FILE, 'is_partial', calendar.isPartial.length, n);
+  const F = funds.length;
+  const { fund, year, startDate, endDate, isPartial } = calendar;
+  let prevFund = -1;
+  let prevYear = 0;
+  for (let i = 0; i < n; i++) {
+    const f = fund[i];
+    const y = year[i];
+    if (f < 0 || f >= F) throw violated(CALENDAR_FILE, `row ${i}: fund index ${f} is outside 0..${F - 1}`);
+    if (f < prevFund || (f === prevFund && y <= prevYear)) {
+      throw violated(
+        CALENDAR_FILE,
+        `row ${i} (${funds.code[f]} ${y}): rows must be sorted by (fund, year) without repeats`,
+      );
+    }
+    if (startDate[i] > endDate[i]) {
+      throw violated(CALENDAR_FILE, `row ${i} (${funds.code[f]} ${y}): start_date is after end_date`);
+    }
+    if (isPartial[i] > 1)
+      throw violated(CALENDAR_FILE, `row ${i} (${funds.code[f]} ${y}): is_partial is not 0 or 1`);
+    prevFund = f;
+    prevYear = y;
+  }
+  checkNullableFigures(CALENDAR_FILE, 'total_return', calendar.totalReturn);
+}
+
+/** The snapshot's as_of: the latest last-observation date over all funds. */
+export function maxLastDate(cols: SnapshotColumns): number {
+  const { seriesOffset, seriesLength } = cols.funds;
+  const date = cols.series.date;
+  let max = -2147483648;
+  for (let i = 0; i < seriesOffset.length; i++) {
+    const d = date[seriesOffset[i] + seriesLength[i] - 1];
+    if (d > max) max = d;
+  }
+  return max;
+}
