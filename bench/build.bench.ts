@@ -21,7 +21,7 @@ for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replac
 const funds = Number(args.get('funds') ?? 32000);
 const dir = args.get('dir') ?? '/tmp/fr-bench';
 const to = args.get('to') ?? '2026-11-20';
-const source = join(dir, `universe-${funds}-${to}`);
+const source = args.get('source') ?? join(dir, `universe-${funds}-${to}`);
 const snapshots = join(dir, 'snapshots');
 
 interface Timed {
@@ -56,7 +56,7 @@ const manifest = JSON.parse(readFileSync(join(snapshots, current, 'manifest.json
 const bytes = Object.values(manifest.files as Record<string, { bytes: number }>).reduce((a, f) => a + f.bytes, 0);
 const rows: number = manifest.report.dataRows;
 
-const dailyFile = join(source, 'daily', readdirSync(join(source, 'daily')).sort().at(-1)!);
+const dailyFile = join(source, 'daily', readdirSync(join(source, 'daily')).sort()[0]);
 const daily = timed(['build', '--daily', dailyFile, '--snapshots', snapshots]);
 
 const loadScript = `

@@ -44,17 +44,20 @@ function servedRows(l: SnapshotLookup): string[] {
 const base = { keep: 5, maxBadShare: 0.01, threads: 2 };
 
 describe('daily append (C37)', () => {
-  it('appending daily files day by day equals a full build of the same data', async () => {
-    const opts = { funds: 60, seed: 11, from: fromYmd(2015, 1, 1), to: fromYmd(2026, 11, 20), threads: 1 };
-    const full = dir('daily-full');
-    const split = dir('daily-split');
+  it.each([
+    ['mid-year', fromYmd(2026, 11, 20)],
+    ['across a year end', fromYmd(2026, 1, 6)],
+  ])('appending daily files day by day equals a full build of the same data (%s)', async (label, to) => {
+    const opts = { funds: 40, seed: 11, from: fromYmd(2015, 1, 1), to, threads: 1 };
+    const full = dir(`daily-full-${label}`);
+    const split = dir(`daily-split-${label}`);
     await generateUniverse({ ...opts, out: full, dailyDays: 0 });
     const gen = await generateUniverse({ ...opts, out: split, dailyDays: 4 });
     expect(gen.dailyFiles).toBe(4);
 
-    const snapFull = dir('snap-full');
+    const snapFull = dir(`snap-full-${label}`);
     await buildFromSource({ ...base, source: full, snapshots: snapFull });
-    const snapSplit = dir('snap-split');
+    const snapSplit = dir(`snap-split-${label}`);
     await buildFromSource({ ...base, source: split, snapshots: snapSplit });
     const dailyDir = join(split, 'daily');
     const files = readdirSync(dailyDir).sort();
@@ -84,6 +87,8 @@ describe('daily append (C37)', () => {
     const again = await appendDaily({ ...base, daily: dailyFile, snapshots: snaps });
     expect(again.report.reasons.get('daily_stale_row')?.count).toBe(countRows(dailyFile));
     expect(again.report.skippedRows).toBe(0);
+    expect(again.unchanged).toBe(true);
+    expect(readCurrent(snaps)).toBe(first.id);
     expect((await lookupOf(snaps)).cols.series.date.length).toBe(before);
   });
 

@@ -37,6 +37,8 @@ export interface BuildResult {
   manifest: Manifest;
   report: BuildReport;
   timings: Record<string, number>;
+  /** True when a daily append had nothing to add and published nothing. */
+  unchanged?: boolean;
 }
 
 /** A build that must not publish; carries the report so far for the operator. */

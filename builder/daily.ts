@@ -10,7 +10,7 @@ import { formatDay } from '../core/dates.js';
 import { nextIndexValue } from '../core/growth.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import { BuildError, type BuildResult, checkBound, writeAndPublish } from './build.js';
-import { deriveRows } from './derive.js';
+import { deriveRows, UNCHANGED } from './derive.js';
 import { readCurrent } from './publish.js';
 import { BuildReport } from './report.js';
 import { parseDailyFile } from './source/daily.js';
@@ -107,17 +107,22 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
   checkBound(report, opts.maxBadShare);
   lap('parse');
 
-  // One pass copying each fund's old slice plus its new observations.
-  const n = prev.funds.length;
   let added = 0;
   for (const a of appended.values()) added += a.dates.length;
+  if (added === 0) {
+    // Nothing new (a file applied twice, say): publishing a copy would only churn the servers.
+    return { id: current, dir: base.dir, manifest: base.manifest, report, timings, unchanged: true };
+  }
+
+  // One pass copying each fund's old slice plus its new observations.
+  const n = prev.funds.length;
   const total = prev.series.date.length + added;
   const date = new Int32Array(total);
   const value = new Float64Array(total);
   const seriesOffset = new Int32Array(n);
   const seriesLength = new Int32Array(n);
   const lastClose = Float64Array.from(prev.funds.lastClose);
-  const previousIndex = new Int32Array(n);
+  const firstNewDay = new Int32Array(n).fill(UNCHANGED);
   let cursor = 0;
   for (let f = 0; f < n; f++) {
     const from = prev.funds.seriesOffset[f];
@@ -132,9 +137,7 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
       value.set(a.values, cursor);
       cursor += a.dates.length;
       lastClose[f] = a.lastClose;
-      previousIndex[f] = -1;
-    } else {
-      previousIndex[f] = f;
+      firstNewDay[f] = a.dates[0];
     }
     seriesLength[f] = cursor - seriesOffset[f];
   }
@@ -142,7 +145,7 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
   const derived = deriveRows(series, seriesOffset, seriesLength, {
     trailing: prev.trailing,
     calendar: prev.calendar,
-    previousIndex,
+    firstNewDay,
   });
   lap('derive');
 

@@ -2,7 +2,8 @@
  * From series to served rows: every fund's latest trailing row and all its calendar
  * years, with core's maths (the one implementation, shared with the server).
  */
-import { allCalendarFigures, trailingFigures } from '../core/returns.js';
+import { toYmd } from '../core/dates.js';
+import { allCalendarFigures, calendarFigures, trailingFigures } from '../core/returns.js';
 import type { CalendarColumns, SeriesColumns, TrailingColumns } from '../core/snapshot/columns.js';
 import { type CalendarFigures, type Series, TRAILING_KEYS } from '../core/types.js';
 
@@ -11,13 +12,19 @@ export interface DerivedRows {
   calendar: CalendarColumns;
 }
 
-/** A previous snapshot's rows, reused for funds whose series did not change (daily append). */
+/**
+ * A previous snapshot's rows for a daily append (C37): a fund's series only grows
+ * at its end, so its calendar years before the first appended date are unchanged
+ * and only its later years and its trailing row are computed again.
+ */
 export interface ReusableRows {
   trailing: TrailingColumns;
   calendar: CalendarColumns;
-  /** For each new fund index: its index in the previous rows, or -1 when it changed. */
-  previousIndex: Int32Array;
+  /** For each fund: the first appended date, or UNCHANGED when nothing was appended. */
+  firstNewDay: Int32Array;
 }
+
+export const UNCHANGED = 2147483647;
 
 export function deriveRows(
   series: SeriesColumns,
@@ -35,22 +42,32 @@ export function deriveRows(
   let calendarRows = 0;
 
   for (let i = 0; i < funds; i++) {
-    const p = reuse ? reuse.previousIndex[i] : -1;
-    if (reuse && p >= 0 && prevCalStart) {
-      asOf[i] = reuse.trailing.asOf[p];
-      for (let k = 0; k < values.length; k++) values[k][i] = reuse.trailing.values[k][p];
-      const from = prevCalStart[p];
-      const to = prevCalStart[p + 1];
-      calendarParts.push(sliceCalendar(reuse.calendar, from, to));
+    const firstNew = reuse ? reuse.firstNewDay[i] : -1;
+    if (reuse && prevCalStart && firstNew === UNCHANGED) {
+      asOf[i] = reuse.trailing.asOf[i];
+      for (let k = 0; k < values.length; k++) values[k][i] = reuse.trailing.values[k][i];
+      const rows = sliceCalendar(reuse.calendar, prevCalStart[i], prevCalStart[i + 1], Number.POSITIVE_INFINITY);
+      calendarParts.push(rows);
       calendarFund.push(i);
-      calendarRows += to - from;
+      calendarRows += rows.length;
       continue;
     }
     const s: Series = { date: series.date, value: series.value, start: offset[i], length: length[i] };
     const t = trailingFigures(s, undefined, scratch)!;
     asOf[i] = t.asOf;
     for (let k = 0; k < values.length; k++) values[k][i] = scratch[k];
-    const rows = allCalendarFigures(s);
+    let rows: CalendarFigures[];
+    if (reuse && prevCalStart) {
+      const fromYear = toYmd(firstNew).y;
+      rows = sliceCalendar(reuse.calendar, prevCalStart[i], prevCalStart[i + 1], fromYear);
+      const lastYear = toYmd(s.date[s.start + s.length - 1]).y;
+      for (let y = fromYear; y <= lastYear; y++) {
+        const row = calendarFigures(s, y);
+        if (row) rows.push(row);
+      }
+    } else {
+      rows = allCalendarFigures(s);
+    }
     calendarParts.push(rows);
     calendarFund.push(i);
     calendarRows += rows.length;
@@ -93,9 +110,10 @@ export function calendarStarts(cal: CalendarColumns, funds: number): Int32Array 
   return starts;
 }
 
-function sliceCalendar(cal: CalendarColumns, from: number, to: number): CalendarFigures[] {
+/** A fund's stored rows [from, to) with a year before `beforeYear`. */
+function sliceCalendar(cal: CalendarColumns, from: number, to: number, beforeYear: number): CalendarFigures[] {
   const out: CalendarFigures[] = [];
-  for (let r = from; r < to; r++) {
+  for (let r = from; r < to && cal.year[r] < beforeYear; r++) {
     out.push({
       year: cal.year[r],
       totalReturn: cal.totalReturn[r],

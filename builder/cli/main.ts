@@ -30,6 +30,8 @@ const USAGE = `usage: fundreturns <command> [flags]
   build --source DIR | --daily FILE|DIR  [--snapshots ./snapshots] [--keep 5] [--max-bad-share 0.01] [--threads N]
   query fund|trailing|calendar CODE [--as-of YYYY-MM-DD] [--year YYYY] [--snapshots ./snapshots]
   inspect [--snapshots ./snapshots] [--json]
+  serve [--host 127.0.0.1] [--port 8080] [--snapshots ./snapshots] [--threads <cores>] [--base-url URL]
+        [--freshness-hours 120] [--claim-file FILE] [--claim-name glama] [--poll-ms 500]
 
 Every flag can also be set as FUNDRETURNS_<FLAG> (e.g. FUNDRETURNS_SNAPSHOTS); flags win.`;
 
@@ -61,6 +63,11 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
         return await query(rest, io);
       case 'inspect':
         return await inspect(rest, io);
+      case 'serve': {
+        // The server side loads uWS; imported only when asked for.
+        const server = await import('../../server/cli.js');
+        return await server.run(command, rest, io);
+      }
       case undefined:
       case 'help':
       case '--help':
@@ -157,6 +164,11 @@ async function build(argv: string[], io: CliIo): Promise<number> {
     result = await appendDaily({ daily: path, snapshots, keep, maxBadShare });
   }
   io.err(result.report.summary());
+  if (result.unchanged) {
+    io.err(`nothing to append: ${result.id} stays live`);
+    io.out(result.dir);
+    return 0;
+  }
   const secs = (performance.now() - started) / 1000;
   const rows = result.manifest.counts.observations;
   io.err(

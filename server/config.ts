@@ -1,0 +1,79 @@
+/**
+ * `fundreturns serve` configuration: flags, then FUNDRETURNS_<FLAG> variables,
+ * then defaults; each bad value is refused with a message naming it.
+ */
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { intFlag, parseArgs, stringFlag, UsageError } from '../builder/cli/args.js';
+
+export interface ServeConfig {
+  host: string;
+  port: number;
+  snapshots: string;
+  threads: number;
+  /** Public base URL without a trailing slash (problem types, catalog, OpenAPI servers). */
+  baseUrl: string;
+  freshnessHours: number;
+  claimFile: string | null;
+  claimName: string;
+  /** How often CURRENT is polled in case a file-system event is missed. */
+  pollMs: number;
+  /** Log one access line in this many requests (0: none). */
+  accessLogSample: number;
+}
+
+export const SERVE_FLAGS = {
+  host: 'string',
+  port: 'string',
+  snapshots: 'string',
+  threads: 'string',
+  'base-url': 'string',
+  'freshness-hours': 'string',
+  'claim-file': 'string',
+  'claim-name': 'string',
+  'poll-ms': 'string',
+  'access-log-sample': 'string',
+  store: 'string',
+} as const;
+
+export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeConfig {
+  const args = parseArgs(argv, SERVE_FLAGS, env);
+  if (args.positionals.length > 0) throw new UsageError(`serve: unexpected argument ${JSON.stringify(args.positionals[0])}`);
+  const host = stringFlag(args, 'host', '127.0.0.1');
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) throw new UsageError(`--host must be a host name or address, not ${JSON.stringify(host)}`);
+  const port = intFlag(args, 'port', 8080, 0, 65535);
+  const threads = intFlag(args, 'threads', availableParallelism(), 1, 64);
+  const freshnessText = stringFlag(args, 'freshness-hours', '120');
+  const freshnessHours = Number(freshnessText);
+  if (!/^\d+(\.\d+)?$/.test(freshnessText) || !(freshnessHours > 0)) {
+    throw new UsageError(`--freshness-hours must be a positive number of hours, not ${JSON.stringify(freshnessText)}`);
+  }
+  const defaultBase = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+  const baseUrl = stringFlag(args, 'base-url', defaultBase).replace(/\/+$/, '');
+  let parsed: URL;
+  try {
+    parsed = new URL(baseUrl);
+  } catch {
+    throw new UsageError(`--base-url must be an absolute http(s) URL, not ${JSON.stringify(baseUrl)}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new UsageError(`--base-url must be an http or https URL, not ${JSON.stringify(baseUrl)}`);
+  }
+  const claimName = stringFlag(args, 'claim-name', 'glama');
+  if (!/^[a-z0-9][a-z0-9._-]*$/.test(claimName)) {
+    throw new UsageError(`--claim-name must be lower-case letters, digits, '.', '_' or '-', not ${JSON.stringify(claimName)}`);
+  }
+  const claimFile = stringFlag(args, 'claim-file');
+  return {
+    host,
+    port,
+    snapshots: resolve(stringFlag(args, 'snapshots', './snapshots')),
+    threads,
+    baseUrl,
+    freshnessHours,
+    claimFile: claimFile === undefined ? null : resolve(claimFile),
+    claimName,
+    pollMs: intFlag(args, 'poll-ms', 500, 50, 60_000),
+    accessLogSample: intFlag(args, 'access-log-sample', 1000, 0, 1_000_000_000),
+  };
+}

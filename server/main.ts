@@ -1,0 +1,140 @@
+/**
+ * The serving process: N uWS event loops in worker threads on one port, fed by a
+ * main thread that loads snapshots into shared memory and swaps them in. Stops on
+ * SIGTERM/SIGINT: listeners close first, requests in flight finish, exit 0.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { Worker } from 'node:worker_threads';
+import pino from 'pino';
+import { startWorker } from '../core/worker.js';
+import type { ServeConfig } from './config.js';
+import { loadClaim } from './public/claim.js';
+import { SnapshotManager } from './snapshot/manager.js';
+import type { SnapshotMessage } from './snapshot/serving.js';
+import { loadUws } from './uws.js';
+import type { FromWorker, ToWorker, WorkerInput } from './worker.js';
+
+export interface RunningServer {
+  port: number;
+  /** Resolves once every worker has stopped. */
+  stop(): Promise<void>;
+  /** Resolves when every worker serves snapshot `id` (tests, benchmarks). */
+  waitForSnapshot(id: string, timeoutMs?: number): Promise<void>;
+  manager: SnapshotManager;
+}
+
+export interface StartOptions {
+  /** Fixed clock for /healthz (tests). */
+  fixedNow?: Date;
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, host, () => {
+      const a = s.address();
+      const p = typeof a === 'object' && a ? a.port : 0;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+const log = pino({ base: { service: 'fundreturns' } });
+
+export async function startServer(config: ServeConfig, opts: StartOptions = {}): Promise<RunningServer> {
+  loadUws();
+  // Refuse a bad claim file here, with its message, rather than in every worker.
+  loadClaim({ name: config.claimName, file: config.claimFile ?? undefined });
+  const version = packageVersion();
+  const workers: Worker[] = [];
+  const serving = new Map<Worker, string | null>();
+  const waiters: Array<() => void> = [];
+  let latest: SnapshotMessage | null = null;
+  let problem: string | null = null;
+
+  const spawn = (port: number): Promise<{ worker: Worker; port: number }> =>
+    new Promise((resolve, reject) => {
+      const input: WorkerInput = { config, port, version, fixedNow: opts.fixedNow ? opts.fixedNow.getTime() : null };
+      const w = startWorker(import.meta.url, 'worker', { workerData: input });
+      serving.set(w, null);
+      w.on('message', (m: FromWorker) => {
+        if (m.type === 'listening') resolve({ worker: w, port: m.port });
+        else if (m.type === 'listen-failed') reject(new Error(m.message));
+        else if (m.type === 'swapped') {
+          serving.set(w, m.id);
+          for (const f of waiters.splice(0)) f();
+        } else if (m.type === 'swap-failed') log.error({ snapshot: m.id, error: m.message }, 'worker could not attach snapshot');
+      });
+      w.on('error', (e) => {
+        log.error({ error: e.message }, 'worker failed');
+        reject(e);
+      });
+    });
+
+  // uWS sets SO_REUSEPORT only for a fixed port, so port 0 is resolved here first.
+  const port = config.port === 0 ? await freePort(config.host) : config.port;
+  const first = await spawn(port);
+  workers.push(first.worker);
+  for (let k = 1; k < config.threads; k++) workers.push((await spawn(first.port)).worker);
+  const send = (m: ToWorker) => {
+    for (const w of workers) w.postMessage(m);
+  };
+
+  const manager = new SnapshotManager(config.snapshots, config.pollMs, {
+    onSnapshot: (msg) => {
+      latest = msg;
+      send(msg);
+    },
+    onProblem: (message) => {
+      problem = message;
+      send({ type: 'problem', message });
+    },
+    log: (level, msg, fields) => log[level](fields ?? {}, msg),
+  });
+  await manager.start();
+  if (latest) await waitAll((latest as SnapshotMessage).id, 30_000);
+  log.info({ port: first.port, threads: config.threads, snapshot: manager.currentId, problem }, 'listening');
+
+  function waitAll(id: string, timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error(`workers did not swap to ${id} in ${timeoutMs} ms`)), timeoutMs);
+      const check = () => {
+        if (workers.every((w) => serving.get(w) === id)) {
+          clearTimeout(deadline);
+          resolve();
+        } else waiters.push(check);
+      };
+      check();
+    });
+  }
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      manager.stop();
+      await Promise.all(
+        workers.map(
+          (w) =>
+            new Promise<void>((resolve) => {
+              w.on('message', (m: FromWorker) => {
+                if (m.type === 'stopped') void w.terminate().then(() => resolve());
+              });
+              w.on('exit', () => resolve());
+              w.postMessage({ type: 'shutdown' } satisfies ToWorker);
+            }),
+        ),
+      );
+      log.info('stopped');
+    })();
+    return stopping;
+  };
+
+  return { port: first.port, stop, waitForSnapshot: waitAll, manager };
+}

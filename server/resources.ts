@@ -1,0 +1,64 @@
+/**
+ * The public resources served by exact path, built once per worker at startup
+ * (catalog, claim, docs, problem pages) and again per snapshot for /openapi.json,
+ * whose examples are real answers from the live data.
+ */
+import { buildOpenApi } from '../schemas/openapi.js';
+import type { StaticResource } from './app.js';
+import type { ServeConfig } from './config.js';
+import { apiCatalog } from './public/catalog.js';
+import { loadClaim } from './public/claim.js';
+import { docsRoutes } from './public/docs.js';
+import { problemPage, problemTypes } from './public/problems.js';
+import { RowKind } from './snapshot/prepared.js';
+import type { ServingSnapshot } from './snapshot/serving.js';
+
+export function staticResources(config: ServeConfig): Map<string, StaticResource> {
+  const out = new Map<string, StaticResource>();
+  const catalog = apiCatalog(config.baseUrl);
+  out.set('/.well-known/api-catalog', {
+    contentType: catalog.headers['Content-Type'],
+    body: Buffer.from(catalog.body),
+    headers: [['Link', catalog.headers.Link]],
+  });
+  const claim = loadClaim({ name: config.claimName, file: config.claimFile ?? undefined });
+  if (claim) out.set(claim.path, { contentType: 'application/json', body: Buffer.from(claim.body) });
+  for (const r of docsRoutes()) out.set(r.path, { contentType: r.contentType, body: r.body });
+  for (const slug of Object.keys(problemTypes)) {
+    out.set(`/problems/${slug}`, {
+      contentType: 'text/html; charset=utf-8',
+      body: Buffer.from(problemPage(config.baseUrl, slug as keyof typeof problemTypes)),
+    });
+  }
+  out.set('/openapi.json', openApiResource(config, null));
+  return out;
+}
+
+/** /openapi.json with examples taken from the snapshot (the first fund that has every kind of row). */
+export function openApiResource(config: ServeConfig, snap: ServingSnapshot | null): StaticResource {
+  const examples: Record<string, unknown> = {};
+  if (snap && snap.funds > 0) {
+    const i = exampleFund(snap);
+    const parse = (b: Uint8Array) => JSON.parse(Buffer.from(b).toString('utf8'));
+    const fund = parse(snap.rows.row(RowKind.Fund, i));
+    const trailing = parse(snap.rows.row(RowKind.Trailing, i));
+    const calendar = snap.rows.row(RowKind.Calendar, i);
+    examples.getFund = fund;
+    examples.getTrailingReturns = trailing;
+    examples.batchTrailingReturns = [trailing];
+    if (calendar.byteLength > 0) {
+      examples.getCalendarReturns = parse(calendar);
+      examples.batchCalendarReturns = [parse(calendar)];
+    }
+  }
+  const doc = buildOpenApi({ baseUrl: config.baseUrl, examples });
+  return { contentType: 'application/json', body: Buffer.from(JSON.stringify(doc)) };
+}
+
+/** A fund with a long history shows more non-null figures: prefer the one with most observations among the first 200. */
+function exampleFund(snap: ServingSnapshot): number {
+  const len = snap.lookup.cols.funds.seriesLength;
+  let best = 0;
+  for (let i = 1; i < Math.min(200, snap.funds); i++) if (len[i] > len[best]) best = i;
+  return best;
+}

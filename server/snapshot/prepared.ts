@@ -1,0 +1,64 @@
+/**
+ * Rows served as they are, serialized once per snapshot on the main thread into one
+ * shared byte buffer: every fund's Fund JSON, latest trailing row (C3 without a
+ * date) and default calendar row (C12). Worker threads answer those requests with a
+ * hash probe and a view onto these bytes: no per-request serialization, and one
+ * copy in memory whatever the thread count.
+ */
+import { SnapshotLookup } from '../../core/lookup.js';
+
+export const enum RowKind {
+  Fund = 0,
+  Trailing = 1,
+  Calendar = 2,
+}
+
+export interface PreparedShared {
+  bytes: SharedArrayBuffer;
+  /** Int32 offsets, 3 × funds + 1: kind k of fund i is bytes[off[k·F+i] .. off[k·F+i+1]). */
+  offsets: SharedArrayBuffer;
+  funds: number;
+}
+
+export function prepareRows(lookup: SnapshotLookup): PreparedShared {
+  const n = lookup.fundCount;
+  const parts: string[] = new Array(3 * n);
+  for (let i = 0; i < n; i++) {
+    parts[i] = lookup.fundJson(i);
+    parts[n + i] = lookup.latestTrailingJson(i);
+    // A fund without calendar rows has an empty slice: the handler answers 404.
+    parts[2 * n + i] = lookup.defaultCalendarJson(i) ?? '';
+  }
+  const encoder = new TextEncoder();
+  let capacity = 0;
+  for (const p of parts) capacity += p.length * 3;
+  const scratch = new Uint8Array(capacity);
+  const offsets = new Int32Array(new SharedArrayBuffer(4 * (3 * n + 1)));
+  let at = 0;
+  for (let j = 0; j < parts.length; j++) {
+    offsets[j] = at;
+    at += encoder.encodeInto(parts[j], scratch.subarray(at)).written;
+  }
+  offsets[3 * n] = at;
+  const bytes = new SharedArrayBuffer(at);
+  new Uint8Array(bytes).set(scratch.subarray(0, at));
+  return { bytes, offsets: offsets.buffer as SharedArrayBuffer, funds: n };
+}
+
+export class PreparedRows {
+  private readonly bytes: Uint8Array;
+  private readonly offsets: Int32Array;
+  private readonly funds: number;
+
+  constructor(shared: PreparedShared) {
+    this.bytes = new Uint8Array(shared.bytes);
+    this.offsets = new Int32Array(shared.offsets);
+    this.funds = shared.funds;
+  }
+
+  /** The serialized row; empty when there is none (a fund without calendar rows). */
+  row(kind: RowKind, i: number): Uint8Array {
+    const j = kind * this.funds + i;
+    return this.bytes.subarray(this.offsets[j], this.offsets[j + 1]);
+  }
+}

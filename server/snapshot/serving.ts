@@ -1,0 +1,50 @@
+/**
+ * What one worker thread serves from: a snapshot's columns (views onto the shared
+ * buffers), its lookups, pre-serialized rows and search index. Built off the
+ * request path; handlers read the current one once per request, so a request runs
+ * wholly on the snapshot it started on even while a swap happens.
+ */
+import { SnapshotLookup } from '../../core/lookup.js';
+import { TRAILING_KEYS } from '../../core/types.js';
+import type { Manifest } from '../../core/snapshot/manifest.js';
+import { attachSnapshot } from '../../core/snapshot/reader.js';
+import { FundSearch } from '../search.js';
+import { type PreparedShared, PreparedRows } from './prepared.js';
+
+/** What the main thread sends a worker for each snapshot it has verified. */
+export interface SnapshotMessage {
+  type: 'snapshot';
+  id: string;
+  dir: string;
+  manifest: Manifest;
+  buffers: Record<string, SharedArrayBuffer>;
+  prepared: PreparedShared;
+  loadedAt: string;
+}
+
+export class ServingSnapshot {
+  readonly lookup: SnapshotLookup;
+  readonly rows: PreparedRows;
+  readonly search: FundSearch;
+  readonly id: string;
+  /** YYYY-MM-DD of the newest observation: the X-Data-As-Of header (C24). */
+  readonly asOf: string;
+  readonly loadedAt: Date;
+  readonly funds: number;
+  /** Headers of every data response (C24). */
+  readonly dataHeaders: Array<readonly [string, string]>;
+  /** Reused by on-demand trailing rows on this thread (one request at a time per thread). */
+  readonly scratch = new Float64Array(TRAILING_KEYS.length);
+
+  constructor(msg: SnapshotMessage) {
+    const cols = attachSnapshot({ manifest: msg.manifest, buffers: msg.buffers });
+    this.lookup = new SnapshotLookup(cols);
+    this.rows = new PreparedRows(msg.prepared);
+    this.search = new FundSearch(cols.funds);
+    this.id = msg.id;
+    this.asOf = msg.manifest.as_of;
+    this.loadedAt = new Date(msg.loadedAt);
+    this.funds = cols.funds.length;
+    this.dataHeaders = [['X-Data-As-Of', this.asOf]];
+  }
+}

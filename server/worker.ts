@@ -1,0 +1,98 @@
+/**
+ * One uWS event loop in a worker thread: all threads listen on the same port
+ * (SO_REUSEPORT) and serve from snapshots the main thread loaded into shared
+ * memory. Messages from the main thread: `snapshot` (swap to it), `problem` (a
+ * newer snapshot was refused), `shutdown` (stop accepting, finish, exit).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { type AppContext, createApp, type StaticResource } from './app.js';
+import type { ServeConfig } from './config.js';
+import { OPEN_GATE } from './gate.js';
+import { inflight } from './http/body.js';
+import { healthBody } from './public/health.js';
+import { openApiResource, staticResources } from './resources.js';
+import { type SnapshotMessage, ServingSnapshot } from './snapshot/serving.js';
+import { loadUws, type us_listen_socket } from './uws.js';
+
+export interface WorkerInput {
+  config: ServeConfig;
+  /** The port to listen on (0 only for the first worker; the others reuse what it got). */
+  port: number;
+  version: string;
+  /** Fixed clock for tests (ms since epoch), else null. */
+  fixedNow: number | null;
+}
+
+export type ToWorker = SnapshotMessage | { type: 'problem'; message: string | null } | { type: 'shutdown' };
+
+export type FromWorker =
+  | { type: 'listening'; port: number }
+  | { type: 'listen-failed'; message: string }
+  | { type: 'swapped'; id: string }
+  | { type: 'swap-failed'; id: string; message: string }
+  | { type: 'stopped' };
+
+const input = workerData as WorkerInput;
+const config = input.config;
+const uws = loadUws();
+let current: ServingSnapshot | null = null;
+let problem: string | null = null;
+const resources = staticResources(config);
+
+const ctx: AppContext = {
+  gate: OPEN_GATE,
+  snapshot: () => current,
+  health: () => {
+    const h = healthBody({
+      snapshot: current ? { id: current.id, funds: current.funds, loadedAt: current.loadedAt, asOf: current.asOf } : null,
+      now: input.fixedNow === null ? new Date() : new Date(input.fixedNow),
+      freshnessMaxAgeHours: config.freshnessHours,
+      version: input.version,
+      problem,
+    });
+    return { status: h.status, body: JSON.stringify(h.body) };
+  },
+  resource: (path: string): StaticResource | undefined => resources.get(path),
+};
+
+const app = createApp(ctx);
+let listenSocket: us_listen_socket | null = null;
+
+app.listen(config.host, input.port, (socket) => {
+  if (!socket) {
+    parentPort!.postMessage({ type: 'listen-failed', message: `cannot listen on ${config.host}:${input.port}` } satisfies FromWorker);
+    return;
+  }
+  listenSocket = socket;
+  parentPort!.postMessage({ type: 'listening', port: uws.us_socket_local_port(socket) } satisfies FromWorker);
+});
+
+parentPort!.on('message', (m: ToWorker) => {
+  if (m.type === 'snapshot') {
+    try {
+      const next = new ServingSnapshot(m);
+      resources.set('/openapi.json', openApiResource(config, next));
+      current = next;
+      parentPort!.postMessage({ type: 'swapped', id: m.id } satisfies FromWorker);
+    } catch (e) {
+      parentPort!.postMessage({ type: 'swap-failed', id: m.id, message: (e as Error).message } satisfies FromWorker);
+    }
+  } else if (m.type === 'problem') {
+    problem = m.message;
+  } else if (m.type === 'shutdown') {
+    if (listenSocket) uws.us_listen_socket_close(listenSocket);
+    listenSocket = null;
+    // Every request is answered synchronously once its body is in: wait only for bodies.
+    const deadline = Date.now() + 10_000;
+    const finish = () => {
+      if (inflight.bodies > 0 && Date.now() < deadline) {
+        setTimeout(finish, 5);
+        return;
+      }
+      // close() exists on this uWS build (it ends every open connection) but is missing from its types.
+      (app as unknown as { close(): void }).close();
+      parentPort!.postMessage({ type: 'stopped' } satisfies FromWorker);
+    };
+    finish();
+  }
+});

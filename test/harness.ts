@@ -1,0 +1,104 @@
+/**
+ * End-to-end helpers: real `fundreturns` processes (the compiled CLI, as an
+ * operator runs it) over small generated universes in temporary directories.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { SCHEMAS } from '../schemas/index.js';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const CLI = join(ROOT, 'bin', 'fundreturns.js');
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `fr-${prefix}-`));
+}
+
+/** Run the CLI to completion. */
+export function cli(args: string[], env: NodeJS.ProcessEnv = {}): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+export function generateAndBuild(dir: string, funds: number, extra: string[] = []): { source: string; snapshots: string } {
+  const source = join(dir, 'source');
+  const snapshots = join(dir, 'snapshots');
+  const g = cli(['generate', '--out', source, '--funds', String(funds), '--seed', '7', '--from', '1995-01-01', '--to', '2026-11-20', '--threads', '1', ...extra]);
+  if (g.status !== 0) throw new Error(g.stderr);
+  const b = cli(['build', '--source', source, '--snapshots', snapshots]);
+  if (b.status !== 0) throw new Error(b.stderr);
+  return { source, snapshots };
+}
+
+export interface ServerProcess {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  logs: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Start `fundreturns serve --port 0` and wait for its listening line. */
+export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
+    const onData = () => {
+      const m = /serving on http:\/\/[^:]+:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    child,
+    logs: () => out,
+    stop: (signal = 'SIGTERM') =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      }),
+  };
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats(ajv);
+for (const [name, schema] of Object.entries(SCHEMAS)) ajv.addSchema(schema as object, `#/components/schemas/${name}`);
+
+/** Validate a parsed body against a named schema; returns the error text or null. */
+export function schemaErrors(name: keyof typeof SCHEMAS, value: unknown): string | null {
+  const v = ajv.getSchema(`#/components/schemas/${name}`)!;
+  return v(value) ? null : ajv.errorsText(v.errors);
+}
+
+export async function waitFor(cond: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

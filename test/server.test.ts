@@ -1,0 +1,366 @@
+/**
+ * The REST API end to end: a real `fundreturns serve` process with two worker
+ * threads over a small generated snapshot, spoken to over HTTP as a client would.
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { unpack } from 'msgpackr';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SnapshotLookup } from '../core/lookup.js';
+import { loadSnapshot } from '../core/snapshot/reader.js';
+import { readCurrent } from '../builder/publish.js';
+import { cli, generateAndBuild, type ServerProcess, schemaErrors, startServe, tempDir } from './harness.js';
+
+let dir: string;
+let snapshots: string;
+let server: ServerProcess;
+let lookup: SnapshotLookup;
+let codes: string[];
+
+beforeAll(async () => {
+  dir = tempDir('server');
+  ({ snapshots } = generateAndBuild(dir, 120));
+  lookup = new SnapshotLookup((await loadSnapshot(join(snapshots, readCurrent(snapshots)!))).columns);
+  codes = lookup.cols.funds.code;
+  server = await startServe(['--snapshots', snapshots, '--threads', '2', '--base-url', 'https://api.example.test']);
+});
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function get(path: string, init?: RequestInit) {
+  const r = await fetch(server.url + path, init);
+  const text = await r.text();
+  let json: unknown = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON: leave null
+  }
+  return { status: r.status, headers: r.headers, text, json };
+}
+
+async function post(path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) {
+  return get(path, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers });
+}
+
+describe('public endpoints', () => {
+  it('/healthz says ok with the live snapshot (C31)', async () => {
+    const r = await get('/healthz');
+    // The generated data ends 2026-11-20; the real clock decides fresh or stale.
+    expect([200, 503]).toContain(r.status);
+    expect(schemaErrors('Health', r.json)).toBeNull();
+    const h = r.json as { status: string; snapshot: { funds: number }; data_as_of: string; freshness_max_age_hours: number };
+    expect(h.snapshot.funds).toBe(codes.length);
+    expect(h.data_as_of).toBe('2026-11-20');
+    expect(h.freshness_max_age_hours).toBe(120);
+  });
+
+  it('HEAD /healthz and HEAD api-catalog answer with headers only', async () => {
+    const h = await fetch(`${server.url}/healthz`, { method: 'HEAD' });
+    expect([200, 503]).toContain(h.status);
+    expect(h.headers.get('content-type')).toBe('application/json');
+    const c = await fetch(`${server.url}/.well-known/api-catalog`, { method: 'HEAD' });
+    expect(c.status).toBe(200);
+    expect(c.headers.get('link')).toBe('</.well-known/api-catalog>; rel="api-catalog"');
+    expect(await c.text()).toBe('');
+  });
+
+  it('/.well-known/api-catalog is an RFC 9727 linkset (C33)', async () => {
+    const r = await get('/.well-known/api-catalog');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"');
+    expect(r.json).toEqual({
+      linkset: [
+        {
+          anchor: 'https://api.example.test/v1',
+          'service-desc': [{ href: 'https://api.example.test/openapi.json', type: 'application/vnd.oai.openapi+json' }],
+          'service-doc': [{ href: 'https://api.example.test/docs', type: 'text/html' }],
+          status: [{ href: 'https://api.example.test/healthz', type: 'application/json' }],
+        },
+      ],
+    });
+  });
+
+  it('the directory claim is 404 when not configured (C32)', async () => {
+    expect((await get('/.well-known/glama.json')).status).toBe(404);
+  });
+
+  it('problem type pages answer (C22)', async () => {
+    for (const slug of ['unauthorized', 'forbidden', 'rate-limited', 'quota-exceeded']) {
+      const r = await get(`/problems/${slug}`);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toMatch(/text\/html/);
+    }
+  });
+
+  it('/docs is an HTML page whose assets we serve ourselves', async () => {
+    const r = await get('/docs');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/text\/html/);
+    const refs = [...r.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      expect(ref).not.toMatch(/^https?:/);
+      expect((await get(new URL(ref, `${server.url}/docs`).pathname)).status, ref).toBe(200);
+    }
+  });
+
+  it('/openapi.json is OpenAPI 3.1 version 1.0.0 and its examples are real answers (C33)', async () => {
+    const r = await get('/openapi.json');
+    const doc = r.json as {
+      openapi: string;
+      info: { version: string };
+      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>>;
+    };
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(doc.info.version).toBe('1.0.0');
+    const { validate } = await import('@readme/openapi-parser');
+    const result = await validate(JSON.parse(r.text));
+    expect(result.valid, JSON.stringify(result)).toBe(true);
+    const example = (path: string, method: string) => doc.paths[path][method].responses['200'].content?.['application/json']?.example;
+    const fund = example('/v1/funds/{code}', 'get') as { code: string };
+    expect(fund).toBeDefined();
+    expect((await get(`/v1/funds/${encodeURIComponent(fund.code)}`)).json).toEqual(fund);
+    const trailing = example('/v1/funds/{code}/trailing-returns', 'get');
+    expect((await get(`/v1/funds/${encodeURIComponent(fund.code)}/trailing-returns`)).json).toEqual(trailing);
+    const calendar = example('/v1/funds/{code}/calendar-returns', 'get');
+    expect((await get(`/v1/funds/${encodeURIComponent(fund.code)}/calendar-returns`)).json).toEqual(calendar);
+    const batch = example('/v1/trailing-returns/batch', 'post');
+    expect((await post('/v1/trailing-returns/batch', { codes: [fund.code] })).json).toEqual(batch);
+  });
+});
+
+describe('funds', () => {
+  it('GET /v1/funds/{code} equals `fundreturns query fund` and its schema (C17)', async () => {
+    for (const code of codes.slice(0, 5)) {
+      const r = await get(`/v1/funds/${encodeURIComponent(code)}`);
+      expect(r.status).toBe(200);
+      expect(schemaErrors('Fund', r.json)).toBeNull();
+      expect(r.text).toBe(cli(['query', 'fund', code, '--snapshots', snapshots]).stdout.trim());
+      expect(r.headers.get('x-data-as-of')).toBe('2026-11-20');
+    }
+  });
+
+  it('an unknown code is 404 with a sentence; an impossible one is 422 (C15, C21)', async () => {
+    const r = await get('/v1/funds/NOSUCHCODE');
+    expect(r.status).toBe(404);
+    expect(typeof (r.json as { detail: unknown }).detail).toBe('string');
+    const long = await get(`/v1/funds/${'X'.repeat(33)}`);
+    expect(long.status).toBe(422);
+    expect((long.json as { detail: Array<{ loc: unknown[] }> }).detail[0].loc).toEqual(['path', 'code']);
+    const ctrl = await get('/v1/funds/AB%01C');
+    expect(ctrl.status).toBe(422);
+  });
+
+  it('codes are case-sensitive (C15)', async () => {
+    const code = codes[0];
+    const lower = code.toLowerCase();
+    if (!codes.includes(lower)) expect((await get(`/v1/funds/${encodeURIComponent(lower)}`)).status).toBe(404);
+  });
+
+  it('a list walk visits every fund once in code order, under each filter (C18)', async () => {
+    const filters = ['', 'type=ETF', 'type=FUND', 'exchange=NMFQS', 'q=fund', 'q=a&type=FUND', 'country=USA'];
+    for (const f of filters) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < 200; page++) {
+        const qs = [f, 'limit=7', cursor ? `cursor=${cursor}` : ''].filter(Boolean).join('&');
+        const r = await get(`/v1/funds?${qs}`);
+        expect(r.status).toBe(200);
+        expect(schemaErrors('FundList', r.json)).toBeNull();
+        const body = r.json as { data: Array<{ code: string }>; next_cursor: string | null };
+        seen.push(...body.data.map((d) => d.code));
+        cursor = body.next_cursor;
+        if (cursor === null) break;
+        expect(body.data.length).toBe(7);
+      }
+      const params = new URLSearchParams(f);
+      const expected = codes.filter((_, i) => {
+        const rec = lookup.record(i);
+        if (params.get('type') && rec.type !== params.get('type')) return false;
+        if (params.get('exchange') && rec.exchange !== params.get('exchange')) return false;
+        if (params.get('country') && rec.country !== params.get('country')) return false;
+        const q = params.get('q')?.toLowerCase();
+        if (q && !rec.code.toLowerCase().includes(q) && !(rec.name ?? '').toLowerCase().includes(q)) return false;
+        return true;
+      });
+      expect(seen, f).toEqual(expected);
+      expect(new Set(seen).size).toBe(seen.length);
+    }
+  });
+
+  it('limit is validated and capped (C19)', async () => {
+    expect((await get('/v1/funds?limit=0')).status).toBe(422);
+    expect(((await get('/v1/funds?limit=abc')).json as { detail: Array<{ type: string }> }).detail[0].type).toBe('int_parsing');
+    const big = await get('/v1/funds?limit=5000');
+    expect(big.status).toBe(200);
+    expect((big.json as { data: unknown[] }).data.length).toBe(codes.length);
+    expect((await get(`/v1/funds?q=${'x'.repeat(101)}`)).status).toBe(422);
+    expect((await get('/v1/funds?type=STOCK')).status).toBe(422);
+  });
+
+  it('a cursor that does not decode is 422 at query.cursor (C18)', async () => {
+    const r = await get('/v1/funds?cursor=%%%25');
+    expect(r.status).toBe(422);
+    expect((r.json as { detail: Array<{ loc: unknown[] }> }).detail[0].loc).toEqual(['query', 'cursor']);
+  });
+});
+
+describe('trailing returns', () => {
+  it('latest rows equal `fundreturns query trailing` and the schema (C1, C8)', async () => {
+    for (const code of codes.slice(0, 4)) {
+      const r = await get(`/v1/funds/${encodeURIComponent(code)}/trailing-returns`);
+      expect(r.status).toBe(200);
+      expect(schemaErrors('TrailingReturns', r.json)).toBeNull();
+      expect(r.text).toBe(cli(['query', 'trailing', code, '--snapshots', snapshots]).stdout.trim());
+    }
+  });
+
+  it('as_of rows equal the CLI for the same date, weekends snapping back (C3)', async () => {
+    const code = codes[3];
+    for (const asOf of ['2024-03-31', '2020-02-29', '2026-11-22']) {
+      const r = await get(`/v1/funds/${encodeURIComponent(code)}/trailing-returns?as_of=${asOf}`);
+      const q = cli(['query', 'trailing', code, '--as-of', asOf, '--snapshots', snapshots]);
+      if (q.status === 3) expect(r.status).toBe(404);
+      else expect(r.text).toBe(q.stdout.trim());
+    }
+  });
+
+  it('as_of before the first observation is 404; a bad date is 422 (C3, C20)', async () => {
+    const code = codes[0];
+    expect((await get(`/v1/funds/${code}/trailing-returns?as_of=1900-01-02`)).status).toBe(404);
+    const bad = await get(`/v1/funds/${code}/trailing-returns?as_of=2024-02-30`);
+    expect(bad.status).toBe(422);
+    expect((bad.json as { detail: Array<{ loc: unknown[] }> }).detail[0].loc).toEqual(['query', 'as_of']);
+  });
+
+  it('batch rows come in request order, deduplicated, misses omitted (C16)', async () => {
+    const ask = [codes[5], 'NOSUCH', codes[2], codes[5], codes[9]];
+    const r = await post('/v1/trailing-returns/batch', { codes: ask });
+    expect(r.status).toBe(200);
+    expect(schemaErrors('TrailingReturnsList', r.json)).toBeNull();
+    expect((r.json as Array<{ code: string }>).map((x) => x.code)).toEqual([codes[5], codes[2], codes[9]]);
+  });
+
+  it('batch with as_of equals single as_of rows (SPEC batch)', async () => {
+    const r = await post('/v1/trailing-returns/batch', { codes: codes.slice(0, 3), as_of: '2022-06-30', market: 'US' });
+    const singles = await Promise.all(codes.slice(0, 3).map((c) => get(`/v1/funds/${c}/trailing-returns?as_of=2022-06-30`)));
+    expect(r.json).toEqual(singles.filter((s) => s.status === 200).map((s) => s.json));
+  });
+
+  it('0 and 101 codes, wrong types, bad JSON and non-JSON bodies are 422 (C20, C21)', async () => {
+    const zero = await post('/v1/trailing-returns/batch', { codes: [] });
+    expect((zero.json as { detail: Array<{ type: string }> }).detail[0].type).toBe('too_short');
+    const many = await post('/v1/trailing-returns/batch', { codes: Array.from({ length: 101 }, (_, i) => `C${i}`) });
+    expect((many.json as { detail: Array<{ type: string }> }).detail[0].type).toBe('too_long');
+    const types = await post('/v1/trailing-returns/batch', { codes: 'SPY' });
+    expect(types.status).toBe(422);
+    const broken = await post('/v1/trailing-returns/batch', '{"codes": [');
+    expect((broken.json as { detail: Array<{ type: string }> }).detail[0].type).toBe('json_invalid');
+    const form = await post('/v1/trailing-returns/batch', 'codes=SPY', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(form.status).toBe(422);
+    const missing = await post('/v1/trailing-returns/batch', {});
+    expect((missing.json as { detail: Array<{ type: string; loc: unknown[] }> }).detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'codes'] });
+  });
+
+  it('a body over 1 MiB is 413 (C21)', async () => {
+    const r = await post('/v1/trailing-returns/batch', JSON.stringify({ codes: ['A'], pad: 'x'.repeat(1_100_000) }));
+    expect(r.status).toBe(413);
+  });
+
+  it('MessagePack when asked for, gzip for large bodies when accepted', async () => {
+    const r = await fetch(`${server.url}/v1/funds/${codes[0]}/trailing-returns`, { headers: { accept: 'application/msgpack' } });
+    expect(r.headers.get('content-type')).toBe('application/msgpack');
+    const json = await get(`/v1/funds/${codes[0]}/trailing-returns`);
+    expect(unpack(Buffer.from(await r.arrayBuffer()))).toEqual(json.json);
+    // fetch decompresses by itself; ask with a raw request to see the encoding.
+    const { request } = await import('node:http');
+    const gz = await new Promise<{ enc: string | undefined; body: Buffer }>((resolve, reject) => {
+      const req = request(`${server.url}/v1/trailing-returns/batch`, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ enc: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ codes: codes.slice(0, 100) }));
+    });
+    expect(gz.enc).toBe('gzip');
+    expect(JSON.parse(gunzipSync(gz.body).toString()).length).toBe(100);
+  });
+});
+
+describe('calendar returns', () => {
+  it('default and explicit years equal the CLI (C12, C13)', async () => {
+    for (const code of codes.slice(0, 4)) {
+      const r = await get(`/v1/funds/${code}/calendar-returns`);
+      expect(schemaErrors('CalendarReturn', r.json)).toBeNull();
+      expect(r.text).toBe(cli(['query', 'calendar', code, '--snapshots', snapshots]).stdout.trim());
+      const y = await get(`/v1/funds/${code}/calendar-returns?year=2025&market=US`);
+      const q = cli(['query', 'calendar', code, '--year', '2025', '--snapshots', snapshots]);
+      if (q.status === 3) expect(y.status).toBe(404);
+      else expect(y.text).toBe(q.stdout.trim());
+    }
+  });
+
+  it('year outside 1900..2100 or not an integer is 422 (C13)', async () => {
+    for (const y of ['1899', '2101', '2020.5', 'abc']) {
+      expect((await get(`/v1/funds/${codes[0]}/calendar-returns?year=${y}`)).status, y).toBe(422);
+    }
+  });
+
+  it('batch by year omits funds without that year (C12, C14, C16)', async () => {
+    const r = await post('/v1/calendar-returns/batch', { codes: [codes[1], codes[0], 'NOPE', codes[1]], year: 2020 });
+    expect(r.status).toBe(200);
+    expect(schemaErrors('CalendarReturnList', r.json)).toBeNull();
+    const rows = r.json as Array<{ code: string; year: number }>;
+    for (const row of rows) expect(row.year).toBe(2020);
+    const expected = [codes[1], codes[0]].filter((c) => lookup.calendarYearJson(lookup.find(c), 2020) !== null);
+    expect(rows.map((x) => x.code)).toEqual(expected);
+    expect((await post('/v1/calendar-returns/batch', { codes: ['A'], year: 1800 })).status).toBe(422);
+  });
+});
+
+describe('routing errors (C21)', () => {
+  it('unknown route is 404 Not Found', async () => {
+    const r = await get('/v2/nothing');
+    expect(r.status).toBe(404);
+    expect(r.json).toEqual({ detail: 'Not Found' });
+  });
+
+  it('wrong method is 405 with Allow', async () => {
+    const r = await get('/v1/trailing-returns/batch');
+    expect(r.status).toBe(405);
+    expect(r.json).toEqual({ detail: 'Method Not Allowed' });
+    expect(r.headers.get('allow')).toBe('POST');
+    const d = await get(`/v1/funds/${codes[0]}`, { method: 'DELETE' });
+    expect(d.status).toBe(405);
+    expect(d.headers.get('allow')).toBe('GET');
+  });
+});
+
+describe('process', () => {
+  it('refuses a claim file that is not JSON, naming it', async () => {
+    const bad = join(dir, 'claim.json');
+    writeFileSync(bad, 'not json');
+    const r = cli(['serve', '--port', '0', '--snapshots', snapshots, '--claim-file', bad]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/claim/);
+  });
+
+  it('a bad flag value is a usage error naming the flag', () => {
+    const r = cli(['serve', '--port', 'eighty']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--port/);
+    expect(cli(['serve', '--freshness-hours', '-1']).stderr).toMatch(/--freshness-hours/);
+  });
+
+  it('refuses to start on the JavaScript fallback of uWS', () => {
+    const r = cli(['serve', '--port', '0', '--snapshots', snapshots], { UWS_USE_FALLBACK: 'true' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/fallback/);
+  });
+});
