@@ -1,0 +1,61 @@
+/**
+ * Every schema of the service, and a registry by component name: the names are the
+ * `components.schemas` keys of the OpenAPI document, so `$ref`s and ajv ids agree.
+ */
+import { AppErrorSchema, HTTPValidationErrorSchema, ProblemSchema, ValidationErrorSchema } from './errors.js';
+import { FundListSchema, FundSchema } from './fund.js';
+import { ApiCatalogSchema, DirectoryClaimSchema, HealthSchema } from './health.js';
+import {
+  CalendarBatchRequestSchema,
+  CalendarQuerySchema,
+  FundPathSchema,
+  FundQuerySchema,
+  ListFundsQuerySchema,
+  TrailingBatchRequestSchema,
+  TrailingQuerySchema,
+} from './requests.js';
+import {
+  CalendarReturnListSchema,
+  CalendarReturnSchema,
+  ExtraReturnsSchema,
+  TrailingReturnsListSchema,
+  TrailingReturnsSchema,
+} from './returns.js';
+
+export * from './common.js';
+export * from './errors.js';
+export * from './fund.js';
+export * from './health.js';
+export * from './mcp.js';
+export * from './requests.js';
+export * from './returns.js';
+
+/**
+ * Component name → schema. Order matters for OpenAPI `$ref` substitution only in
+ * that each value is a distinct object; nested uses of the same object become `$ref`s.
+ */
+export const SCHEMAS = {
+  Fund: FundSchema,
+  FundList: FundListSchema,
+  ExtraReturns: ExtraReturnsSchema,
+  TrailingReturns: TrailingReturnsSchema,
+  TrailingReturnsList: TrailingReturnsListSchema,
+  CalendarReturn: CalendarReturnSchema,
+  CalendarReturnList: CalendarReturnListSchema,
+  TrailingBatchRequest: TrailingBatchRequestSchema,
+  CalendarBatchRequest: CalendarBatchRequestSchema,
+  ValidationError: ValidationErrorSchema,
+  HTTPValidationError: HTTPValidationErrorSchema,
+  AppError: AppErrorSchema,
+  Problem: ProblemSchema,
+  Health: HealthSchema,
+  ApiCatalog: ApiCatalogSchema,
+  DirectoryClaim: DirectoryClaimSchema,
+  ListFundsQuery: ListFundsQuerySchema,
+  FundPath: FundPathSchema,
+  FundQuery: FundQuerySchema,
+  TrailingQuery: TrailingQuerySchema,
+  CalendarQuery: CalendarQuerySchema,
+} as const;
+
+export type SchemaName = keyof typeof SCHEMAS;

@@ -1,0 +1,93 @@
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApi } from './openapi.js';
+
+type Doc = {
+  openapi: string;
+  info: { version: string };
+  servers: { url: string }[];
+  paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+};
+
+describe('buildOpenApi', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const doc = buildOpenApi({ baseUrl: 'https://api.example.com/' });
+    // The validator dereferences in place; keep the built document untouched.
+    const result = await validate(structuredClone(doc) as Parameters<typeof validate>[0]);
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+    expect(result.warnings).toEqual([]);
+  });
+});
+
+describe('buildOpenApi contents', () => {
+  const doc = buildOpenApi({
+    baseUrl: 'https://api.example.com',
+    examples: { getFund: { code: 'VTI' } },
+  }) as unknown as Doc;
+
+  it('declares 3.1.0, version 1.0.0, the server and bearer auth', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.0.0');
+    expect(doc.servers).toEqual([{ url: 'https://api.example.com' }]);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('has every endpoint', () => {
+    const ops = Object.entries(doc.paths).flatMap(([p, item]) =>
+      Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`),
+    );
+    expect(ops.sort()).toEqual(
+      [
+        'GET /healthz',
+        'GET /.well-known/{claim}.json',
+        'GET /.well-known/api-catalog',
+        'HEAD /.well-known/api-catalog',
+        'GET /openapi.json',
+        'GET /docs',
+        'GET /v1/funds',
+        'GET /v1/funds/{code}',
+        'GET /v1/funds/{code}/trailing-returns',
+        'POST /v1/trailing-returns/batch',
+        'GET /v1/funds/{code}/calendar-returns',
+        'POST /v1/calendar-returns/batch',
+        'POST /mcp',
+      ].sort(),
+    );
+  });
+
+  it('data endpoints list their error responses and msgpack', () => {
+    const get = doc.paths['/v1/funds/{code}'].get;
+    expect(Object.keys(get.responses)).toEqual(['200', '401', '403', '404', '422', '429', '503']);
+    const batch = doc.paths['/v1/trailing-returns/batch'].post;
+    expect(Object.keys(batch.responses)).toEqual(['200', '401', '403', '413', '422', '429', '503']);
+    expect(get.responses['200']).toMatchObject({
+      content: {
+        'application/json': { schema: { $ref: '#/components/schemas/Fund' }, example: { code: 'VTI' } },
+        'application/msgpack': { schema: { $ref: '#/components/schemas/Fund' } },
+      },
+      headers: { 'X-Data-As-Of': {} },
+    });
+    expect(doc.paths['/v1/funds'].get.responses['200']).not.toHaveProperty([
+      'content',
+      'application/json',
+      'example',
+    ]);
+  });
+
+  it('nested named schemas become $refs', () => {
+    expect(doc.components.schemas.FundList).toMatchObject({
+      properties: { data: { items: { $ref: '#/components/schemas/Fund' } } },
+    });
+    expect(doc.components.schemas.TrailingReturns).toMatchObject({
+      properties: { extra_returns: { $ref: '#/components/schemas/ExtraReturns' } },
+    });
+  });
+
+  it('the validator does reject a broken document', async () => {
+    const broken = structuredClone(doc) as unknown as Record<string, unknown>;
+    delete broken.info;
+    const result = await validate(broken as Parameters<typeof validate>[0]);
+    expect(result.valid).toBe(false);
+  });
+});

@@ -1,0 +1,452 @@
+/**
+ * The OpenAPI 3.1 document (C33: served at /openapi.json, `info.version` 1.0.0). Built
+ * from the same schema objects ajv compiles, so documentation and validation cannot
+ * drift apart.
+ */
+import { CodeSchema, JSON_SCHEMA_DIALECT, MarketParamSchema } from './common.js';
+import { PROBLEM_SLUGS } from './errors.js';
+import { SCHEMAS, type SchemaName } from './index.js';
+import { CalendarQuerySchema, ListFundsQuerySchema, TrailingQuerySchema } from './requests.js';
+
+export interface OpenApiOptions {
+  /** Public base URL, without a trailing slash (`servers[0].url`). */
+  baseUrl: string;
+  /** Example 200 bodies keyed by operationId; the server fills them from real data. */
+  examples?: Record<string, unknown>;
+}
+
+type Json = Record<string, unknown>;
+
+const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
+
+/** Object identity → component name, so nested reuse of a named schema becomes a `$ref`. */
+const NAME_OF = new Map<unknown, SchemaName>(
+  (Object.entries(SCHEMAS) as [SchemaName, unknown][]).map(([name, schema]) => [schema, name]),
+);
+
+/** Deep copy, replacing every nested named schema (but not the root) with its `$ref`. */
+function copyWithRefs(value: unknown, root: boolean): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (!root) {
+    const name = NAME_OF.get(value);
+    if (name !== undefined) return ref(name);
+  }
+  if (Array.isArray(value)) return value.map((v) => copyWithRefs(v, false));
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value)) out[k] = copyWithRefs(v, false);
+  return out;
+}
+
+/** A standalone schema (for parameters): a copy so the document never aliases the constants. */
+const inline = (schema: unknown) => copyWithRefs(schema, false);
+
+function queryParams(props: Record<string, { description?: string }>): Json[] {
+  return Object.entries(props).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: false,
+    description: schema.description,
+    schema: inline(schema),
+  }));
+}
+
+const codePathParam = {
+  name: 'code',
+  in: 'path',
+  required: true,
+  description: CodeSchema.description,
+  schema: inline(CodeSchema),
+};
+
+const marketQueryParam = {
+  name: 'market',
+  in: 'query',
+  required: false,
+  description: MarketParamSchema.description,
+  schema: inline(MarketParamSchema),
+};
+
+const hdr = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const resp = (name: string) => ({ $ref: `#/components/responses/${name}` });
+
+const LIMIT_HEADERS = { RateLimit: hdr('RateLimit'), 'RateLimit-Policy': hdr('RateLimit-Policy') };
+
+/** 200 of a data endpoint: JSON by default, MessagePack on `Accept: application/msgpack`. */
+function dataOk(description: string, schema: SchemaName, example: unknown): Json {
+  const json: Json = { schema: ref(schema) };
+  if (example !== undefined) json.example = example;
+  return {
+    description,
+    headers: { 'X-Data-As-Of': hdr('X-Data-As-Of'), ...LIMIT_HEADERS },
+    content: {
+      'application/json': json,
+      'application/msgpack': { schema: ref(schema) },
+    },
+  };
+}
+
+function dataResponses(ok: Json, kind: 'single' | 'batch' | 'list'): Json {
+  const r: Json = {
+    '200': ok,
+    '401': resp('Unauthorized'),
+    '403': resp('Forbidden'),
+  };
+  if (kind === 'single') r['404'] = resp('NotFound');
+  if (kind === 'batch') r['413'] = resp('PayloadTooLarge');
+  r['422'] = resp('ValidationFailed');
+  r['429'] = resp('TooManyRequests');
+  r['503'] = resp('ServiceUnavailable');
+  return r;
+}
+
+const jsonBody = (name: SchemaName, description: string) => ({
+  required: true,
+  description,
+  content: { 'application/json': { schema: ref(name) } },
+});
+
+const PUBLIC = { security: [] };
+
+export function buildOpenApi(opts: OpenApiOptions): Json {
+  const base = opts.baseUrl.replace(/\/+$/, '');
+  const ex = (operationId: string) => opts.examples?.[operationId];
+
+  const schemas: Json = {};
+  for (const [name, schema] of Object.entries(SCHEMAS)) schemas[name] = copyWithRefs(schema, true);
+
+  const problem = (description: string, extraHeaders: Json = {}) => ({
+    description,
+    headers: extraHeaders,
+    content: { 'application/problem+json': { schema: ref('Problem') } },
+  });
+  const appError = (description: string, headers?: Json) => ({
+    description,
+    ...(headers ? { headers } : {}),
+    content: { 'application/json': { schema: ref('AppError') } },
+  });
+
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: JSON_SCHEMA_DIALECT,
+    info: {
+      title: 'Fund Returns API',
+      version: '1.0.0',
+      summary: 'Trailing and calendar-year total returns and metadata for US mutual funds and ETFs.',
+      description:
+        'Trailing total returns and calendar-year total returns for about 32,000 US mutual funds and ETFs, ' +
+        'plus fund metadata, built from adjusted end-of-day prices and refreshed daily on trading days.\n\n' +
+        '**Returns** are percent strings with exactly 4 decimals (`"12.3456"` = +12.3456 %) or null, never ' +
+        'omitted (C1). Periods under 2 years (including YTD) are cumulative; 2 years and longer are annualized ' +
+        '(CAGR, C6). `return_earliest_available` is since inception, annualized when the span is at least 2 ' +
+        'years (C7).\n\n' +
+        '**Errors**: 401/403/429 are `application/problem+json` (C22); 404, 413 and 503 are `{"detail": "…"}`; ' +
+        '422 is FastAPI-style `{"detail": [{type, loc, msg, input, ctx}]}` listing every failure (C20). An unknown ' +
+        'route is 404 `{"detail":"Not Found"}`; a known route with another method is 405 ' +
+        '`{"detail":"Method Not Allowed"}` with an `Allow` header (C21). Checks run in the order route, auth, ' +
+        'limits, validation, lookup (C23).\n\n' +
+        '**Limits** per account and plan: a per-minute burst and a monthly quota (C26–C28); every authenticated ' +
+        'response carries `RateLimit` and `RateLimit-Policy` (C29). Each call counts one request, a batch call ' +
+        'and an MCP call included.\n\n' +
+        '**MCP**: the same data as tools at `/mcp` (Streamable HTTP, stateless, JSON responses) with the same key ' +
+        'and limits.\n\nThe data is informational only, not investment advice.',
+    },
+    servers: [{ url: base }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: 'funds', description: 'Fund discovery and metadata.' },
+      { name: 'returns', description: 'Trailing and calendar-year total returns.' },
+      { name: 'meta', description: 'Health, discovery documents and the MCP endpoint.' },
+    ],
+    paths: {
+      '/healthz': {
+        get: {
+          operationId: 'getHealth',
+          tags: ['meta'],
+          summary: 'Liveness and data freshness',
+          description:
+            'Public. 200 while the newest data is fresh; 503 when it is older than `freshness_max_age_hours` ' +
+            '(`stale`) or no snapshot is loaded (`empty`), so monitoring notices silently stale data (C31).',
+          ...PUBLIC,
+          responses: {
+            '200': { description: 'Fresh data.', content: { 'application/json': { schema: ref('Health') } } },
+            '503': {
+              description: 'Stale or no data.',
+              content: { 'application/json': { schema: ref('Health') } },
+            },
+          },
+        },
+      },
+      '/.well-known/{claim}.json': {
+        get: {
+          operationId: 'getDirectoryClaim',
+          tags: ['meta'],
+          summary: 'MCP directory ownership claim',
+          description:
+            'Public static JSON proving ownership for an MCP directory listing. The file name and content come from ' +
+            'configuration (default name `glama`, i.e. `/.well-known/glama.json`); any other name, or none configured, ' +
+            'is a 404 (C32).',
+          ...PUBLIC,
+          parameters: [
+            {
+              name: 'claim',
+              in: 'path',
+              required: true,
+              description: 'Configured claim file name, without `.json`.',
+              schema: { type: 'string', examples: ['glama'] },
+            },
+          ],
+          responses: {
+            '200': {
+              description: 'The claim document.',
+              content: { 'application/json': { schema: ref('DirectoryClaim') } },
+            },
+            '404': appError('No claim file with this name is configured.'),
+          },
+        },
+      },
+      '/.well-known/api-catalog': {
+        get: {
+          operationId: 'getApiCatalog',
+          tags: ['meta'],
+          summary: 'API catalog (RFC 9727)',
+          description: 'Public machine-readable index of this API as an RFC 9264 linkset (C33).',
+          ...PUBLIC,
+          responses: {
+            '200': {
+              description: 'The linkset.',
+              headers: { Link: hdr('Link') },
+              content: {
+                'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"': {
+                  schema: ref('ApiCatalog'),
+                },
+              },
+            },
+          },
+        },
+        head: {
+          operationId: 'headApiCatalog',
+          tags: ['meta'],
+          summary: 'API catalog headers',
+          description:
+            'As GET without a body: the `Link: </.well-known/api-catalog>; rel="api-catalog"` header (C33).',
+          ...PUBLIC,
+          responses: { '200': { description: 'Headers only.', headers: { Link: hdr('Link') } } },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'getOpenApi',
+          tags: ['meta'],
+          summary: 'This OpenAPI 3.1 document',
+          ...PUBLIC,
+          responses: {
+            '200': {
+              description: 'The OpenAPI document.',
+              content: { 'application/json': { schema: { type: 'object' } } },
+            },
+          },
+        },
+      },
+      '/docs': {
+        get: {
+          operationId: 'getDocs',
+          tags: ['meta'],
+          summary: 'Human-readable API documentation',
+          ...PUBLIC,
+          responses: {
+            '200': { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
+          },
+        },
+      },
+      '/v1/funds': {
+        get: {
+          operationId: 'listFunds',
+          tags: ['funds'],
+          summary: 'Search or list funds',
+          description:
+            'Funds in ascending code order (byte order), filtered by `q`, `type`, `country` and `exchange` (combined ' +
+            'with AND), paged by keyset `cursor` (C18, C19). Metadata only. Unknown query parameters are ignored.',
+          parameters: queryParams(ListFundsQuerySchema.properties),
+          responses: dataResponses(dataOk('One page of funds.', 'FundList', ex('listFunds')), 'list'),
+        },
+      },
+      '/v1/funds/{code}': {
+        get: {
+          operationId: 'getFund',
+          tags: ['funds'],
+          summary: 'One fund by code',
+          description: 'Metadata of one fund. An unknown code is a 404; an impossible one (C15) a 422.',
+          parameters: [codePathParam, marketQueryParam],
+          responses: dataResponses(dataOk('The fund.', 'Fund', ex('getFund')), 'single'),
+        },
+      },
+      '/v1/funds/{code}/trailing-returns': {
+        get: {
+          operationId: 'getTrailingReturns',
+          tags: ['returns'],
+          summary: 'Trailing returns of one fund',
+          description:
+            "One row: the fund's latest, or the one anchored on its last observation on or before `as_of` (C3). " +
+            'Unknown code, or no observation on or before `as_of`: 404.',
+          parameters: [codePathParam, ...queryParams(TrailingQuerySchema.properties)],
+          responses: dataResponses(
+            dataOk('The trailing-returns row.', 'TrailingReturns', ex('getTrailingReturns')),
+            'single',
+          ),
+        },
+      },
+      '/v1/trailing-returns/batch': {
+        post: {
+          operationId: 'batchTrailingReturns',
+          tags: ['returns'],
+          summary: 'Trailing returns of up to 100 funds',
+          description:
+            'One call, one request against the limits whatever the number of codes. Rows come in the order of the ' +
+            'requested codes, duplicates once, misses silently left out (C16): compare the returned codes with the ' +
+            'requested ones. Never a 404; more than 100 codes is a 422. Body over 1 MiB: 413; a body that is not ' +
+            'JSON: 422 (C21).',
+          requestBody: jsonBody('TrailingBatchRequest', 'Codes, and optionally an as-of date.'),
+          responses: dataResponses(
+            dataOk('Rows found, in request order.', 'TrailingReturnsList', ex('batchTrailingReturns')),
+            'batch',
+          ),
+        },
+      },
+      '/v1/funds/{code}/calendar-returns': {
+        get: {
+          operationId: 'getCalendarReturns',
+          tags: ['returns'],
+          summary: 'Calendar-year return of one fund',
+          description:
+            'One row for `year`, or the default year (C12). Unknown code, or no row for the year: 404. `year` outside ' +
+            '1900..2100 or not an integer: 422 (C13).',
+          parameters: [codePathParam, ...queryParams(CalendarQuerySchema.properties)],
+          responses: dataResponses(
+            dataOk('The calendar-year row.', 'CalendarReturn', ex('getCalendarReturns')),
+            'single',
+          ),
+        },
+      },
+      '/v1/calendar-returns/batch': {
+        post: {
+          operationId: 'batchCalendarReturns',
+          tags: ['returns'],
+          summary: 'Calendar-year returns of up to 100 funds',
+          description:
+            'As the trailing batch: request order, duplicates once, misses (unknown code, or no row for the year) ' +
+            'left out, never a 404, more than 100 codes a 422 (C14, C16).',
+          requestBody: jsonBody('CalendarBatchRequest', 'Codes, and optionally a year.'),
+          responses: dataResponses(
+            dataOk('Rows found, in request order.', 'CalendarReturnList', ex('batchCalendarReturns')),
+            'batch',
+          ),
+        },
+      },
+      '/mcp': {
+        post: {
+          operationId: 'postMcp',
+          tags: ['meta'],
+          summary: 'MCP endpoint (Streamable HTTP)',
+          description:
+            'Model Context Protocol over Streamable HTTP, stateless, JSON responses. Tools: searchFunds, getFund, ' +
+            'getTrailingReturns, batchTrailingReturns, getCalendarReturns, batchCalendarReturns, with the inputs of ' +
+            'the matching REST endpoints. Same bearer key and plan limits; each HTTP request counts one (C30).',
+          requestBody: {
+            required: true,
+            description: 'A JSON-RPC 2.0 message (or batch) of the MCP protocol.',
+            content: { 'application/json': { schema: { type: ['object', 'array'] } } },
+          },
+          responses: {
+            '200': {
+              description: 'JSON-RPC response.',
+              headers: LIMIT_HEADERS,
+              content: { 'application/json': { schema: { type: ['object', 'array'] } } },
+            },
+            '202': { description: 'Accepted notification or response; no body.', headers: LIMIT_HEADERS },
+            '401': resp('Unauthorized'),
+            '403': resp('Forbidden'),
+            '413': resp('PayloadTooLarge'),
+            '429': resp('TooManyRequests'),
+          },
+        },
+      },
+    },
+    components: {
+      schemas,
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'fr_live_…',
+          description:
+            '`Authorization: Bearer <API_KEY>` on every /v1 request and on /mcp (scheme name case-insensitive). Keys ' +
+            'are random (at least 160 bits), prefixed `fr_live_`, shown once at creation and stored only as a ' +
+            'SHA-256 hash; keep them server-side like passwords. Unknown or revoked key: 401; valid key whose account ' +
+            'has no active subscription: 403 (C25).',
+        },
+      },
+      headers: {
+        'X-Data-As-Of': {
+          description:
+            'Newest as_of date of the data snapshot that answered (`YYYY-MM-DD`). Stale data is still served; ' +
+            'its age shows here and in /healthz (C24).',
+          schema: { type: 'string', format: 'date' },
+        },
+        RateLimit: {
+          description:
+            'IETF RateLimit fields (C29): `"burst";r=<left>;t=<seconds to full>, "quota";r=<left>;t=<seconds to reset>`.',
+          schema: { type: 'string', examples: ['"burst";r=99;t=1, "quota";r=249;t=1209600'] },
+        },
+        'RateLimit-Policy': {
+          description:
+            'IETF RateLimit-Policy (C29): `"burst";q=<per minute>;w=60, "quota";q=<per month>;w=<seconds in month>`.',
+          schema: { type: 'string', examples: ['"burst";q=100;w=60, "quota";q=250;w=2592000'] },
+        },
+        'Retry-After': {
+          description:
+            'Whole seconds to wait: until one request is allowed again (burst, C27) or until the first second of ' +
+            'next month UTC (quota, C28).',
+          schema: { type: 'integer', minimum: 0 },
+        },
+        'WWW-Authenticate': {
+          description: 'Always `Bearer` (C22).',
+          schema: { type: 'string', const: 'Bearer' },
+        },
+        Allow: { description: 'Methods the route accepts (C21).', schema: { type: 'string' } },
+        Link: {
+          description: '`</.well-known/api-catalog>; rel="api-catalog"` (C33).',
+          schema: { type: 'string' },
+        },
+      },
+      responses: {
+        Unauthorized: problem(
+          'Missing, malformed, unknown or revoked API key (problem slug `unauthorized`).',
+          {
+            'WWW-Authenticate': hdr('WWW-Authenticate'),
+          },
+        ),
+        Forbidden: problem('Valid key, but its account has no active subscription (slug `forbidden`).'),
+        TooManyRequests: problem(
+          `Per-minute burst limit (slug \`rate-limited\`) or monthly quota (slug \`quota-exceeded\`) exceeded. ` +
+            `Problem slugs in use: ${PROBLEM_SLUGS.join(', ')}.`,
+          { 'Retry-After': hdr('Retry-After'), ...LIMIT_HEADERS },
+        ),
+        NotFound: appError(
+          'Unknown fund code, or no row for the requested date or year (C3, C12).',
+          LIMIT_HEADERS,
+        ),
+        PayloadTooLarge: appError('Request body over 1 MiB (C21).', LIMIT_HEADERS),
+        MethodNotAllowed: appError('Known route, other method (C21).', { Allow: hdr('Allow') }),
+        ValidationFailed: {
+          description: 'Invalid parameter or body, or more than 100 codes; every failure listed (C20).',
+          headers: LIMIT_HEADERS,
+          content: { 'application/json': { schema: ref('HTTPValidationError') } },
+        },
+        ServiceUnavailable: appError(
+          'No data snapshot loaded (`{"detail":"No data loaded"}`, C24).',
+          LIMIT_HEADERS,
+        ),
+      },
+    },
+  };
+}

@@ -1,0 +1,206 @@
+/**
+ * Request bodies (SPEC 4, C14) and the path/query parameters of every endpoint
+ * (C13, C15, C18, C19). Parameter schemas describe parameters as their typed
+ * values (limit an integer); server/validation.ts coerces the query strings the
+ * way FastAPI does before these rules apply.
+ */
+import {
+  BATCH_MAX_CODES,
+  CodeSchema,
+  type FUND_TYPES,
+  FundTypeSchema,
+  LIMIT_DEFAULT,
+  LIMIT_MAX,
+  MarketParamSchema,
+  Q_MAX_LENGTH,
+  YEAR_MAX,
+  YEAR_MIN,
+} from './common.js';
+
+const CodesSchema = {
+  type: 'array',
+  minItems: 1,
+  maxItems: BATCH_MAX_CODES,
+  items: CodeSchema,
+  description:
+    `Fund codes, 1 to ${BATCH_MAX_CODES} of them (more is a 422). Each is a bare ticker, 1–32 characters without ` +
+    'control characters (C15). Unknown codes are silently left out of the result; duplicates count once (C16).',
+  examples: [['VTI', 'VFIAX', 'QQQ']],
+} as const;
+
+export const AsOfSchema = {
+  type: ['string', 'null'],
+  format: 'date',
+  default: null,
+  description:
+    "As-of date, `YYYY-MM-DD`. Each fund's row is anchored on its last observation on or before this date, so a " +
+    'non-trading day snaps back to the nearest prior trading day; a date after the last observation gives the ' +
+    'latest row; a date before the first observation gives no row (C3). Omit or null for the latest row.',
+  examples: ['2024-03-28'],
+} as const;
+
+export const YearSchema = {
+  type: ['integer', 'null'],
+  minimum: YEAR_MIN,
+  maximum: YEAR_MAX,
+  default: null,
+  description:
+    `Calendar year, an integer from ${YEAR_MIN} to ${YEAR_MAX} (else 422, C13). Omit or null for each fund's latest ` +
+    'complete year: its latest row with `is_partial` false and a non-null `total_return`, or its latest row when it ' +
+    'has none (C12).',
+  examples: [2023],
+} as const;
+
+export const TrailingBatchRequestSchema = {
+  title: 'TrailingBatchRequest',
+  type: 'object',
+  description: 'Body of POST /v1/trailing-returns/batch. Unknown fields are ignored.',
+  required: ['codes'],
+  properties: {
+    codes: CodesSchema,
+    market: MarketParamSchema,
+    as_of: AsOfSchema,
+  },
+  examples: [{ codes: ['VTI', 'VFIAX'], as_of: '2024-03-28' }],
+} as const;
+
+export const CalendarBatchRequestSchema = {
+  title: 'CalendarBatchRequest',
+  type: 'object',
+  description: 'Body of POST /v1/calendar-returns/batch (C14). Unknown fields are ignored.',
+  required: ['codes'],
+  properties: {
+    codes: CodesSchema,
+    market: MarketParamSchema,
+    year: YearSchema,
+  },
+  examples: [{ codes: ['VTI', 'VFIAX'], year: 2023 }],
+} as const;
+
+/** Query of GET /v1/funds (SPEC 4, C18, C19). Unknown parameters are ignored. */
+export const ListFundsQuerySchema = {
+  title: 'ListFundsQuery',
+  type: 'object',
+  properties: {
+    q: {
+      type: 'string',
+      maxLength: Q_MAX_LENGTH,
+      description:
+        `Case-insensitive substring match on ticker or fund name (Unicode lower-casing). Trimmed first; empty means ` +
+        `no filter; longer than ${Q_MAX_LENGTH} characters after trimming is a 422 (C19).`,
+      examples: ['vanguard'],
+    },
+    type: { ...FundTypeSchema, description: 'Only funds of this type: `ETF` or `FUND`. Exact match.' },
+    country: { type: 'string', description: 'Domicile country as stored. Exact match.', examples: ['USA'] },
+    exchange: {
+      type: 'string',
+      description: 'Listing exchange as stored. Exact match.',
+      examples: ['NYSE ARCA'],
+    },
+    cursor: {
+      type: 'string',
+      description:
+        'The `next_cursor` of the previous page (opaque, base64url). The page continues strictly after the code ' +
+        'it encodes, whatever the filters. One that does not decode is a 422 at `["query","cursor"]` (C18).',
+      examples: ['VlRJ'],
+    },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      default: LIMIT_DEFAULT,
+      description:
+        `Page size. Default ${LIMIT_DEFAULT}. Below 1 or not an integer: 422. Values above ${LIMIT_MAX} are capped ` +
+        `at ${LIMIT_MAX}, not rejected (SPEC 8, C19).`,
+      examples: [LIMIT_DEFAULT],
+    },
+  },
+} as const;
+
+/** Path of every /v1/funds/{code}… endpoint. */
+export const FundPathSchema = {
+  title: 'FundPath',
+  type: 'object',
+  required: ['code'],
+  properties: { code: CodeSchema },
+} as const;
+
+/** Query of GET /v1/funds/{code}. */
+export const FundQuerySchema = {
+  title: 'FundQuery',
+  type: 'object',
+  properties: { market: MarketParamSchema },
+} as const;
+
+/** Query of GET /v1/funds/{code}/trailing-returns. */
+export const TrailingQuerySchema = {
+  title: 'TrailingQuery',
+  type: 'object',
+  properties: {
+    as_of: {
+      type: 'string',
+      format: 'date',
+      description: AsOfSchema.description.replace(' Omit or null', ' Omit'),
+      examples: AsOfSchema.examples,
+    },
+    market: MarketParamSchema,
+  },
+} as const;
+
+/** Query of GET /v1/funds/{code}/calendar-returns (C13). */
+export const CalendarQuerySchema = {
+  title: 'CalendarQuery',
+  type: 'object',
+  properties: {
+    year: {
+      type: 'integer',
+      minimum: YEAR_MIN,
+      maximum: YEAR_MAX,
+      description: YearSchema.description.replace(' Omit or null', ' Omit'),
+      examples: YearSchema.examples,
+    },
+    market: MarketParamSchema,
+  },
+} as const;
+
+export interface TrailingBatchRequest {
+  codes: string[];
+  /** Always `US`-compatible; defaults to `US` (C34). */
+  market: string;
+  /** `YYYY-MM-DD`, or null for each fund's latest row. */
+  as_of: string | null;
+}
+
+export interface CalendarBatchRequest {
+  codes: string[];
+  market: string;
+  /** 1900..2100, or null for each fund's default row (C12). */
+  year: number | null;
+}
+
+/** GET /v1/funds after validation and coercion. */
+export interface ListQuery {
+  /** Trimmed search text; null when absent or empty (C19). */
+  q: string | null;
+  type: (typeof FUND_TYPES)[number] | null;
+  country: string | null;
+  exchange: string | null;
+  /** The cursor as given; null when absent. */
+  cursor: string | null;
+  /** The code the cursor encodes: the page starts strictly after it (C18). */
+  after: string | null;
+  /** 1..1000; values above 1000 already capped. */
+  limit: number;
+}
+
+export interface FundParams {
+  code: string;
+  market: string;
+}
+
+export interface TrailingParams extends FundParams {
+  as_of: string | null;
+}
+
+export interface CalendarParams extends FundParams {
+  year: number | null;
+}

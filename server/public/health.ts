@@ -1,0 +1,125 @@
+/**
+ * /healthz body (C31). Pure: the HTTP layer passes the snapshot in service, the
+ * clock and the refusal message of the last rejected snapshot, and writes what
+ * comes back.
+ *
+ * Age is counted from the US close (16:00 America/New_York) on `data_as_of`, not
+ * from midnight UTC, so a freshness bound in hours means the same thing in winter
+ * (EST, 21:00 UTC) and summer (EDT, 20:00 UTC) and a Friday close with the
+ * default 120 h bound stays fresh through a holiday Monday's evening build.
+ *
+ * A negative age is reported as it is, not clamped to 0: it only happens when the
+ * data is stamped for a close this server's clock has not reached yet (clock skew,
+ * or a source that labels intraday prices with today's date), and hiding that would
+ * make it harder to diagnose. Such data still counts as fresh (`ok`).
+ */
+
+export interface HealthSnapshotInput {
+  id: string;
+  funds: number;
+  loadedAt: Date;
+  /** YYYY-MM-DD, the newest as_of date in the snapshot. */
+  asOf: string;
+}
+
+export interface HealthInput {
+  snapshot: HealthSnapshotInput | null;
+  now: Date;
+  freshnessMaxAgeHours: number;
+  version: string;
+  /** Why the newest published snapshot was refused; the one in service keeps serving. */
+  problem?: string | null;
+}
+
+export type HealthStatus = 'ok' | 'stale' | 'empty';
+
+export interface HealthBody {
+  status: HealthStatus;
+  data_as_of: string | null;
+  data_age_hours: number | null;
+  freshness_max_age_hours: number;
+  snapshot: { id: string; funds: number; loaded_at: string } | null;
+  version: string;
+  last_error?: string;
+}
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const MS_PER_HOUR = 3_600_000;
+const CLOSE_HOUR_NY = 16;
+
+// One formatter for the process: constructing Intl formatters is slow, and the
+// time-zone rules it carries (ICU's tz data) are what get DST right for every year.
+const nyParts = new Intl.DateTimeFormat('en-US', {
+  timeZone: 'America/New_York',
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+/** Offset of New York wall time from UTC at `instantMs`, in ms (-5 h in EST, -4 h in EDT). */
+function newYorkOffsetMs(instantMs: number): number {
+  const p: Record<string, number> = {};
+  for (const part of nyParts.formatToParts(instantMs)) {
+    if (part.type !== 'literal') p[part.type] = Number(part.value);
+  }
+  const wallAsUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  return wallAsUtc - Math.floor(instantMs / 1000) * 1000;
+}
+
+/**
+ * The instant of 16:00 America/New_York on `asOf` (YYYY-MM-DD). The offset is
+ * sampled at 20:00 UTC that day, which is 15:00 or 16:00 New York time: after the
+ * 02:00 DST switch of a transition day, so it is that afternoon's offset.
+ */
+export function usCloseUtc(asOf: string): Date {
+  const m = DATE_RE.exec(asOf);
+  if (m === null) throw new RangeError(`data_as_of must be YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  const probe = Date.UTC(y, mo - 1, d, 20);
+  const back = new Date(probe);
+  // Date.UTC rolls 2025-02-30 over to March; a snapshot with such a date is corrupt.
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) {
+    throw new RangeError(`data_as_of is not a calendar date: ${asOf}`);
+  }
+  return new Date(Date.UTC(y, mo - 1, d, CLOSE_HOUR_NY) - newYorkOffsetMs(probe));
+}
+
+/** Hours from the US close on `asOf` to `now`, rounded to 2 decimals; signed (see the file comment). */
+export function dataAgeHours(asOf: string, now: Date): number {
+  const hours = (now.getTime() - usCloseUtc(asOf).getTime()) / MS_PER_HOUR;
+  const rounded = Math.round(hours * 100) / 100;
+  // Math.round(-0.004 * 100) is -0, which JSON prints as 0 anyway but tests compare with Object.is.
+  return rounded === 0 ? 0 : rounded;
+}
+
+export function healthBody(input: HealthInput): { status: 200 | 503; body: HealthBody } {
+  const { snapshot, now, freshnessMaxAgeHours, version, problem } = input;
+  let status: HealthStatus;
+  let age: number | null = null;
+  if (snapshot === null) {
+    status = 'empty';
+  } else {
+    age = dataAgeHours(snapshot.asOf, now);
+    // Compared after rounding so the status never disagrees with the number shown beside it.
+    status = age > freshnessMaxAgeHours ? 'stale' : 'ok';
+  }
+  const body: HealthBody = {
+    status,
+    data_as_of: snapshot?.asOf ?? null,
+    data_age_hours: age,
+    freshness_max_age_hours: freshnessMaxAgeHours,
+    snapshot:
+      snapshot === null
+        ? null
+        : { id: snapshot.id, funds: snapshot.funds, loaded_at: snapshot.loadedAt.toISOString() },
+    version,
+  };
+  if (problem !== undefined && problem !== null && problem !== '') body.last_error = problem;
+  return { status: status === 'ok' ? 200 : 503, body };
+}

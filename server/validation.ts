@@ -1,0 +1,881 @@
+/**
+ * Request validation with FastAPI / Pydantic v2 error semantics (C20). Request
+ * bodies go through ajv validators compiled once from `schemas/`; their errors are
+ * mapped to Pydantic's types, messages and `loc`s. Query and path values arrive as
+ * strings and are coerced the way Pydantic's lax mode coerces them (`" 5 "` and
+ * `"5.0"` are 5, `"5.5"` is `int_parsing`), so scalar fields use small hand-written
+ * coercers that share their bounds with the schemas. On success no work happens
+ * beyond the checks themselves.
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import {
+  BATCH_MAX_CODES,
+  type CalendarBatchRequest,
+  CalendarBatchRequestSchema,
+  type CalendarParams,
+  CODE_MAX_LENGTH,
+  CODE_MIN_LENGTH,
+  type FundParams,
+  LIMIT_DEFAULT,
+  LIMIT_MAX,
+  type ListQuery,
+  MARKET_US,
+  NO_CONTROL_CHARS_PATTERN,
+  Q_MAX_LENGTH,
+  type TrailingBatchRequest,
+  TrailingBatchRequestSchema,
+  type TrailingParams,
+  YEAR_MAX,
+  YEAR_MIN,
+} from '../schemas/index.js';
+
+export type Loc = (string | number)[];
+
+export type ValidationIssue = {
+  type: string;
+  loc: Loc;
+  msg: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+};
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
+
+/** The 422 body for a list of issues (C20). */
+export function validationErrorBody(issues: ValidationIssue[]): { detail: ValidationIssue[] } {
+  return { detail: issues };
+}
+
+// ---------------------------------------------------------------------------
+// ajv, compiled once
+
+// ajv-formats is CommonJS; under NodeNext its default export is the module object.
+const addFormats = addFormatsModule.default;
+
+const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strict: true });
+addFormats(ajv, ['date', 'date-time', 'uri']);
+
+const checkTrailingBatch: ValidateFunction = ajv.compile(TrailingBatchRequestSchema);
+const checkCalendarBatch: ValidateFunction = ajv.compile(CalendarBatchRequestSchema);
+
+// ---------------------------------------------------------------------------
+// Pydantic v2 messages
+
+const FIELD_REQUIRED = 'Field required';
+const INT_PARSING = 'Input should be a valid integer, unable to parse string as an integer';
+const INT_PARSING_SIZE = 'Unable to parse input string as an integer, exceeded maximum size';
+const INT_TYPE = 'Input should be a valid integer';
+const INT_FROM_FLOAT = 'Input should be a valid integer, got a number with a fractional part';
+const STRING_TYPE = 'Input should be a valid string';
+const LIST_TYPE = 'Input should be a valid list';
+const DATE_TYPE = 'Input should be a valid date';
+const DATE_INEXACT = 'Datetimes provided to dates should have zero time - e.g. be exact dates';
+const MODEL_ATTRIBUTES_TYPE = 'Input should be a valid dictionary or object to extract fields from';
+const JSON_INVALID = 'JSON decode error';
+const FUND_TYPE_EXPECTED = "'ETF' or 'FUND'";
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+const geIssue = (loc: Loc, input: unknown, ge: number): ValidationIssue => ({
+  type: 'greater_than_equal',
+  loc,
+  msg: `Input should be greater than or equal to ${ge}`,
+  input,
+  ctx: { ge },
+});
+
+const leIssue = (loc: Loc, input: unknown, le: number): ValidationIssue => ({
+  type: 'less_than_equal',
+  loc,
+  msg: `Input should be less than or equal to ${le}`,
+  input,
+  ctx: { le },
+});
+
+const stringTooShort = (loc: Loc, input: unknown, min: number): ValidationIssue => ({
+  type: 'string_too_short',
+  loc,
+  msg: `String should have at least ${plural(min, 'character')}`,
+  input,
+  ctx: { min_length: min },
+});
+
+const stringTooLong = (loc: Loc, input: unknown, max: number): ValidationIssue => ({
+  type: 'string_too_long',
+  loc,
+  msg: `String should have at most ${plural(max, 'character')}`,
+  input,
+  ctx: { max_length: max },
+});
+
+const patternMismatch = (loc: Loc, input: unknown, pattern: string): ValidationIssue => ({
+  type: 'string_pattern_mismatch',
+  loc,
+  msg: `String should match pattern '${pattern}'`,
+  input,
+  ctx: { pattern },
+});
+
+const missing = (loc: Loc, input: unknown): ValidationIssue => ({
+  type: 'missing',
+  loc,
+  msg: FIELD_REQUIRED,
+  input,
+});
+
+// ---------------------------------------------------------------------------
+// Scalars
+
+/** Python `len()`: code points, not UTF-16 units. */
+function codePointLength(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+const INT_RE = /^[+-]?\d+$/;
+const INT_DECIMAL_ZEROS_RE = /^([+-]?\d+)\.0*$/;
+
+/**
+ * Pydantic's lax str → int (`str_as_int`): surrounding whitespace ignored, a sign,
+ * ASCII digits, trailing `.000` allowed, single underscores between digits allowed.
+ * Returns undefined when Pydantic reports `int_parsing`.
+ */
+export function parsePydanticInt(raw: string): number | undefined {
+  const s = raw.trim();
+  if (INT_RE.test(s)) return Number(s);
+  const dz = INT_DECIMAL_ZEROS_RE.exec(s);
+  if (dz) return Number(dz[1]);
+  if (s.includes('.') || s.startsWith('_') || s.endsWith('_') || !s.includes('_') || s.includes('__')) {
+    return undefined;
+  }
+  const stripped = s.replaceAll('_', '');
+  return INT_RE.test(stripped) ? Number(stripped) : undefined;
+}
+
+function intIssueFromString(loc: Loc, raw: string): ValidationIssue {
+  return raw.length > 4300
+    ? { type: 'int_parsing_size', loc, msg: INT_PARSING_SIZE, input: raw }
+    : { type: 'int_parsing', loc, msg: INT_PARSING, input: raw };
+}
+
+// --- dates: a port of the parts of speedate that Pydantic's lax `date` uses ---
+
+/** speedate's ParseError documentation strings, which Pydantic puts into its messages. */
+const SD = {
+  TooShort: 'input is too short',
+  ExtraCharacters: 'unexpected extra characters at the end of the input',
+  InvalidCharDateTimeSep: 'invalid datetime separator, expected `T`, `t`, `_` or space',
+  InvalidCharDateSep: 'invalid date separator, expected `-`',
+  DateNotExact: 'Timestamp is not an exact date',
+  InvalidCharYear: 'invalid character in year',
+  InvalidCharMonth: 'invalid character in month',
+  InvalidCharDay: 'invalid character in day',
+  InvalidCharTimeSep: 'invalid time separator, expected `:`',
+  InvalidCharHour: 'invalid character in hour',
+  InvalidCharMinute: 'invalid character in minute',
+  InvalidCharSecond: 'invalid character in second',
+  InvalidCharTzSign: 'invalid timezone sign',
+  InvalidCharTzHour: 'invalid timezone hour',
+  InvalidCharTzMinute: 'invalid timezone minute',
+  OutOfRangeTzMinute: 'timezone minute value is outside expected range of 0-59',
+  OutOfRangeTz: 'timezone offset must be less than 24 hours',
+  OutOfRangeMonth: 'month value is outside expected range of 1-12',
+  OutOfRangeDay: 'day value is outside expected range',
+  OutOfRangeHour: 'hour value is outside expected range of 0-23',
+  OutOfRangeMinute: 'minute value is outside expected range of 0-59',
+  OutOfRangeSecond: 'second value is outside expected range of 0-59',
+  SecondFractionMissing: 'second fraction digits missing after `.`',
+  DateTooSmall: 'dates before 1600 are not supported as unix timestamps',
+  DateTooLarge: 'dates after 9999 are not supported as unix timestamps',
+  YearTooSmall: 'years before 1600 are not supported',
+} as const;
+
+class SdError {
+  constructor(readonly doc: string) {}
+}
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+function digitAt(s: string, i: number, err: string): number {
+  const c = s.charCodeAt(i);
+  if (!isDigit(c)) throw new SdError(err);
+  return c - 48;
+}
+
+const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+
+/** speedate `Date::parse_bytes_partial`: the first 10 characters as YYYY-MM-DD. */
+function parseDatePartial(s: string): string {
+  if (s.length < 10) throw new SdError(SD.TooShort);
+  const year =
+    digitAt(s, 0, SD.InvalidCharYear) * 1000 +
+    digitAt(s, 1, SD.InvalidCharYear) * 100 +
+    digitAt(s, 2, SD.InvalidCharYear) * 10 +
+    digitAt(s, 3, SD.InvalidCharYear);
+  if (year < 1600) throw new SdError(SD.YearTooSmall);
+  if (s.charCodeAt(4) !== 45) throw new SdError(SD.InvalidCharDateSep);
+  const month = digitAt(s, 5, SD.InvalidCharMonth) * 10 + digitAt(s, 6, SD.InvalidCharMonth);
+  if (s.charCodeAt(7) !== 45) throw new SdError(SD.InvalidCharDateSep);
+  const day = digitAt(s, 8, SD.InvalidCharDay) * 10 + digitAt(s, 9, SD.InvalidCharDay);
+  let maxDays: number;
+  if (month === 2) maxDays = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  else if (month === 4 || month === 6 || month === 9 || month === 11) maxDays = 30;
+  else if (month >= 1 && month <= 12) maxDays = 31;
+  else throw new SdError(SD.OutOfRangeMonth);
+  if (day < 1 || day > maxDays) throw new SdError(SD.OutOfRangeDay);
+  return s.slice(0, 10);
+}
+
+const UNIX_1600 = -11_676_096_000;
+const UNIX_9999 = 253_402_300_799;
+const MS_WATERSHED = 20_000_000_000;
+
+function dayFromSeconds(seconds: number): string {
+  if (seconds < UNIX_1600) throw new SdError(SD.DateTooSmall);
+  if (seconds > UNIX_9999) throw new SdError(SD.DateTooLarge);
+  const d = new Date(Math.floor(seconds / 86_400) * 86_400_000);
+  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
+}
+
+/** speedate `Date::timestamp_watershed`: above 2e10 in magnitude the number is milliseconds. */
+function timestampSeconds(ts: number): number {
+  if (Math.abs(ts) <= MS_WATERSHED) return ts;
+  const seconds = Math.trunc(ts / 1000);
+  return ts % 1000 < 0 ? seconds - 1 : seconds;
+}
+
+const INT_TIMESTAMP_RE = /^[+-]?\d+$/;
+const FLOAT_TIMESTAMP_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** speedate `Time::parse_bytes_offset` from index 11; returns whether the time is exactly midnight. */
+function parseTimeIsMidnight(s: string): boolean {
+  const o = 11;
+  if (s.length - o < 5) throw new SdError(SD.TooShort);
+  const hour = digitAt(s, o, SD.InvalidCharHour) * 10 + digitAt(s, o + 1, SD.InvalidCharHour);
+  if (s.charCodeAt(o + 2) !== 58) throw new SdError(SD.InvalidCharTimeSep);
+  const minute = digitAt(s, o + 3, SD.InvalidCharMinute) * 10 + digitAt(s, o + 4, SD.InvalidCharMinute);
+  if (hour > 23) throw new SdError(SD.OutOfRangeHour);
+  if (minute > 59) throw new SdError(SD.OutOfRangeMinute);
+  let pos = o + 5;
+  let second = 0;
+  let fractionZero = true;
+  if (s.charCodeAt(pos) === 58) {
+    second = digitAt(s, o + 6, SD.InvalidCharSecond) * 10 + digitAt(s, o + 7, SD.InvalidCharSecond);
+    if (second > 59) throw new SdError(SD.OutOfRangeSecond);
+    pos = o + 8;
+    const sep = s.charCodeAt(pos);
+    if (sep === 46 || sep === 44) {
+      pos++;
+      const start = pos;
+      // Pydantic's date-from-datetime path truncates digits beyond microseconds.
+      while (isDigit(s.charCodeAt(pos))) {
+        if (pos - start < 6 && s.charCodeAt(pos) !== 48) fractionZero = false;
+        pos++;
+      }
+      if (pos === start) throw new SdError(SD.SecondFractionMissing);
+    }
+  }
+  if (pos < s.length) {
+    const c = s[pos++];
+    if (c !== 'Z' && c !== 'z') {
+      if (c === '\u2212') {
+        // U+2212 MINUS SIGN is a valid negative offset sign (ISO 8601).
+      } else if (c !== '+' && c !== '-') throw new SdError(SD.InvalidCharTzSign);
+      const h = digitAt(s, pos, SD.InvalidCharTzHour) * 10 + digitAt(s, pos + 1, SD.InvalidCharTzHour);
+      let m1: number;
+      const next = s.charCodeAt(pos + 2);
+      if (next === 58) {
+        pos += 3;
+        m1 = digitAt(s, pos, SD.InvalidCharTzMinute);
+      } else if (isDigit(next)) {
+        pos += 2;
+        m1 = next - 48;
+      } else throw new SdError(SD.InvalidCharTzMinute);
+      const m2 = digitAt(s, pos + 1, SD.InvalidCharTzMinute);
+      const minuteSeconds = m1 * 600 + m2 * 60;
+      if (minuteSeconds >= 3600) throw new SdError(SD.OutOfRangeTzMinute);
+      if (h * 3600 + minuteSeconds >= 86_400) throw new SdError(SD.OutOfRangeTz);
+      pos += 2;
+    }
+  }
+  if (pos < s.length) throw new SdError(SD.ExtraCharacters);
+  return hour === 0 && minute === 0 && second === 0 && fractionZero;
+}
+
+type DateResult = { ok: true; value: string } | { ok: false; type: string; msg: string };
+
+/**
+ * Pydantic v2 lax `date` from a string: `YYYY-MM-DD`, or a Unix timestamp (seconds,
+ * or milliseconds above 2e10) at exactly midnight, or a datetime at exactly
+ * midnight. Errors carry Pydantic's type and message (`date_from_datetime_parsing`
+ * with speedate's reason, e.g. "day value is outside expected range").
+ */
+export function parsePydanticDate(s: string): DateResult {
+  // Date::parse_bytes: RFC 3339 date, else an integer timestamp that must be exact.
+  try {
+    const d = parseDatePartial(s);
+    if (s.length === 10) return { ok: true, value: d };
+  } catch {
+    // fall through: Pydantic retries as a datetime below
+  }
+  if (INT_TIMESTAMP_RE.test(s)) {
+    try {
+      const seconds = timestampSeconds(Number(s));
+      const d = dayFromSeconds(seconds);
+      if (((seconds % 86_400) + 86_400) % 86_400 === 0) return { ok: true, value: d };
+    } catch {
+      // fall through
+    }
+  }
+  // date_from_datetime: DateTime::parse_bytes, then require zero time.
+  try {
+    let midnight: boolean;
+    try {
+      parseDatePartial(s);
+      const sep = s[10];
+      if (sep !== 'T' && sep !== 't' && sep !== ' ' && sep !== '_')
+        throw new SdError(SD.InvalidCharDateTimeSep);
+      midnight = parseTimeIsMidnight(s);
+      if (midnight) return { ok: true, value: s.slice(0, 10) };
+    } catch (e) {
+      if (!(e instanceof SdError)) throw e;
+      if (INT_TIMESTAMP_RE.test(s) || (s.includes('.') && FLOAT_TIMESTAMP_RE.test(s))) {
+        const n = Number(s);
+        const ts = Math.abs(n) > MS_WATERSHED ? n / 1000 : n;
+        const seconds = Math.floor(ts);
+        const micros = Math.round((ts - seconds) * 1e6);
+        dayFromSeconds(seconds);
+        midnight = ((seconds % 86_400) + 86_400) % 86_400 === 0 && micros === 0;
+        if (midnight) return { ok: true, value: dayFromSeconds(seconds) };
+      } else throw e;
+    }
+    return { ok: false, type: 'date_from_datetime_inexact', msg: DATE_INEXACT };
+  } catch (e) {
+    if (!(e instanceof SdError)) throw e;
+    return {
+      ok: false,
+      type: 'date_from_datetime_parsing',
+      msg: `Input should be a valid date or datetime, ${e.doc}`,
+    };
+  }
+}
+
+const CANONICAL_DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+
+function dateIssue(loc: Loc, input: unknown, raw: string): ValidationIssue | string {
+  // Fast path: the canonical form only needs the calendar check.
+  if (CANONICAL_DATE_RE.test(raw)) {
+    try {
+      return parseDatePartial(raw);
+    } catch {
+      // report below with the full parser's message
+    }
+  }
+  const r = parsePydanticDate(raw);
+  return r.ok ? r.value : { type: r.type, loc, msg: r.msg, input };
+}
+
+const CONTROL_RE = new RegExp(NO_CONTROL_CHARS_PATTERN, 'u');
+
+/**
+ * C15 checks of one code, in Pydantic's order (min length, max length, pattern): at
+ * most one issue per value, as Pydantic stops at the first failed constraint.
+ */
+function codeIssue(code: string, loc: Loc): ValidationIssue | undefined {
+  const n = code.length > CODE_MAX_LENGTH ? codePointLength(code) : code.length;
+  if (n < CODE_MIN_LENGTH) return stringTooShort(loc, code, CODE_MIN_LENGTH);
+  if (n > CODE_MAX_LENGTH) return stringTooLong(loc, code, CODE_MAX_LENGTH);
+  if (!CONTROL_RE.test(code)) return patternMismatch(loc, code, NO_CONTROL_CHARS_PATTERN);
+  return undefined;
+}
+
+const NO_ISSUES: ValidationIssue[] = [];
+Object.freeze(NO_ISSUES);
+
+const PATH_CODE: Loc = ['path', 'code'];
+const QUERY_AS_OF: Loc = ['query', 'as_of'];
+const QUERY_YEAR: Loc = ['query', 'year'];
+
+/** C15: a path code that cannot exist is a 422, not a 404. */
+export function validateCode(code: string, loc: Loc = PATH_CODE): ValidationIssue[] {
+  const issue = codeIssue(code, loc);
+  return issue === undefined ? NO_ISSUES : [issue];
+}
+
+/** `as_of` query parameter: absent → null; else a Pydantic lax date. */
+export function validateAsOf(raw: string | undefined, loc: Loc = QUERY_AS_OF): Validated<string | null> {
+  if (raw === undefined) return { ok: true, value: null };
+  const r = dateIssue(loc, raw, raw);
+  return typeof r === 'string' ? { ok: true, value: r } : { ok: false, issues: [r] };
+}
+
+/** `year` query parameter (C13): absent → null; else an integer 1900..2100. */
+export function validateYear(raw: string | undefined, loc: Loc = QUERY_YEAR): Validated<number | null> {
+  if (raw === undefined) return { ok: true, value: null };
+  const n = parsePydanticInt(raw);
+  if (n === undefined) return { ok: false, issues: [intIssueFromString(loc, raw)] };
+  if (n < YEAR_MIN) return { ok: false, issues: [geIssue(loc, raw, YEAR_MIN)] };
+  if (n > YEAR_MAX) return { ok: false, issues: [leIssue(loc, raw, YEAR_MAX)] };
+  return { ok: true, value: n };
+}
+
+// ---------------------------------------------------------------------------
+// Cursor (C18): base64url of the UTF-8 of the last code returned.
+
+export function encodeCursor(code: string): string {
+  return Buffer.from(code, 'utf8').toString('base64url');
+}
+
+const BASE64URL_RE = /^[A-Za-z0-9_-]+$/;
+const utf8Strict = new TextDecoder('utf-8', { fatal: true });
+
+/** The code a cursor encodes, or undefined when it is not one this server could have issued. */
+export function decodeCursor(cursor: string): string | undefined {
+  if (!BASE64URL_RE.test(cursor)) return undefined;
+  const bytes = Buffer.from(cursor, 'base64url');
+  // Buffer decoding is lenient; only the canonical encoding counts as a cursor.
+  if (bytes.toString('base64url') !== cursor) return undefined;
+  let code: string;
+  try {
+    code = utf8Strict.decode(bytes);
+  } catch {
+    return undefined;
+  }
+  return codeIssue(code, PATH_CODE) === undefined ? code : undefined;
+}
+
+const CURSOR_ERROR = 'cursor is not a next_cursor value of this API';
+
+// ---------------------------------------------------------------------------
+// Query and path parameters
+
+type Params = Record<string, string | undefined>;
+
+/** GET /v1/funds (C18, C19). Issues in declaration order: q, type, country, exchange, cursor, limit. */
+export function validateListQuery(params: Params): Validated<ListQuery> {
+  let issues: ValidationIssue[] | undefined;
+  const add = (i: ValidationIssue) => {
+    if (issues === undefined) issues = [i];
+    else issues.push(i);
+  };
+
+  let q: string | null = null;
+  const rawQ = params.q;
+  if (rawQ !== undefined) {
+    const t = rawQ.trim();
+    if (t.length > Q_MAX_LENGTH && codePointLength(t) > Q_MAX_LENGTH) {
+      add(stringTooLong(['query', 'q'], rawQ, Q_MAX_LENGTH));
+    } else if (t !== '') q = t;
+  }
+
+  let type: ListQuery['type'] = null;
+  const rawType = params.type;
+  if (rawType !== undefined) {
+    if (rawType === 'ETF' || rawType === 'FUND') type = rawType;
+    else {
+      add({
+        type: 'literal_error',
+        loc: ['query', 'type'],
+        msg: `Input should be ${FUND_TYPE_EXPECTED}`,
+        input: rawType,
+        ctx: { expected: FUND_TYPE_EXPECTED },
+      });
+    }
+  }
+
+  let after: string | null = null;
+  const cursor = params.cursor ?? null;
+  if (cursor !== null) {
+    const code = decodeCursor(cursor);
+    if (code === undefined) {
+      add({
+        type: 'value_error',
+        loc: ['query', 'cursor'],
+        msg: `Value error, ${CURSOR_ERROR}`,
+        input: cursor,
+        ctx: { error: CURSOR_ERROR },
+      });
+    } else after = code;
+  }
+
+  let limit = LIMIT_DEFAULT;
+  const rawLimit = params.limit;
+  if (rawLimit !== undefined) {
+    const n = parsePydanticInt(rawLimit);
+    if (n === undefined) add(intIssueFromString(['query', 'limit'], rawLimit));
+    else if (n < 1) add(geIssue(['query', 'limit'], rawLimit, 1));
+    else limit = Math.min(n, LIMIT_MAX);
+  }
+
+  if (issues !== undefined) return { ok: false, issues };
+  return {
+    ok: true,
+    value: {
+      q,
+      type,
+      country: params.country ?? null,
+      exchange: params.exchange ?? null,
+      cursor,
+      after,
+      limit,
+    },
+  };
+}
+
+/** GET /v1/funds/{code}. */
+export function validateFundParams(code: string, query: Params): Validated<FundParams> {
+  const issue = codeIssue(code, PATH_CODE);
+  if (issue !== undefined) return { ok: false, issues: [issue] };
+  return { ok: true, value: { code, market: query.market ?? MARKET_US } };
+}
+
+/** GET /v1/funds/{code}/trailing-returns: path issues first, then query (FastAPI's order). */
+export function validateTrailingParams(code: string, query: Params): Validated<TrailingParams> {
+  const issue = codeIssue(code, PATH_CODE);
+  const asOf = validateAsOf(query.as_of);
+  if (issue === undefined && asOf.ok) {
+    return { ok: true, value: { code, market: query.market ?? MARKET_US, as_of: asOf.value } };
+  }
+  const issues = issue === undefined ? [] : [issue];
+  if (!asOf.ok) issues.push(...asOf.issues);
+  return { ok: false, issues };
+}
+
+/** GET /v1/funds/{code}/calendar-returns (C13). */
+export function validateCalendarParams(code: string, query: Params): Validated<CalendarParams> {
+  const issue = codeIssue(code, PATH_CODE);
+  const year = validateYear(query.year);
+  if (issue === undefined && year.ok) {
+    return { ok: true, value: { code, market: query.market ?? MARKET_US, year: year.value } };
+  }
+  const issues = issue === undefined ? [] : [issue];
+  if (!year.ok) issues.push(...year.issues);
+  return { ok: false, issues };
+}
+
+// ---------------------------------------------------------------------------
+// JSON bodies
+
+/**
+ * FastAPI parses the body as JSON when there is no Content-Type, or when it is
+ * `application/json` or `application/*+json`; anything else reaches the model as
+ * raw bytes and fails as `model_attributes_type` (C21).
+ */
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return true;
+  const semi = contentType.indexOf(';');
+  const mt = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  if (mt === '') return true;
+  if (mt === 'application/json') return true;
+  return mt.startsWith('application/') && mt.endsWith('+json');
+}
+
+const utf8Lenient = new TextDecoder('utf-8');
+
+/**
+ * Where and why Python's `json.loads` (the C scanner, Python 3.13 messages) rejects
+ * a text, for FastAPI's `json_invalid` loc and ctx. Only runs after JSON.parse
+ * failed. NaN/Infinity, which Python accepts and JSON.parse does not, are reported
+ * as "Expecting value".
+ */
+export function pythonJsonError(s: string): { pos: number; msg: string } {
+  const len = s.length;
+  class Fail {
+    constructor(
+      readonly pos: number,
+      readonly msg: string,
+    ) {}
+  }
+  const ws = (i: number) => {
+    while (i < len) {
+      const c = s.charCodeAt(i);
+      if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break;
+      i++;
+    }
+    return i;
+  };
+  const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?/y;
+  const HEX4 = /^[0-9a-fA-F]{4}$/;
+  const str = (i: number): number => {
+    const begin = i - 1;
+    while (true) {
+      if (i >= len) throw new Fail(begin, 'Unterminated string starting at');
+      const c = s.charCodeAt(i);
+      if (c === 34) return i + 1;
+      if (c < 0x20) throw new Fail(i, 'Invalid control character at');
+      if (c === 92) {
+        i++;
+        if (i >= len) throw new Fail(begin, 'Unterminated string starting at');
+        const e = s[i];
+        if (e === 'u') {
+          if (!HEX4.test(s.slice(i + 1, i + 5))) throw new Fail(i, 'Invalid \\uXXXX escape');
+          i += 5;
+        } else if ('"\\/bfnrt'.includes(e)) i++;
+        else throw new Fail(i - 1, 'Invalid \\escape');
+      } else i++;
+    }
+  };
+  const value = (i: number): number => {
+    const c = s[i];
+    if (c === '"') return str(i + 1);
+    if (c === '{') {
+      i = ws(i + 1);
+      if (s[i] === '}') return i + 1;
+      while (true) {
+        if (s[i] !== '"') throw new Fail(i, 'Expecting property name enclosed in double quotes');
+        i = ws(str(i + 1));
+        if (s[i] !== ':') throw new Fail(i, "Expecting ':' delimiter");
+        i = ws(value(ws(i + 1)));
+        if (s[i] === '}') return i + 1;
+        if (s[i] !== ',') throw new Fail(i, "Expecting ',' delimiter");
+        const comma = i;
+        i = ws(i + 1);
+        if (s[i] === '}') throw new Fail(comma, 'Illegal trailing comma before end of object');
+      }
+    }
+    if (c === '[') {
+      i = ws(i + 1);
+      if (s[i] === ']') return i + 1;
+      while (true) {
+        i = ws(value(i));
+        if (s[i] === ']') return i + 1;
+        if (s[i] !== ',') throw new Fail(i, "Expecting ',' delimiter");
+        const comma = i;
+        i = ws(i + 1);
+        if (s[i] === ']') throw new Fail(comma, 'Illegal trailing comma before end of array');
+      }
+    }
+    for (const lit of ['null', 'true', 'false']) if (s.startsWith(lit, i)) return i + lit.length;
+    NUMBER.lastIndex = i;
+    if (NUMBER.test(s)) return NUMBER.lastIndex;
+    throw new Fail(i, 'Expecting value');
+  };
+  let fail: Fail;
+  try {
+    const end = ws(value(ws(0)));
+    fail = end < len ? new Fail(end, 'Extra data') : new Fail(0, 'Expecting value');
+  } catch (e) {
+    if (e instanceof Fail) fail = e;
+    // Nesting deeper than our stack: Python would fail too; report the start.
+    else if (e instanceof RangeError) fail = new Fail(0, 'Expecting value');
+    else throw e;
+  }
+  return { pos: codePointLength(s.slice(0, fail.pos)), msg: fail.msg };
+}
+
+type BodyParse = { ok: true; body: Record<string, unknown> } | { ok: false; issues: ValidationIssue[] };
+
+const BODY: Loc = ['body'];
+
+function parseBody(raw: Uint8Array | string, contentType: string | undefined): BodyParse {
+  if (raw.length === 0) return { ok: false, issues: [missing(BODY, null)] };
+  if (!isJsonContentType(contentType)) {
+    const text = typeof raw === 'string' ? raw : utf8Lenient.decode(raw);
+    return {
+      ok: false,
+      issues: [{ type: 'model_attributes_type', loc: BODY, msg: MODEL_ATTRIBUTES_TYPE, input: text }],
+    };
+  }
+  let text: string;
+  if (typeof raw === 'string') text = raw;
+  else {
+    try {
+      text = utf8Strict.decode(raw);
+    } catch {
+      // Python's json.loads raises UnicodeDecodeError here (FastAPI: 400); a 422 at
+      // the body is the closer fit to C21's "a JSON body that does not parse".
+      return {
+        ok: false,
+        issues: [
+          {
+            type: 'json_invalid',
+            loc: ['body', 0],
+            msg: JSON_INVALID,
+            input: {},
+            ctx: { error: 'Invalid UTF-8' },
+          },
+        ],
+      };
+    }
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    const { pos, msg } = pythonJsonError(text);
+    return {
+      ok: false,
+      issues: [
+        { type: 'json_invalid', loc: ['body', pos], msg: JSON_INVALID, input: {}, ctx: { error: msg } },
+      ],
+    };
+  }
+  // FastAPI treats a JSON null body like an absent one.
+  if (body === null) return { ok: false, issues: [missing(BODY, null)] };
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    return {
+      ok: false,
+      issues: [{ type: 'model_attributes_type', loc: BODY, msg: MODEL_ATTRIBUTES_TYPE, input: body }],
+    };
+  }
+  return { ok: true, body: body as Record<string, unknown> };
+}
+
+/** Pydantic's order of str constraint checks; one issue per value. */
+const ITEM_KEYWORD_RANK: Record<string, number> = { type: 0, minLength: 1, maxLength: 2, pattern: 3 };
+
+/**
+ * `codes` issues from ajv's errors, with Pydantic's list semantics: over the maximum
+ * length only `too_long` is reported (the item loop stops there); otherwise item
+ * errors; `too_short` only when every item passed.
+ */
+function codesIssues(errors: ErrorObject[], body: Record<string, unknown>): ValidationIssue[] {
+  const codes = body.codes;
+  if (codes === undefined) return [missing(['body', 'codes'], body)];
+  if (!Array.isArray(codes))
+    return [{ type: 'list_type', loc: ['body', 'codes'], msg: LIST_TYPE, input: codes }];
+  if (codes.length > BATCH_MAX_CODES) {
+    return [
+      {
+        type: 'too_long',
+        loc: ['body', 'codes'],
+        msg: `List should have at most ${plural(BATCH_MAX_CODES, 'item')} after validation, not ${codes.length}`,
+        input: codes,
+        ctx: { field_type: 'List', max_length: BATCH_MAX_CODES, actual_length: codes.length },
+      },
+    ];
+  }
+  const worst = new Map<number, ErrorObject>();
+  for (const e of errors) {
+    if (!e.instancePath.startsWith('/codes/')) continue;
+    const index = Number(e.instancePath.slice(7));
+    const prev = worst.get(index);
+    if (prev === undefined || ITEM_KEYWORD_RANK[e.keyword] < ITEM_KEYWORD_RANK[prev.keyword])
+      worst.set(index, e);
+  }
+  if (worst.size > 0) {
+    const issues: ValidationIssue[] = [];
+    for (const index of [...worst.keys()].sort((a, b) => a - b)) {
+      const loc: Loc = ['body', 'codes', index];
+      const item = codes[index];
+      const issue =
+        typeof item === 'string'
+          ? codeIssue(item, loc)
+          : { type: 'string_type', loc, msg: STRING_TYPE, input: item };
+      if (issue !== undefined) issues.push(issue);
+    }
+    return issues;
+  }
+  if (codes.length < 1) {
+    return [
+      {
+        type: 'too_short',
+        loc: ['body', 'codes'],
+        msg: `List should have at least ${plural(1, 'item')} after validation, not ${codes.length}`,
+        input: codes,
+        ctx: { field_type: 'List', min_length: 1, actual_length: codes.length },
+      },
+    ];
+  }
+  return NO_ISSUES;
+}
+
+function marketOf(body: Record<string, unknown>, issues: ValidationIssue[]): string {
+  const m = body.market;
+  if (m === undefined) return MARKET_US;
+  if (typeof m === 'string') return m;
+  issues.push({ type: 'string_type', loc: ['body', 'market'], msg: STRING_TYPE, input: m });
+  return MARKET_US;
+}
+
+function bodyAsOf(body: Record<string, unknown>, issues: ValidationIssue[]): string | null {
+  const v = body.as_of;
+  if (v === undefined || v === null) return null;
+  const loc: Loc = ['body', 'as_of'];
+  // Lax mode reads a JSON number as a Unix timestamp, like a numeric string.
+  if (typeof v === 'string' || typeof v === 'number') {
+    const r = dateIssue(loc, v, String(v));
+    if (typeof r === 'string') return r;
+    issues.push(r);
+    return null;
+  }
+  issues.push({ type: 'date_type', loc, msg: DATE_TYPE, input: v });
+  return null;
+}
+
+function bodyYear(body: Record<string, unknown>, issues: ValidationIssue[]): number | null {
+  const v = body.year;
+  if (v === undefined || v === null) return null;
+  const loc: Loc = ['body', 'year'];
+  let n: number;
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) {
+      issues.push({ type: 'int_from_float', loc, msg: INT_FROM_FLOAT, input: v });
+      return null;
+    }
+    n = v;
+  } else if (typeof v === 'string') {
+    const p = parsePydanticInt(v);
+    if (p === undefined) {
+      issues.push(intIssueFromString(loc, v));
+      return null;
+    }
+    n = p;
+  } else if (typeof v === 'boolean') {
+    // Pydantic's lax int accepts booleans as 0 and 1 (then fails the range check).
+    n = v ? 1 : 0;
+  } else {
+    issues.push({ type: 'int_type', loc, msg: INT_TYPE, input: v });
+    return null;
+  }
+  if (n < YEAR_MIN) issues.push(geIssue(loc, v, YEAR_MIN));
+  else if (n > YEAR_MAX) issues.push(leIssue(loc, v, YEAR_MAX));
+  else return n;
+  return null;
+}
+
+/**
+ * POST /v1/trailing-returns/batch body. Parses the JSON itself (C21: `json_invalid`,
+ * `model_attributes_type`); unknown fields are ignored, as FastAPI does.
+ */
+export function validateTrailingBatchBody(
+  raw: Uint8Array | string,
+  contentType: string | undefined,
+): Validated<TrailingBatchRequest> {
+  const parsed = parseBody(raw, contentType);
+  if (!parsed.ok) return parsed;
+  const body = parsed.body;
+  const valid = checkTrailingBatch(body);
+  const issues = valid ? [] : [...codesIssues(checkTrailingBatch.errors ?? [], body)];
+  const market = marketOf(body, issues);
+  const as_of = bodyAsOf(body, issues);
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, value: { codes: body.codes as string[], market, as_of } };
+}
+
+/** POST /v1/calendar-returns/batch body (C14). */
+export function validateCalendarBatchBody(
+  raw: Uint8Array | string,
+  contentType: string | undefined,
+): Validated<CalendarBatchRequest> {
+  const parsed = parseBody(raw, contentType);
+  if (!parsed.ok) return parsed;
+  const body = parsed.body;
+  const valid = checkCalendarBatch(body);
+  const issues = valid ? [] : [...codesIssues(checkCalendarBatch.errors ?? [], body)];
+  const market = marketOf(body, issues);
+  const year = bodyYear(body, issues);
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, value: { codes: body.codes as string[], market, year } };
+}
