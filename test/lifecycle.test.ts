@@ -1,0 +1,184 @@
+/**
+ * The server's life with its data: hot swap under load, refused snapshots,
+ * stale and empty data, graceful stop. Real processes over real files.
+ */
+import { copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readCurrent, setCurrent } from '../builder/publish.js';
+import { cli, generateAndBuild, startServe, tempDir, waitFor } from './harness.js';
+
+let dir: string;
+
+beforeAll(() => {
+  dir = tempDir('life');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function json(url: string): Promise<{ status: number; body: Record<string, unknown>; asOf: string | null }> {
+  const r = await fetch(url);
+  return { status: r.status, body: (await r.json()) as Record<string, unknown>, asOf: r.headers.get('x-data-as-of') };
+}
+
+describe('hot swap', () => {
+  it('serves without a single failed request while a daily append is published, and the new as_of appears', async () => {
+    const { source, snapshots } = generateAndBuild(join(dir, 'swap'), 60, ['--daily-days', '2']);
+    const server = await startServe(['--snapshots', snapshots, '--threads', '2', '--poll-ms', '200']);
+    try {
+      const funds = (await json(`${server.url}/v1/funds?limit=5`)).body.data as Array<{ code: string }>;
+      const before = (await json(`${server.url}/v1/funds/${funds[0].code}/trailing-returns`)).body.as_of_date;
+      let stop = false;
+      let ok = 0;
+      const failures: string[] = [];
+      const seen = new Set<string>();
+      const loop = async () => {
+        for (let k = 0; !stop && k < 100_000; k++) {
+          const code = funds[k % funds.length].code;
+          try {
+            const r = await fetch(`${server.url}/v1/funds/${code}/trailing-returns`);
+            const body = (await r.json()) as { as_of_date: string };
+            if (r.status !== 200) failures.push(`${r.status}`);
+            else {
+              ok++;
+              seen.add(body.as_of_date);
+            }
+          } catch (e) {
+            failures.push((e as Error).message);
+          }
+        }
+      };
+      const loops = Array.from({ length: 8 }, loop);
+      await waitFor(() => ok > 200, 20_000, 'requests before the swap');
+      const dailyDir = join(source, 'daily');
+      const first = join(dailyDir, readdirSync(dailyDir).sort()[0]);
+      const r = cli(['build', '--daily', first, '--snapshots', snapshots]);
+      expect(r.status, r.stderr).toBe(0);
+      await waitFor(() => seen.size > 1, 20_000, 'the new as_of');
+      const after = ok;
+      await waitFor(() => ok > after + 200, 20_000, 'requests after the swap');
+      stop = true;
+      await Promise.all(loops);
+      expect(failures).toEqual([]);
+      expect([...seen].sort()).toEqual([before, [...seen].sort()[1]]);
+      expect([...seen].sort()[1] > String(before)).toBe(true);
+      const h = await json(`${server.url}/healthz`);
+      expect((h.body.snapshot as { id: string }).id).toBe(readCurrent(snapshots));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('refuses a corrupt snapshot, keeps serving the old one and says why in /healthz', async () => {
+    const { snapshots } = generateAndBuild(join(dir, 'corrupt'), 20);
+    const server = await startServe(['--snapshots', snapshots, '--threads', '2', '--poll-ms', '100']);
+    try {
+      const good = readCurrent(snapshots)!;
+      const bad = `${good}-corrupt`;
+      mkdirSync(join(snapshots, bad));
+      for (const f of readdirSync(join(snapshots, good))) copyFileSync(join(snapshots, good, f), join(snapshots, bad, f));
+      // Flip one byte in the middle of the series: the checksum must catch it.
+      const path = join(snapshots, bad, 'series.arrow');
+      const size = readFileSync(path).length;
+      const fd = openSync(path, 'r+');
+      writeSync(fd, Buffer.from([0xff]), 0, 1, Math.floor(size / 2));
+      closeSync(fd);
+      setCurrent(snapshots, bad);
+      await waitFor(async () => typeof (await json(`${server.url}/healthz`)).body.last_error === 'string', 10_000, 'last_error');
+      const h = await json(`${server.url}/healthz`);
+      expect(h.body.last_error).toMatch(/refused/);
+      expect(h.body.last_error).toMatch(/series\.arrow/);
+      expect((h.body.snapshot as { id: string }).id).toBe(good);
+      const list = await json(`${server.url}/v1/funds?limit=1`);
+      expect(list.status).toBe(200);
+      // Pointing CURRENT back at a good snapshot clears the error.
+      setCurrent(snapshots, good);
+      await waitFor(async () => (await json(`${server.url}/healthz`)).body.last_error === undefined, 10_000, 'error cleared');
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('data freshness (C24, C31)', () => {
+  it('stale data is still served but /healthz is 503 stale', async () => {
+    const root = join(dir, 'stale');
+    const source = join(root, 'source');
+    const snapshots = join(root, 'snapshots');
+    expect(cli(['generate', '--out', source, '--funds', '10', '--from', '2015-01-01', '--to', '2020-06-01', '--threads', '1']).status).toBe(0);
+    expect(cli(['build', '--source', source, '--snapshots', snapshots]).status).toBe(0);
+    const server = await startServe(['--snapshots', snapshots, '--threads', '1']);
+    try {
+      const h = await json(`${server.url}/healthz`);
+      expect(h.status).toBe(503);
+      expect(h.body.status).toBe('stale');
+      expect(h.body.data_as_of).toBe('2020-06-01');
+      const list = await json(`${server.url}/v1/funds?limit=1`);
+      expect(list.status).toBe(200);
+      expect(list.asOf).toBe('2020-06-01');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('--freshness-hours moves the threshold', async () => {
+    const { snapshots } = generateAndBuild(join(dir, 'fresh'), 5);
+    const server = await startServe(['--snapshots', snapshots, '--threads', '1', '--freshness-hours', '100000']);
+    try {
+      const h = await json(`${server.url}/healthz`);
+      expect(h.status).toBe(200);
+      expect(h.body.status).toBe('ok');
+      expect(h.body.freshness_max_age_hours).toBe(100000);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('with no snapshot every data endpoint is 503 No data loaded, until one is published', async () => {
+    const root = join(dir, 'empty');
+    const snapshots = join(root, 'snapshots');
+    mkdirSync(snapshots, { recursive: true });
+    const server = await startServe(['--snapshots', snapshots, '--threads', '2', '--poll-ms', '100']);
+    try {
+      const h = await json(`${server.url}/healthz`);
+      expect(h.status).toBe(503);
+      expect(h.body.status).toBe('empty');
+      expect(h.body.snapshot).toBeNull();
+      for (const path of ['/v1/funds', '/v1/funds/ABC', '/v1/funds/ABC/trailing-returns', '/v1/funds/ABC/calendar-returns']) {
+        const r = await json(server.url + path);
+        expect(r.status, path).toBe(503);
+        expect(r.body).toEqual({ detail: 'No data loaded' });
+      }
+      const b = await fetch(`${server.url}/v1/trailing-returns/batch`, { method: 'POST', body: '{"codes":["A"]}', headers: { 'content-type': 'application/json' } });
+      expect(b.status).toBe(503);
+      generateAndBuild(root, 5);
+      await waitFor(async () => (await json(`${server.url}/v1/funds?limit=1`)).status === 200, 15_000, 'first snapshot');
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('graceful stop', () => {
+  it('SIGTERM finishes a request whose body is still arriving, then exits 0', async () => {
+    const { snapshots } = generateAndBuild(join(dir, 'stop'), 5);
+    const server = await startServe(['--snapshots', snapshots, '--threads', '1']);
+    const funds = (await json(`${server.url}/v1/funds?limit=1`)).body.data as Array<{ code: string }>;
+    const body = JSON.stringify({ codes: [funds[0].code] });
+    const sock = connect(server.port, '127.0.0.1');
+    let response = '';
+    sock.on('data', (d) => {
+      response += d;
+    });
+    await new Promise<void>((r) => sock.once('connect', () => r()));
+    sock.write(`POST /v1/trailing-returns/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+    await new Promise((r) => setTimeout(r, 200));
+    const exited = server.stop('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    sock.write(body.slice(5));
+    await waitFor(() => response.includes('"code"'), 10_000, 'the in-flight response');
+    expect(response).toMatch(/^HTTP\/1\.1 200/);
+    expect(await exited).toBe(0);
+    sock.destroy();
+  });
+});
