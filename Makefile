@@ -4,7 +4,7 @@ DEMO_SOURCE ?= var/demo-source
 SNAPSHOTS ?= snapshots
 DEMO_FUNDS ?= 2000
 
-.PHONY: setup build demo run test lint bench bench-build clean
+.PHONY: setup build demo run test lint bench-build bench-http clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci --no-audit --no-fund
@@ -23,8 +23,12 @@ demo: setup
 	  ./bin/fundreturns.js build --source $(DEMO_SOURCE) --snapshots $(SNAPSHOTS); \
 	fi
 
+HOST ?= 127.0.0.1
+PORT ?= 8080
+
 run: demo
 	./bin/fundreturns.js inspect --snapshots $(SNAPSHOTS)
+	./bin/fundreturns.js serve --host $(HOST) --port $(PORT) --snapshots $(SNAPSHOTS)
 
 test: node_modules/.package-lock.json
 	npm test
@@ -33,7 +37,10 @@ lint: node_modules/.package-lock.json
 	npm run lint
 
 bench-build: setup
-	node --expose-gc bench/build.bench.js
+	npx tsx bench/build.bench.ts
+
+bench-http: setup
+	npx tsx bench/http.bench.ts
 
 clean:
 	rm -rf dist var $(SNAPSHOTS)/*/ $(SNAPSHOTS)/CURRENT

@@ -1,0 +1,258 @@
+/**
+ * HTTP load suite (issue 3 targets), wrk on loopback, every figure a ratio to a
+ * trivial uWS server (bench/baseline-server.ts) measured in the same run with the
+ * same tool, connection count and thread layout:
+ *   latest trailing and fund metadata ≥ 80 %, as_of ≥ 70 %, batch of 100 ≥ 60 % of
+ *   the baseline answering a fixed body of the same size, q search ≥ 50 %;
+ *   p99 of single lookups < 5 ms at 64 connections; 0 failed requests during a hot
+ *   swap under load; RSS with the full snapshot and 2 threads < 1.5 × disk + 200 MiB.
+ *
+ *   npm run build && npx tsx bench/http.bench.ts --snapshots /tmp/fr-bench/snapshots [--seconds 10]
+ *
+ * Needs wrk (apt-get install -y wrk) and a built snapshot (bench/build.bench.ts makes one).
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { listSnapshots, readCurrent, setCurrent } from '../builder/publish.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
+const snapshots = args.get('snapshots') ?? '/tmp/fr-bench/snapshots';
+const seconds = Number(args.get('seconds') ?? 10);
+const connections = Number(args.get('connections') ?? 64);
+const threads = Number(args.get('threads') ?? 2);
+const work = '/tmp/fr-http-bench';
+mkdirSync(work, { recursive: true });
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+async function startProcess(cmd: string[], ready: RegExp): Promise<ChildProcess> {
+  const child = spawn(process.execPath, cmd, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    const on = (d: Buffer) => {
+      out += d;
+      if (ready.test(out)) resolve();
+    };
+    child.stdout!.on('data', on);
+    child.stderr!.on('data', on);
+    child.on('exit', (c) => reject(new Error(`exited ${c}: ${out}`)));
+  });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return child;
+}
+
+function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+interface WrkResult {
+  rps: number;
+  p50ms: number;
+  p99ms: number;
+  errors: number;
+  non2xx: number;
+  requests: number;
+}
+
+function ms(v: string, unit: string): number {
+  const n = Number(v);
+  return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : n;
+}
+
+function wrk(port: number, script: string, duration = seconds): WrkResult {
+  const r = spawnSync('wrk', ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`], {
+    encoding: 'utf8',
+  });
+  const out = r.stdout;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  const p50 = /50%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  return { rps, p50ms: p50 ? ms(p50[1], p50[2]) : Number.NaN, p99ms: p99 ? ms(p99[1], p99[2]) : Number.NaN, errors, non2xx, requests };
+}
+
+/** A wrk Lua script cycling through pre-built requests (the same script drives both servers). */
+function script(name: string, requests: Array<{ method: string; path: string; body?: string }>): string {
+  const lua = [
+    'local reqs = {}',
+    ...requests.map(
+      (r, i) =>
+        `reqs[${i + 1}] = wrk.format(${JSON.stringify(r.method)}, ${JSON.stringify(r.path)}, {["Content-Type"]="application/json"}, ${r.body === undefined ? 'nil' : JSON.stringify(r.body)})`,
+    ),
+    'local n = #reqs',
+    'local i = 0',
+    'function request() i = (i % n) + 1 return reqs[i] end',
+  ].join('\n');
+  const path = join(work, `${name}.lua`);
+  writeFileSync(path, lua);
+  return path;
+}
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// --- our server
+const current = readCurrent(snapshots);
+if (!current) throw new Error(`no snapshot in ${snapshots}`);
+const manifest = JSON.parse(readFileSync(join(snapshots, current, 'manifest.json'), 'utf8'));
+const diskBytes = Object.values(manifest.files as Record<string, { bytes: number }>).reduce((a, f) => a + f.bytes, 0);
+const ourPort = await freePort();
+const ours = await startProcess(
+  [join(root, 'bin/fundreturns.js'), 'serve', '--port', String(ourPort), '--threads', String(threads), '--snapshots', snapshots, '--access-log-sample', '0'],
+  /serving on/,
+);
+const rssLoaded = rssMiB(ours.pid!);
+
+const codes: string[] = [];
+const names: string[] = [];
+for (let cursor: string | null = null; ; ) {
+  const res = await fetch(`http://127.0.0.1:${ourPort}/v1/funds?limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
+  const page = (await res.json()) as { data: Array<{ code: string; name: string | null }>; next_cursor: string | null };
+  for (const f of page.data) {
+    codes.push(f.code);
+    if (f.name) names.push(f.name);
+  }
+  cursor = page.next_cursor;
+  if (!cursor) break;
+}
+const rand = rng(42);
+const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
+const sample = Array.from({ length: 2000 }, () => pick(codes));
+const day = () => {
+  const t = Date.UTC(2000, 0, 1) + rand() * (Date.UTC(2026, 10, 20) - Date.UTC(2000, 0, 1));
+  return new Date(t).toISOString().slice(0, 10);
+};
+const words = [...new Set(names.flatMap((n) => n.split(/\s+/)).filter((w) => w.length >= 3))];
+const queries = Array.from({ length: 500 }, () => {
+  const w = pick(words).toLowerCase();
+  const start = Math.floor(rand() * Math.max(1, w.length - 3));
+  return encodeURIComponent(w.slice(start, start + 3 + Math.floor(rand() * 4)));
+});
+const batchBodies = Array.from({ length: 50 }, () => JSON.stringify({ codes: Array.from({ length: 100 }, () => pick(codes)) }));
+const batchBytes = (await (await fetch(`http://127.0.0.1:${ourPort}/v1/trailing-returns/batch`, { method: 'POST', body: batchBodies[0], headers: { 'content-type': 'application/json' } })).arrayBuffer()).byteLength;
+
+const scripts = {
+  trailing: script('trailing', sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}/trailing-returns` }))),
+  fund: script('fund', sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}` }))),
+  asOf: script('asof', sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}/trailing-returns?as_of=${day()}` }))),
+  calendar: script('calendar', sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}/calendar-returns` }))),
+  batch: script('batch', batchBodies.map((b) => ({ method: 'POST', path: '/v1/trailing-returns/batch', body: b }))),
+  search: script('search', queries.map((q) => ({ method: 'GET', path: `/v1/funds?q=${q}&limit=10` }))),
+  search100: script('search100', queries.map((q) => ({ method: 'GET', path: `/v1/funds?q=${q}` }))),
+};
+
+// Warm both JITs before measuring.
+wrk(ourPort, scripts.trailing, 3);
+const results: Record<string, WrkResult> = {};
+for (const [name, s] of Object.entries(scripts)) results[name] = wrk(ourPort, s);
+const rssAfterLoad = rssMiB(ours.pid!);
+
+// --- hot swap under load: flip CURRENT between two snapshots while wrk runs.
+const others = listSnapshots(snapshots)
+  .map((s) => s.id)
+  .filter((id) => id !== current);
+let swap: WrkResult | null = null;
+let rssAfterSwap = Number.NaN;
+if (others.length > 0) {
+  const target = others[others.length - 1];
+  const swapper = setTimeout(() => setCurrent(snapshots, target), 3000);
+  const back = setTimeout(() => setCurrent(snapshots, current), 9000);
+  const p = new Promise<WrkResult>((resolve) => {
+    const child = spawn('wrk', ['-t2', `-c${connections}`, '-d15s', '--latency', '-s', scripts.trailing, `http://127.0.0.1:${ourPort}`]);
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.on('exit', () => {
+      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+      const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+      resolve({
+        rps,
+        p50ms: Number.NaN,
+        p99ms: ms(/99%\s+([\d.]+)(us|ms|s)/.exec(out)?.[1] ?? 'NaN', /99%\s+([\d.]+)(us|ms|s)/.exec(out)?.[2] ?? 'ms'),
+        errors: sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
+        non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+        requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+      });
+    });
+  });
+  swap = await p;
+  clearTimeout(swapper);
+  clearTimeout(back);
+  await new Promise((r) => setTimeout(r, 5000));
+  rssAfterSwap = rssMiB(ours.pid!);
+}
+ours.kill('SIGTERM');
+
+// --- the baseline, same tool, scripts and thread layout
+const basePort = await freePort();
+const base = await startProcess([join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bench/baseline-server.ts'), String(basePort), String(threads), String(batchBytes)], /baseline listening/);
+wrk(basePort, scripts.trailing, 3);
+const baseGet = wrk(basePort, scripts.trailing);
+const basePost = wrk(basePort, scripts.batch);
+const baseGet2 = wrk(basePort, scripts.fund);
+base.kill('SIGTERM');
+const baseRps = (baseGet.rps + baseGet2.rps) / 2;
+
+const pct = (x: number, b: number) => `${((x / b) * 100).toFixed(0)} %`;
+const row = (label: string, r: WrkResult, b: number, target: string) =>
+  `| ${label} | ${Math.round(r.rps).toLocaleString('en-US')} | ${pct(r.rps, b)} | ${r.p50ms.toFixed(2)} | ${r.p99ms.toFixed(2)} | ${r.errors + r.non2xx} | ${target} |`;
+const limit = 1.5 * (diskBytes / 2 ** 20) + 200;
+const report = [
+  '# HTTP benchmark',
+  '',
+  `Run: \`npm run build && npx tsx bench/http.bench.ts --snapshots ${snapshots}\` on ${new Date().toISOString().slice(0, 10)}; ` +
+    `wrk -t2 -c${connections} -d${seconds}s on loopback; server and baseline with ${threads} worker threads; ` +
+    `snapshot ${manifest.counts.funds} funds, ${manifest.counts.observations.toLocaleString('en-US')} observations. ` +
+    'The 2-core machine runs wrk and the server together, so absolute figures are low; ratios are what compare.',
+  '',
+  `Baseline (trivial uWS, fixed small body): ${Math.round(baseRps).toLocaleString('en-US')} req/s (p99 ${baseGet.p99ms.toFixed(2)} ms); ` +
+    `fixed ${batchBytes}-byte POST answer: ${Math.round(basePost.rps).toLocaleString('en-US')} req/s.`,
+  '',
+  '| case | req/s | of baseline | p50 ms | p99 ms | errors | target |',
+  '|---|---|---|---|---|---|---|',
+  row('latest trailing, one fund', results.trailing, baseRps, '≥ 80 %, p99 < 5 ms'),
+  row('fund metadata', results.fund, baseRps, '≥ 80 %, p99 < 5 ms'),
+  row('default calendar year', results.calendar, baseRps, ''),
+  row('trailing as_of (random dates)', results.asOf, baseRps, '≥ 70 %'),
+  row('batch of 100 latest (vs same-size fixed POST)', results.batch, basePost.rps, '≥ 60 %'),
+  row('q search, limit=10', results.search, baseRps, '≥ 50 %'),
+  row('q search, default limit 100', results.search100, baseRps, '(bigger bodies)'),
+  '',
+  swap
+    ? `Hot swap under load (CURRENT flipped twice during 15 s of wrk on latest trailing): ${swap.requests.toLocaleString('en-US')} requests, ${swap.errors} socket errors, ${swap.non2xx} non-2xx.`
+    : 'Hot swap under load: skipped (only one snapshot in the directory).',
+  '',
+  `RSS with the snapshot loaded (${threads} threads): ${rssLoaded.toFixed(0)} MiB after start, ${rssAfterLoad.toFixed(0)} MiB after the load runs, ` +
+    `${Number.isNaN(rssAfterSwap) ? 'n/a' : `${rssAfterSwap.toFixed(0)} MiB`} 5 s after the swaps; snapshot on disk ${(diskBytes / 2 ** 20).toFixed(0)} MiB; ` +
+    `limit 1.5 × disk + 200 MiB = ${limit.toFixed(0)} MiB.`,
+].join('\n');
+console.log(report);
+mkdirSync(join(root, 'bench', 'reports'), { recursive: true });
+writeFileSync(join(root, 'bench', 'reports', 'http.md'), `${report}\n`);
+process.exit(0);

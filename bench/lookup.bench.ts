@@ -1,0 +1,68 @@
+/**
+ * Micro-benchmarks of the request hot path below HTTP, on a live snapshot:
+ * code → index, the pre-serialized latest row, an on-demand as_of row (binary
+ * searches + core maths + C1 formatting), an explicit calendar year, and request
+ * validation.
+ *
+ *   npm run build && npx tsx bench/lookup.bench.ts [--snapshots /tmp/fr-bench/snapshots]
+ */
+import { join } from 'node:path';
+import { Bench } from 'tinybench';
+import { readCurrent } from '../builder/publish.js';
+import { parseDay } from '../core/dates.js';
+import { SnapshotLookup } from '../core/lookup.js';
+import { trailingFigures } from '../core/returns.js';
+import { trailingRowJson } from '../core/rows.js';
+import { loadSnapshot } from '../core/snapshot/reader.js';
+import { TRAILING_KEYS } from '../core/types.js';
+import { PreparedRows, prepareRows, RowKind } from '../server/snapshot/prepared.js';
+import { validateTrailingBatchBody, validateTrailingParams } from '../server/validation.js';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
+const snapshots = args.get('snapshots') ?? '/tmp/fr-bench/snapshots';
+const current = readCurrent(snapshots);
+if (!current) throw new Error(`no snapshot in ${snapshots}`);
+const snap = await loadSnapshot(join(snapshots, current));
+const lookup = new SnapshotLookup(snap.columns);
+const rows = new PreparedRows(prepareRows(lookup));
+const codes = snap.columns.funds.code;
+const n = codes.length;
+const asOf = parseDay('2019-06-14')!;
+const scratch = new Float64Array(TRAILING_KEYS.length);
+const batchBody = Buffer.from(JSON.stringify({ codes: codes.slice(0, 100) }));
+let k = 0;
+let sink = 0;
+
+const bench = new Bench({ time: 1000 });
+bench
+  .add('find(code)', () => {
+    sink += lookup.find(codes[k++ % n]);
+  })
+  .add('latest trailing row (find + prepared bytes)', () => {
+    sink += rows.row(RowKind.Trailing, lookup.find(codes[k++ % n])).byteLength;
+  })
+  .add('as_of trailing row (find + maths + JSON)', () => {
+    const i = lookup.find(codes[k++ % n]);
+    const f = trailingFigures(lookup.series(i), asOf, scratch);
+    sink += f === null ? 0 : trailingRowJson(codes[i], f).length;
+  })
+  .add('calendar year 2015 (find + binary search + JSON)', () => {
+    sink += lookup.calendarYearJson(lookup.find(codes[k++ % n]), 2015)?.length ?? 0;
+  })
+  .add('validate trailing params (code, as_of)', () => {
+    sink += validateTrailingParams(codes[k++ % n], { as_of: '2019-06-14' }).ok ? 1 : 0;
+  })
+  .add('validate batch body of 100 codes', () => {
+    sink += validateTrailingBatchBody(batchBody, 'application/json').ok ? 1 : 0;
+  });
+await bench.run();
+console.table(
+  bench.tasks.map((t) => ({
+    case: t.name,
+    'ops/s': Math.round(t.result?.throughput?.mean ?? 0).toLocaleString('en-US'),
+    'mean µs': ((t.result?.latency?.mean ?? 0) * 1000).toFixed(3),
+    'p99 µs': ((t.result?.latency?.p99 ?? 0) * 1000).toFixed(3),
+  })),
+);
+if (sink === 42) console.log('');
