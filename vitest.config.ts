@@ -2,7 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['core/**/*.test.ts', 'builder/**/*.test.ts', 'server/**/*.test.ts', 'schemas/**/*.test.ts', 'test/**/*.test.ts'],
+    include: [
+      'core/**/*.test.ts',
+      'builder/**/*.test.ts',
+      'server/**/*.test.ts',
+      'schemas/**/*.test.ts',
+      'test/**/*.test.ts',
+    ],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

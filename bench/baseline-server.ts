@@ -21,10 +21,13 @@ if (isMainThread) {
   const workers: Worker[] = [];
   for (let i = 0; i < threads; i++) {
     const w = fromSource
-      ? new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`, {
-          eval: true,
-          workerData: { port, postBytes } satisfies Input,
-        })
+      ? new Worker(
+          `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`,
+          {
+            eval: true,
+            workerData: { port, postBytes } satisfies Input,
+          },
+        )
       : new Worker(url, { workerData: { port, postBytes } satisfies Input });
     workers.push(w);
     await new Promise((resolve) => w.once('message', resolve));

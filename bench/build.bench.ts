@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'bin', 'fundreturns.js');
 const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
+for (let i = 2; i < process.argv.length; i += 2)
+  args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
 const funds = Number(args.get('funds') ?? 32000);
 const dir = args.get('dir') ?? '/tmp/fr-bench';
 const to = args.get('to') ?? '2026-11-20';
@@ -45,7 +46,19 @@ function timed(cliArgs: string[]): Timed {
 if (!existsSync(join(source, 'funds.csv'))) {
   mkdirSync(dir, { recursive: true });
   console.error(`generating ${funds} funds into ${source} …`);
-  const g = timed(['generate', '--out', source, '--funds', String(funds), '--seed', '1', '--to', to, '--daily-days', '1']);
+  const g = timed([
+    'generate',
+    '--out',
+    source,
+    '--funds',
+    String(funds),
+    '--seed',
+    '1',
+    '--to',
+    to,
+    '--daily-days',
+    '1',
+  ]);
   console.error(`generated in ${g.seconds} s`);
 }
 rmSync(snapshots, { recursive: true, force: true });
@@ -53,7 +66,10 @@ rmSync(snapshots, { recursive: true, force: true });
 const build = timed(['build', '--source', source, '--snapshots', snapshots]);
 const current = readFileSync(join(snapshots, 'CURRENT'), 'utf8').trim();
 const manifest = JSON.parse(readFileSync(join(snapshots, current, 'manifest.json'), 'utf8'));
-const bytes = Object.values(manifest.files as Record<string, { bytes: number }>).reduce((a, f) => a + f.bytes, 0);
+const bytes = Object.values(manifest.files as Record<string, { bytes: number }>).reduce(
+  (a, f) => a + f.bytes,
+  0,
+);
 const rows: number = manifest.report.dataRows;
 
 const dailyFile = join(source, 'daily', readdirSync(join(source, 'daily')).sort()[0]);

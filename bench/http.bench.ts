@@ -20,7 +20,8 @@ import { listSnapshots, readCurrent, setCurrent } from '../builder/publish.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
+for (let i = 2; i < process.argv.length; i += 2)
+  args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
 const snapshots = args.get('snapshots') ?? '/tmp/fr-bench/snapshots';
 const seconds = Number(args.get('seconds') ?? 10);
 const connections = Number(args.get('connections') ?? 64);
@@ -74,9 +75,13 @@ function ms(v: string, unit: string): number {
 }
 
 function wrk(port: number, script: string, duration = seconds): WrkResult {
-  const r = spawnSync('wrk', ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`], {
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    'wrk',
+    ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`],
+    {
+      encoding: 'utf8',
+    },
+  );
   const out = r.stdout;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
   const p50 = /50%\s+([\d.]+)(us|ms|s)/.exec(out);
@@ -85,7 +90,14 @@ function wrk(port: number, script: string, duration = seconds): WrkResult {
   const errors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
-  return { rps, p50ms: p50 ? ms(p50[1], p50[2]) : Number.NaN, p99ms: p99 ? ms(p99[1], p99[2]) : Number.NaN, errors, non2xx, requests };
+  return {
+    rps,
+    p50ms: p50 ? ms(p50[1], p50[2]) : Number.NaN,
+    p99ms: p99 ? ms(p99[1], p99[2]) : Number.NaN,
+    errors,
+    non2xx,
+    requests,
+  };
 }
 
 /** A wrk Lua script cycling through pre-built requests (the same script drives both servers). */
@@ -120,10 +132,24 @@ function rng(seed: number): () => number {
 const current = readCurrent(snapshots);
 if (!current) throw new Error(`no snapshot in ${snapshots}`);
 const manifest = JSON.parse(readFileSync(join(snapshots, current, 'manifest.json'), 'utf8'));
-const diskBytes = Object.values(manifest.files as Record<string, { bytes: number }>).reduce((a, f) => a + f.bytes, 0);
+const diskBytes = Object.values(manifest.files as Record<string, { bytes: number }>).reduce(
+  (a, f) => a + f.bytes,
+  0,
+);
 const ourPort = await freePort();
 const ours = await startProcess(
-  [join(root, 'bin/fundreturns.js'), 'serve', '--port', String(ourPort), '--threads', String(threads), '--snapshots', snapshots, '--access-log-sample', '0'],
+  [
+    join(root, 'bin/fundreturns.js'),
+    'serve',
+    '--port',
+    String(ourPort),
+    '--threads',
+    String(threads),
+    '--snapshots',
+    snapshots,
+    '--access-log-sample',
+    '0',
+  ],
   /serving on/,
 );
 const rssLoaded = rssMiB(ours.pid!);
@@ -131,8 +157,13 @@ const rssLoaded = rssMiB(ours.pid!);
 const codes: string[] = [];
 const names: string[] = [];
 for (let cursor: string | null = null; ; ) {
-  const res = await fetch(`http://127.0.0.1:${ourPort}/v1/funds?limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
-  const page = (await res.json()) as { data: Array<{ code: string; name: string | null }>; next_cursor: string | null };
+  const res = await fetch(
+    `http://127.0.0.1:${ourPort}/v1/funds?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+  );
+  const page = (await res.json()) as {
+    data: Array<{ code: string; name: string | null }>;
+    next_cursor: string | null;
+  };
   for (const f of page.data) {
     codes.push(f.code);
     if (f.name) names.push(f.name);
@@ -153,17 +184,48 @@ const queries = Array.from({ length: 500 }, () => {
   const start = Math.floor(rand() * Math.max(1, w.length - 3));
   return encodeURIComponent(w.slice(start, start + 3 + Math.floor(rand() * 4)));
 });
-const batchBodies = Array.from({ length: 50 }, () => JSON.stringify({ codes: Array.from({ length: 100 }, () => pick(codes)) }));
-const batchBytes = (await (await fetch(`http://127.0.0.1:${ourPort}/v1/trailing-returns/batch`, { method: 'POST', body: batchBodies[0], headers: { 'content-type': 'application/json' } })).arrayBuffer()).byteLength;
+const batchBodies = Array.from({ length: 50 }, () =>
+  JSON.stringify({ codes: Array.from({ length: 100 }, () => pick(codes)) }),
+);
+const batchBytes = (
+  await (
+    await fetch(`http://127.0.0.1:${ourPort}/v1/trailing-returns/batch`, {
+      method: 'POST',
+      body: batchBodies[0],
+      headers: { 'content-type': 'application/json' },
+    })
+  ).arrayBuffer()
+).byteLength;
 
 const scripts = {
-  trailing: script('trailing', sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}/trailing-returns` }))),
-  fund: script('fund', sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}` }))),
-  asOf: script('asof', sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}/trailing-returns?as_of=${day()}` }))),
-  calendar: script('calendar', sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}/calendar-returns` }))),
-  batch: script('batch', batchBodies.map((b) => ({ method: 'POST', path: '/v1/trailing-returns/batch', body: b }))),
-  search: script('search', queries.map((q) => ({ method: 'GET', path: `/v1/funds?q=${q}&limit=10` }))),
-  search100: script('search100', queries.map((q) => ({ method: 'GET', path: `/v1/funds?q=${q}` }))),
+  trailing: script(
+    'trailing',
+    sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}/trailing-returns` })),
+  ),
+  fund: script(
+    'fund',
+    sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}` })),
+  ),
+  asOf: script(
+    'asof',
+    sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}/trailing-returns?as_of=${day()}` })),
+  ),
+  calendar: script(
+    'calendar',
+    sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}/calendar-returns` })),
+  ),
+  batch: script(
+    'batch',
+    batchBodies.map((b) => ({ method: 'POST', path: '/v1/trailing-returns/batch', body: b })),
+  ),
+  search: script(
+    'search',
+    queries.map((q) => ({ method: 'GET', path: `/v1/funds?q=${q}&limit=10` })),
+  ),
+  search100: script(
+    'search100',
+    queries.map((q) => ({ method: 'GET', path: `/v1/funds?q=${q}` })),
+  ),
 };
 
 // Warm both JITs before measuring.
@@ -183,7 +245,15 @@ if (others.length > 0) {
   const swapper = setTimeout(() => setCurrent(snapshots, target), 3000);
   const back = setTimeout(() => setCurrent(snapshots, current), 9000);
   const p = new Promise<WrkResult>((resolve) => {
-    const child = spawn('wrk', ['-t2', `-c${connections}`, '-d15s', '--latency', '-s', scripts.trailing, `http://127.0.0.1:${ourPort}`]);
+    const child = spawn('wrk', [
+      '-t2',
+      `-c${connections}`,
+      '-d15s',
+      '--latency',
+      '-s',
+      scripts.trailing,
+      `http://127.0.0.1:${ourPort}`,
+    ]);
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -194,7 +264,10 @@ if (others.length > 0) {
       resolve({
         rps,
         p50ms: Number.NaN,
-        p99ms: ms(/99%\s+([\d.]+)(us|ms|s)/.exec(out)?.[1] ?? 'NaN', /99%\s+([\d.]+)(us|ms|s)/.exec(out)?.[2] ?? 'ms'),
+        p99ms: ms(
+          /99%\s+([\d.]+)(us|ms|s)/.exec(out)?.[1] ?? 'NaN',
+          /99%\s+([\d.]+)(us|ms|s)/.exec(out)?.[2] ?? 'ms',
+        ),
         errors: sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
         non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
         requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
@@ -211,7 +284,16 @@ ours.kill('SIGTERM');
 
 // --- the baseline, same tool, scripts and thread layout
 const basePort = await freePort();
-const base = await startProcess([join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bench/baseline-server.ts'), String(basePort), String(threads), String(batchBytes)], /baseline listening/);
+const base = await startProcess(
+  [
+    join(root, 'node_modules/tsx/dist/cli.mjs'),
+    join(root, 'bench/baseline-server.ts'),
+    String(basePort),
+    String(threads),
+    String(batchBytes),
+  ],
+  /baseline listening/,
+);
 wrk(basePort, scripts.trailing, 3);
 const baseGet = wrk(basePort, scripts.trailing);
 const basePost = wrk(basePort, scripts.batch);

@@ -19,7 +19,8 @@ import { PreparedRows, prepareRows, RowKind } from '../server/snapshot/prepared.
 import { validateTrailingBatchBody, validateTrailingParams } from '../server/validation.js';
 
 const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
+for (let i = 2; i < process.argv.length; i += 2)
+  args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
 const snapshots = args.get('snapshots') ?? '/tmp/fr-bench/snapshots';
 const current = readCurrent(snapshots);
 if (!current) throw new Error(`no snapshot in ${snapshots}`);
@@ -57,12 +58,16 @@ bench
     sink += validateTrailingBatchBody(batchBody, 'application/json').ok ? 1 : 0;
   });
 await bench.run();
-console.table(
-  bench.tasks.map((t) => ({
-    case: t.name,
-    'ops/s': Math.round(t.result?.throughput?.mean ?? 0).toLocaleString('en-US'),
-    'mean µs': ((t.result?.latency?.mean ?? 0) * 1000).toFixed(3),
-    'p99 µs': ((t.result?.latency?.p99 ?? 0) * 1000).toFixed(3),
-  })),
-);
+console.log(`${'case'.padEnd(52)}${'ops/s'.padStart(14)}${'mean µs'.padStart(10)}${'p99 µs'.padStart(10)}`);
+for (const task of bench.tasks) {
+  const r = task.result;
+  if (r.state !== 'completed') {
+    console.log(`${task.name.padEnd(52)} ${r.state}`);
+    continue;
+  }
+  const ops = Math.round(r.throughput.mean).toLocaleString('en-US');
+  const mean = (r.latency.mean * 1000).toFixed(3);
+  const p99 = (r.latency.p99 * 1000).toFixed(3);
+  console.log(`${task.name.padEnd(52)}${ops.padStart(14)}${mean.padStart(10)}${p99.padStart(10)}`);
+}
 if (sink === 42) console.log('');

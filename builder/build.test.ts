@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,7 +77,9 @@ describe('daily append (C37)', () => {
     const b = await lookupOf(snapSplit);
     expect(b.cols.series.date).toEqual(a.cols.series.date);
     // Bit-identical index values, not merely close ones.
-    expect(Buffer.from(b.cols.series.value.buffer, b.cols.series.value.byteOffset, b.cols.series.value.byteLength)).toEqual(
+    expect(
+      Buffer.from(b.cols.series.value.buffer, b.cols.series.value.byteOffset, b.cols.series.value.byteLength),
+    ).toEqual(
       Buffer.from(a.cols.series.value.buffer, a.cols.series.value.byteOffset, a.cols.series.value.byteLength),
     );
     expect(servedRows(b)).toEqual(servedRows(a));
@@ -77,7 +87,15 @@ describe('daily append (C37)', () => {
 
   it('a daily row at or before a fund last observation is a reported no-op, never a duplicate (C37)', async () => {
     const src = dir('stale-src');
-    await generateUniverse({ funds: 10, seed: 5, from: fromYmd(2024, 1, 1), to: fromYmd(2026, 11, 20), threads: 1, out: src, dailyDays: 1 });
+    await generateUniverse({
+      funds: 10,
+      seed: 5,
+      from: fromYmd(2024, 1, 1),
+      to: fromYmd(2026, 11, 20),
+      threads: 1,
+      out: src,
+      dailyDays: 1,
+    });
     const snaps = dir('stale-snaps');
     await buildFromSource({ ...base, source: src, snapshots: snaps });
     const dailyFile = join(src, 'daily', readdirSync(join(src, 'daily'))[0]);
@@ -94,7 +112,14 @@ describe('daily append (C37)', () => {
 
   it('bad daily rows are skipped and reported with file and line (C37, C36)', async () => {
     const src = dir('bad-daily-src');
-    await generateUniverse({ funds: 5, seed: 9, from: fromYmd(2025, 1, 1), to: fromYmd(2026, 11, 20), threads: 1, out: src });
+    await generateUniverse({
+      funds: 5,
+      seed: 9,
+      from: fromYmd(2025, 1, 1),
+      to: fromYmd(2026, 11, 20),
+      threads: 1,
+      out: src,
+    });
     const snaps = dir('bad-daily-snaps');
     await buildFromSource({ ...base, source: src, snapshots: snaps });
     const l = await lookupOf(snaps);
@@ -127,7 +152,10 @@ function countRows(file: string): number {
 
 function writeSource(root: string, funds: string[], prices: Record<string, string>): string {
   mkdirSync(join(root, 'prices'), { recursive: true });
-  writeFileSync(join(root, 'funds.csv'), `Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n${funds.join('\n')}\n`);
+  writeFileSync(
+    join(root, 'funds.csv'),
+    `Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n${funds.join('\n')}\n`,
+  );
   for (const [code, text] of Object.entries(prices)) writeFileSync(join(root, 'prices', `${code}.csv`), text);
   return root;
 }
@@ -138,7 +166,12 @@ describe('bad input in a full build (C36)', () => {
   it('leaves out and reports funds without prices, prices without funds and funds with no valid row', async () => {
     const src = writeSource(
       dir('c36-src'),
-      ['AAA,A fund,USA,NMFQS,USD,FUND,,false,', 'BBB,B fund,USA,NMFQS,USD,FUND,,false,', 'CCC,C,USA,NMFQS,USD,FUND,,false,', 'STK,Stock,USA,NYSE,USD,Common Stock,,false,'],
+      [
+        'AAA,A fund,USA,NMFQS,USD,FUND,,false,',
+        'BBB,B fund,USA,NMFQS,USD,FUND,,false,',
+        'CCC,C,USA,NMFQS,USD,FUND,,false,',
+        'STK,Stock,USA,NYSE,USD,Common Stock,,false,',
+      ],
       { AAA: GOOD, CCC: 'Date,Adjusted_close\n2024-01-02,NaN\n', ZZZ: GOOD },
     );
     const r = await buildFromSource({ ...base, maxBadShare: 1, source: src, snapshots: dir('c36-snaps') });
@@ -146,7 +179,10 @@ describe('bad input in a full build (C36)', () => {
     expect(r.report.reasons.get('fund_without_prices')?.first.code).toBe('BBB');
     expect(r.report.reasons.get('prices_without_fund')?.first.code).toBe('ZZZ');
     expect(r.report.reasons.get('fund_without_valid_rows')?.first.code).toBe('CCC');
-    expect(r.report.reasons.get('unparsable_price')?.first).toMatchObject({ file: 'prices/CCC.csv', line: 2 });
+    expect(r.report.reasons.get('unparsable_price')?.first).toMatchObject({
+      file: 'prices/CCC.csv',
+      line: 2,
+    });
     expect(r.report.skippedFundTypes).toBe(1);
     expect(r.report.perFund.get('CCC')).toBe(1);
   });
@@ -158,7 +194,9 @@ describe('bad input in a full build (C36)', () => {
     const bad = writeSource(dir('bound-bad'), ['AAA,A,USA,NMFQS,USD,FUND,,false,'], {
       AAA: `${GOOD}2024-01-05,x\n2024-01-08,-3\n`,
     });
-    await expect(buildFromSource({ ...base, maxBadShare: 0.2, source: bad, snapshots: snaps })).rejects.toBeInstanceOf(BuildError);
+    await expect(
+      buildFromSource({ ...base, maxBadShare: 0.2, source: bad, snapshots: snaps }),
+    ).rejects.toBeInstanceOf(BuildError);
     expect(readCurrent(snaps)).toBe(first.id);
     expect(listSnapshots(snaps).map((s) => s.id)).toEqual([first.id]);
     // Within the bound the same source publishes, the bad rows skipped.
@@ -168,14 +206,23 @@ describe('bad input in a full build (C36)', () => {
 
   it('a source without funds.csv fails clearly', async () => {
     const empty = dir('no-funds');
-    await expect(buildFromSource({ ...base, source: empty, snapshots: dir('no-funds-snaps') })).rejects.toThrow(/funds\.csv/);
+    await expect(
+      buildFromSource({ ...base, source: empty, snapshots: dir('no-funds-snaps') }),
+    ).rejects.toThrow(/funds\.csv/);
   });
 });
 
 describe('publishing (DESIGN snapshot)', () => {
   it('one and two reader threads publish identical snapshots', async () => {
     const src = dir('threads-src');
-    await generateUniverse({ funds: 40, seed: 2, from: fromYmd(2010, 1, 1), to: fromYmd(2026, 11, 20), threads: 1, out: src });
+    await generateUniverse({
+      funds: 40,
+      seed: 2,
+      from: fromYmd(2010, 1, 1),
+      to: fromYmd(2026, 11, 20),
+      threads: 1,
+      out: src,
+    });
     const one = await buildFromSource({ ...base, threads: 1, source: src, snapshots: dir('threads-1') });
     const two = await buildFromSource({ ...base, threads: 2, source: src, snapshots: dir('threads-2') });
     for (const f of ['funds.arrow', 'series.arrow', 'trailing.arrow', 'calendar.arrow'] as const) {
@@ -188,7 +235,17 @@ describe('publishing (DESIGN snapshot)', () => {
     const snaps = dir('keep-snaps');
     const ids: string[] = [];
     for (let k = 0; k < 4; k++) {
-      ids.push((await buildFromSource({ ...base, keep: 2, source: src, snapshots: snaps, now: () => new Date(Date.UTC(2026, 0, 1, 0, k)) })).id);
+      ids.push(
+        (
+          await buildFromSource({
+            ...base,
+            keep: 2,
+            source: src,
+            snapshots: snaps,
+            now: () => new Date(Date.UTC(2026, 0, 1, 0, k)),
+          })
+        ).id,
+      );
     }
     expect(listSnapshots(snaps).map((s) => s.id)).toEqual(ids.slice(2));
     expect(readCurrent(snaps)).toBe(ids[3]);
@@ -196,13 +253,25 @@ describe('publishing (DESIGN snapshot)', () => {
 
   it('a build killed while writing leaves CURRENT and the live snapshot untouched', async () => {
     const src = dir('kill-src');
-    await generateUniverse({ funds: 400, seed: 4, from: fromYmd(1990, 1, 1), to: fromYmd(2026, 11, 20), threads: 1, out: src });
+    await generateUniverse({
+      funds: 400,
+      seed: 4,
+      from: fromYmd(1990, 1, 1),
+      to: fromYmd(2026, 11, 20),
+      threads: 1,
+      out: src,
+    });
     const snaps = dir('kill-snaps');
     const first = await buildFromSource({ ...base, source: src, snapshots: snaps });
     const cli = fileURLToPath(new URL('./cli/main.ts', import.meta.url));
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '-e', `import(${JSON.stringify(cli)}).then((m) => m.main(['build', '--source', ${JSON.stringify(src)}, '--snapshots', ${JSON.stringify(snaps)}]))`],
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `import(${JSON.stringify(cli)}).then((m) => m.main(['build', '--source', ${JSON.stringify(src)}, '--snapshots', ${JSON.stringify(snaps)}]))`,
+      ],
       { stdio: 'ignore' },
     );
     // Kill it as soon as its staging directory appears, i.e. mid-write.

@@ -52,7 +52,7 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
   if (files.length === 0) throw new BuildError(`no daily files found at ${opts.daily}`, report);
 
   const index = new Map<string, number>();
-  prev.funds.code.forEach((c, i) => index.set(c, i));
+  for (let i = 0; i < prev.funds.length; i++) index.set(prev.funds.code[i], i);
   const appended = new Map<number, Appended>();
   for (const path of files) {
     const name = basename(path);
@@ -61,7 +61,9 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
     for (const p of parsed.problems) report.add(p);
     const rows = parsed.rows;
     // Apply a file's rows per fund in date order; the file name only orders files (C37).
-    const order = Array.from({ length: rows.length }, (_, i) => i).sort((a, b) => rows.dates[a] - rows.dates[b]);
+    const order = Array.from({ length: rows.length }, (_, i) => i).sort(
+      (a, b) => rows.dates[a] - rows.dates[b],
+    );
     for (const r of order) {
       const code = rows.codes[r];
       const f = index.get(code);
@@ -91,7 +93,13 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
       }
       const value = nextIndexValue(lastValue, rows.close[r], rows.dividend[r], rows.split[r], lastClose);
       if (!Number.isFinite(value) || value <= 0) {
-        report.add({ reason: 'daily_bad_row', file: name, line, code, detail: 'growth factor is not finite and positive' });
+        report.add({
+          reason: 'daily_bad_row',
+          file: name,
+          line,
+          code,
+          detail: 'growth factor is not finite and positive',
+        });
         continue;
       }
       if (!a) {

@@ -46,7 +46,12 @@ export function deriveRows(
     if (reuse && prevCalStart && firstNew === UNCHANGED) {
       asOf[i] = reuse.trailing.asOf[i];
       for (let k = 0; k < values.length; k++) values[k][i] = reuse.trailing.values[k][i];
-      const rows = sliceCalendar(reuse.calendar, prevCalStart[i], prevCalStart[i + 1], Number.POSITIVE_INFINITY);
+      const rows = sliceCalendar(
+        reuse.calendar,
+        prevCalStart[i],
+        prevCalStart[i + 1],
+        Number.POSITIVE_INFINITY,
+      );
       calendarParts.push(rows);
       calendarFund.push(i);
       calendarRows += rows.length;
@@ -111,7 +116,12 @@ export function calendarStarts(cal: CalendarColumns, funds: number): Int32Array 
 }
 
 /** A fund's stored rows [from, to) with a year before `beforeYear`. */
-function sliceCalendar(cal: CalendarColumns, from: number, to: number, beforeYear: number): CalendarFigures[] {
+function sliceCalendar(
+  cal: CalendarColumns,
+  from: number,
+  to: number,
+  beforeYear: number,
+): CalendarFigures[] {
   const out: CalendarFigures[] = [];
   for (let r = from; r < to && cal.year[r] < beforeYear; r++) {
     out.push({

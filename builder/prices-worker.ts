@@ -52,7 +52,13 @@ function run(input: PriceWorkerInput): void {
     try {
       bytes = readFileSync(t.path);
     } catch (e) {
-      tally.add({ reason: 'unreadable_file', file: t.file, line: 0, code: t.code, detail: (e as Error).message });
+      tally.add({
+        reason: 'unreadable_file',
+        file: t.file,
+        line: 0,
+        code: t.code,
+        detail: (e as Error).message,
+      });
       lastClose[i] = Number.NaN;
       continue;
     }

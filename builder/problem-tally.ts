@@ -18,11 +18,16 @@ export class ProblemTally {
     const s = this.reasons.get(p.reason);
     if (s) s.count++;
     else this.reasons.set(p.reason, { count: 1, first: p });
-    if (p.code !== undefined && ROW_REASONS.has(p.reason)) this.perFund.set(p.code, (this.perFund.get(p.code) ?? 0) + 1);
+    if (p.code !== undefined && ROW_REASONS.has(p.reason))
+      this.perFund.set(p.code, (this.perFund.get(p.code) ?? 0) + 1);
     if (this.first.length < KEEP_FIRST) this.first.push(p);
   }
 
-  toJSON(): { reasons: Array<[ProblemReason, number, Problem]>; perFund: Array<[string, number]>; first: Problem[] } {
+  toJSON(): {
+    reasons: Array<[ProblemReason, number, Problem]>;
+    perFund: Array<[string, number]>;
+    first: Problem[];
+  } {
     return {
       reasons: [...this.reasons].map(([r, s]) => [r, s.count, s.first]),
       perFund: [...this.perFund],

@@ -3,7 +3,18 @@
  * `.tmp-<id>/`, fsynced, renamed into place, and only then is `CURRENT` replaced by
  * a rename, so readers never see half a snapshot and a failed build changes nothing.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Manifest } from '../core/snapshot/manifest.js';
 
@@ -124,7 +135,10 @@ function safeList(dir: string): string[] {
 
 /** A build id that sorts by time: `<as_of>-<UTC yyyymmddThhmmssZ>-<4 hex>`. */
 export function snapshotId(asOf: string, builtAt: Date): string {
-  const t = builtAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const t = builtAt
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   const rnd = Math.floor(Math.random() * 0x10000)
     .toString(16)
     .padStart(4, '0');

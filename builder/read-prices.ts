@@ -30,7 +30,11 @@ export interface ReadPricesOptions {
   onProgress?: (bytesDone: number, bytesTotal: number) => void;
 }
 
-export async function readPrices(tasks: PriceTask[], report: BuildReport, opts: ReadPricesOptions): Promise<ReadPricesResult> {
+export async function readPrices(
+  tasks: PriceTask[],
+  report: BuildReport,
+  opts: ReadPricesOptions,
+): Promise<ReadPricesResult> {
   const sizes = tasks.map((t) => {
     try {
       return statSync(t.path).size;

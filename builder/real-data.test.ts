@@ -2,7 +2,15 @@
  * Real prices no one here made (shared/data/real): a full build over them, then
  * calendar-year returns by C10 against independently published figures.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,8 +33,14 @@ beforeAll(async () => {
     .filter((f) => f.endsWith('.csv'))
     .map((f) => f.slice(0, -4));
   for (const c of codes) copyFileSync(join(REAL, 'prices', `${c}.csv`), join(source, 'prices', `${c}.csv`));
-  const rows = codes.map((c) => `${c},${c} test fund,USA,${MUTUAL_FUNDS.has(c) ? 'NMFQS' : 'NYSE ARCA'},USD,${MUTUAL_FUNDS.has(c) ? 'FUND' : 'ETF'},,false,`);
-  writeFileSync(join(source, 'funds.csv'), `Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n${rows.join('\n')}\n`);
+  const rows = codes.map(
+    (c) =>
+      `${c},${c} test fund,USA,${MUTUAL_FUNDS.has(c) ? 'NMFQS' : 'NYSE ARCA'},USD,${MUTUAL_FUNDS.has(c) ? 'FUND' : 'ETF'},,false,`,
+  );
+  writeFileSync(
+    join(source, 'funds.csv'),
+    `Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n${rows.join('\n')}\n`,
+  );
   const snapshots = join(work, 'snapshots');
   const result = await buildFromSource({ source, snapshots, keep: 2, maxBadShare: 0, threads: 2 });
   expect(result.report.skippedRows).toBe(0);
@@ -71,7 +85,10 @@ describe('real prices against published calendar-year returns (C10, SOURCES.md)'
       // Published figures with one decimal carry up to 0.05 of their own rounding.
       const decimals = String(p.percent).split('.')[1]?.length ?? 0;
       const tolerance = 0.1 + (decimals <= 1 ? 0.05 : 0.005);
-      expect(Math.abs(ours - p.percent), `${p.ticker} ${p.year}: ours ${ours}, published ${p.percent}`).toBeLessThanOrEqual(tolerance);
+      expect(
+        Math.abs(ours - p.percent),
+        `${p.ticker} ${p.year}: ours ${ours}, published ${p.percent}`,
+      ).toBeLessThanOrEqual(tolerance);
       checked++;
     }
     expect(checked).toBeGreaterThanOrEqual(18);
@@ -80,13 +97,19 @@ describe('real prices against published calendar-year returns (C10, SOURCES.md)'
   it('the precomputed calendar rows equal rows computed from the series', () => {
     for (const code of ['SPY', 'VFINX', 'AGG', 'TRIWX']) {
       const i = lookup.find(code);
-      for (let y = 1980; y <= 2025; y++) expect(lookup.calendarYearJson(i, y)).toBe(lookup.calendarYearFromSeriesJson(i, y));
+      for (let y = 1980; y <= 2025; y++)
+        expect(lookup.calendarYearJson(i, y)).toBe(lookup.calendarYearFromSeriesJson(i, y));
     }
   });
 
   it('SPY 2019 is a complete year from the 2018-12-31 close to the 2019-12-31 close (C9, C10)', () => {
     const row = JSON.parse(lookup.calendarYearJson(lookup.find('SPY'), 2019)!);
-    expect(row).toMatchObject({ year: 2019, start_date: '2018-12-31', end_date: '2019-12-31', is_partial: false });
+    expect(row).toMatchObject({
+      year: 2019,
+      start_date: '2018-12-31',
+      end_date: '2019-12-31',
+      is_partial: false,
+    });
   });
 
   it('the inception year of TRIWX is partial and measured from its first close (C10, C11)', () => {

@@ -15,6 +15,7 @@ import type { ServingSnapshot } from './snapshot/serving.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 import { loadUws } from './uws.js';
 import {
+  encodeCursor,
   type ValidationIssue,
   validateCalendarBatchBody,
   validateCalendarParams,
@@ -23,7 +24,6 @@ import {
   validateTrailingBatchBody,
   validateTrailingParams,
   validationErrorBody,
-  encodeCursor,
 } from './validation.js';
 
 const JSON_TYPE = 'application/json';
@@ -78,7 +78,9 @@ export function createApp(ctx: AppContext): TemplatedApp {
   app.head('/healthz', (res, req) => {
     const call = new Call(res, req, 'HEAD', '/healthz');
     const h = ctx.health();
-    call.replyHead(statusLine(h.status), JSON_TYPE, Buffer.byteLength(h.body), [['Cache-Control', 'no-store']]);
+    call.replyHead(statusLine(h.status), JSON_TYPE, Buffer.byteLength(h.body), [
+      ['Cache-Control', 'no-store'],
+    ]);
   });
 
   const serveResource = (res: HttpResponse, req: HttpRequest, head: boolean) => {
@@ -162,7 +164,8 @@ export function createApp(ctx: AppContext): TemplatedApp {
       return;
     }
     const row = snap.lookup.calendarYearJson(i, v.value.year);
-    if (row === null) return noRow(call, `Fund ${v.value.code} has no calendar-year return for ${v.value.year}`);
+    if (row === null)
+      return noRow(call, `Fund ${v.value.code} has no calendar-year return for ${v.value.year}`);
     call.reply('200 OK', JSON_TYPE, row, dataHeaders(snap));
   });
 
@@ -180,7 +183,9 @@ export function createApp(ctx: AppContext): TemplatedApp {
         const v = validateTrailingBatchBody(body, contentType);
         if (!v.ok) return invalid(call, v.issues);
         const asOf = v.value.as_of ?? null;
-        const parts = batchRows(v.value.codes, snap, (i) => (asOf === null ? snap.rows.row(RowKind.Trailing, i) : trailingAt(snap, i, asOf)));
+        const parts = batchRows(v.value.codes, snap, (i) =>
+          asOf === null ? snap.rows.row(RowKind.Trailing, i) : trailingAt(snap, i, asOf),
+        );
         call.reply('200 OK', JSON_TYPE, joinRows(parts), dataHeaders(snap));
       },
       () => call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, [['Connection', 'close']]),
@@ -327,7 +332,10 @@ function joinRows(parts: Array<Uint8Array | string>): Buffer {
 
 function listFunds(call: Call, snap: ServingSnapshot, query: string): void {
   const v = validateListQuery(parseQuery(query));
-  if (!v.ok) return invalid(call, v.issues);
+  if (!v.ok) {
+    invalid(call, v.issues);
+    return;
+  }
   const q = v.value;
   const page = snap.search.page({
     q: q.q ?? undefined,
@@ -343,8 +351,8 @@ function listFunds(call: Call, snap: ServingSnapshot, query: string): void {
     bufs.push(snap.rows.row(RowKind.Fund, i));
   });
   const last = page.indices.length > 0 ? page.indices[page.indices.length - 1] : -1;
-  const next = page.more && last >= 0 ? JSON.stringify(encodeCursor(snap.lookup.cols.funds.code[last])) : 'null';
+  const next =
+    page.more && last >= 0 ? JSON.stringify(encodeCursor(snap.lookup.cols.funds.code[last])) : 'null';
   bufs.push(Buffer.from(`],"next_cursor":${next}}`));
   call.reply('200 OK', JSON_TYPE, Buffer.concat(bufs), dataHeaders(snap));
 }
-

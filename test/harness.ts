@@ -7,8 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { SCHEMAS } from '../schemas/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -19,15 +19,40 @@ export function tempDir(prefix: string): string {
 }
 
 /** Run the CLI to completion. */
-export function cli(args: string[], env: NodeJS.ProcessEnv = {}): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+export function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-export function generateAndBuild(dir: string, funds: number, extra: string[] = []): { source: string; snapshots: string } {
+export function generateAndBuild(
+  dir: string,
+  funds: number,
+  extra: string[] = [],
+): { source: string; snapshots: string } {
   const source = join(dir, 'source');
   const snapshots = join(dir, 'snapshots');
-  const g = cli(['generate', '--out', source, '--funds', String(funds), '--seed', '7', '--from', '1995-01-01', '--to', '2026-11-20', '--threads', '1', ...extra]);
+  const g = cli([
+    'generate',
+    '--out',
+    source,
+    '--funds',
+    String(funds),
+    '--seed',
+    '7',
+    '--from',
+    '1995-01-01',
+    '--to',
+    '2026-11-20',
+    '--threads',
+    '1',
+    ...extra,
+  ]);
   if (g.status !== 0) throw new Error(g.stderr);
   const b = cli(['build', '--source', source, '--snapshots', snapshots]);
   if (b.status !== 0) throw new Error(b.stderr);
@@ -84,9 +109,12 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
   };
 }
 
+// ajv-formats is CommonJS; under NodeNext its default export is the module object.
+const addFormats = addFormatsModule.default;
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats(ajv);
-for (const [name, schema] of Object.entries(SCHEMAS)) ajv.addSchema(schema as object, `#/components/schemas/${name}`);
+for (const [name, schema] of Object.entries(SCHEMAS))
+  ajv.addSchema(schema as object, `#/components/schemas/${name}`);
 
 /** Validate a parsed body against a named schema; returns the error text or null. */
 export function schemaErrors(name: keyof typeof SCHEMAS, value: unknown): string | null {
@@ -94,7 +122,11 @@ export function schemaErrors(name: keyof typeof SCHEMAS, value: unknown): string
   return v(value) ? null : ajv.errorsText(v.errors);
 }
 
-export async function waitFor(cond: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition'): Promise<void> {
+export async function waitFor(
+  cond: () => Promise<boolean> | boolean,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await cond()) return;

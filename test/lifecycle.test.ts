@@ -2,7 +2,16 @@
  * The server's life with its data: hot swap under load, refused snapshots,
  * stale and empty data, graceful stop. Real processes over real files.
  */
-import { copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,9 +25,15 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function json(url: string): Promise<{ status: number; body: Record<string, unknown>; asOf: string | null }> {
+async function json(
+  url: string,
+): Promise<{ status: number; body: Record<string, unknown>; asOf: string | null }> {
   const r = await fetch(url);
-  return { status: r.status, body: (await r.json()) as Record<string, unknown>, asOf: r.headers.get('x-data-as-of') };
+  return {
+    status: r.status,
+    body: (await r.json()) as Record<string, unknown>,
+    asOf: r.headers.get('x-data-as-of'),
+  };
 }
 
 describe('hot swap', () => {
@@ -76,7 +91,8 @@ describe('hot swap', () => {
       const good = readCurrent(snapshots)!;
       const bad = `${good}-corrupt`;
       mkdirSync(join(snapshots, bad));
-      for (const f of readdirSync(join(snapshots, good))) copyFileSync(join(snapshots, good, f), join(snapshots, bad, f));
+      for (const f of readdirSync(join(snapshots, good)))
+        copyFileSync(join(snapshots, good, f), join(snapshots, bad, f));
       // Flip one byte in the middle of the series: the checksum must catch it.
       const path = join(snapshots, bad, 'series.arrow');
       const size = readFileSync(path).length;
@@ -84,7 +100,11 @@ describe('hot swap', () => {
       writeSync(fd, Buffer.from([0xff]), 0, 1, Math.floor(size / 2));
       closeSync(fd);
       setCurrent(snapshots, bad);
-      await waitFor(async () => typeof (await json(`${server.url}/healthz`)).body.last_error === 'string', 10_000, 'last_error');
+      await waitFor(
+        async () => typeof (await json(`${server.url}/healthz`)).body.last_error === 'string',
+        10_000,
+        'last_error',
+      );
       const h = await json(`${server.url}/healthz`);
       expect(h.body.last_error).toMatch(/refused/);
       expect(h.body.last_error).toMatch(/series\.arrow/);
@@ -93,7 +113,11 @@ describe('hot swap', () => {
       expect(list.status).toBe(200);
       // Pointing CURRENT back at a good snapshot clears the error.
       setCurrent(snapshots, good);
-      await waitFor(async () => (await json(`${server.url}/healthz`)).body.last_error === undefined, 10_000, 'error cleared');
+      await waitFor(
+        async () => (await json(`${server.url}/healthz`)).body.last_error === undefined,
+        10_000,
+        'error cleared',
+      );
     } finally {
       await server.stop();
     }
@@ -105,7 +129,21 @@ describe('data freshness (C24, C31)', () => {
     const root = join(dir, 'stale');
     const source = join(root, 'source');
     const snapshots = join(root, 'snapshots');
-    expect(cli(['generate', '--out', source, '--funds', '10', '--from', '2015-01-01', '--to', '2020-06-01', '--threads', '1']).status).toBe(0);
+    expect(
+      cli([
+        'generate',
+        '--out',
+        source,
+        '--funds',
+        '10',
+        '--from',
+        '2015-01-01',
+        '--to',
+        '2020-06-01',
+        '--threads',
+        '1',
+      ]).status,
+    ).toBe(0);
     expect(cli(['build', '--source', source, '--snapshots', snapshots]).status).toBe(0);
     const server = await startServe(['--snapshots', snapshots, '--threads', '1']);
     try {
@@ -123,7 +161,14 @@ describe('data freshness (C24, C31)', () => {
 
   it('--freshness-hours moves the threshold', async () => {
     const { snapshots } = generateAndBuild(join(dir, 'fresh'), 5);
-    const server = await startServe(['--snapshots', snapshots, '--threads', '1', '--freshness-hours', '100000']);
+    const server = await startServe([
+      '--snapshots',
+      snapshots,
+      '--threads',
+      '1',
+      '--freshness-hours',
+      '100000',
+    ]);
     try {
       const h = await json(`${server.url}/healthz`);
       expect(h.status).toBe(200);
@@ -144,15 +189,28 @@ describe('data freshness (C24, C31)', () => {
       expect(h.status).toBe(503);
       expect(h.body.status).toBe('empty');
       expect(h.body.snapshot).toBeNull();
-      for (const path of ['/v1/funds', '/v1/funds/ABC', '/v1/funds/ABC/trailing-returns', '/v1/funds/ABC/calendar-returns']) {
+      for (const path of [
+        '/v1/funds',
+        '/v1/funds/ABC',
+        '/v1/funds/ABC/trailing-returns',
+        '/v1/funds/ABC/calendar-returns',
+      ]) {
         const r = await json(server.url + path);
         expect(r.status, path).toBe(503);
         expect(r.body).toEqual({ detail: 'No data loaded' });
       }
-      const b = await fetch(`${server.url}/v1/trailing-returns/batch`, { method: 'POST', body: '{"codes":["A"]}', headers: { 'content-type': 'application/json' } });
+      const b = await fetch(`${server.url}/v1/trailing-returns/batch`, {
+        method: 'POST',
+        body: '{"codes":["A"]}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(b.status).toBe(503);
       generateAndBuild(root, 5);
-      await waitFor(async () => (await json(`${server.url}/v1/funds?limit=1`)).status === 200, 15_000, 'first snapshot');
+      await waitFor(
+        async () => (await json(`${server.url}/v1/funds?limit=1`)).status === 200,
+        15_000,
+        'first snapshot',
+      );
     } finally {
       await server.stop();
     }
@@ -171,7 +229,9 @@ describe('graceful stop', () => {
       response += d;
     });
     await new Promise<void>((r) => sock.once('connect', () => r()));
-    sock.write(`POST /v1/trailing-returns/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+    sock.write(
+      `POST /v1/trailing-returns/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
     await new Promise((r) => setTimeout(r, 200));
     const exited = server.stop('SIGTERM');
     await new Promise((r) => setTimeout(r, 200));

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { unpack } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readCurrent } from '../builder/publish.js';
 import { SnapshotLookup } from '../core/lookup.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
-import { readCurrent } from '../builder/publish.js';
 import { cli, generateAndBuild, type ServerProcess, schemaErrors, startServe, tempDir } from './harness.js';
 
 let dir: string;
@@ -23,7 +23,14 @@ beforeAll(async () => {
   ({ snapshots } = generateAndBuild(dir, 120));
   lookup = new SnapshotLookup((await loadSnapshot(join(snapshots, readCurrent(snapshots)!))).columns);
   codes = lookup.cols.funds.code;
-  server = await startServe(['--snapshots', snapshots, '--threads', '2', '--base-url', 'https://api.example.test']);
+  server = await startServe([
+    '--snapshots',
+    snapshots,
+    '--threads',
+    '2',
+    '--base-url',
+    'https://api.example.test',
+  ]);
 });
 
 afterAll(async () => {
@@ -43,7 +50,11 @@ async function get(path: string, init?: RequestInit) {
   return { status: r.status, headers: r.headers, text, json };
 }
 
-async function post(path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) {
+async function post(
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+) {
   return get(path, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers });
 }
 
@@ -53,7 +64,12 @@ describe('public endpoints', () => {
     // The generated data ends 2026-11-20; the real clock decides fresh or stale.
     expect([200, 503]).toContain(r.status);
     expect(schemaErrors('Health', r.json)).toBeNull();
-    const h = r.json as { status: string; snapshot: { funds: number }; data_as_of: string; freshness_max_age_hours: number };
+    const h = r.json as {
+      status: string;
+      snapshot: { funds: number };
+      data_as_of: string;
+      freshness_max_age_hours: number;
+    };
     expect(h.snapshot.funds).toBe(codes.length);
     expect(h.data_as_of).toBe('2026-11-20');
     expect(h.freshness_max_age_hours).toBe(120);
@@ -72,12 +88,16 @@ describe('public endpoints', () => {
   it('/.well-known/api-catalog is an RFC 9727 linkset (C33)', async () => {
     const r = await get('/.well-known/api-catalog');
     expect(r.status).toBe(200);
-    expect(r.headers.get('content-type')).toBe('application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"');
+    expect(r.headers.get('content-type')).toBe(
+      'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"',
+    );
     expect(r.json).toEqual({
       linkset: [
         {
           anchor: 'https://api.example.test/v1',
-          'service-desc': [{ href: 'https://api.example.test/openapi.json', type: 'application/vnd.oai.openapi+json' }],
+          'service-desc': [
+            { href: 'https://api.example.test/openapi.json', type: 'application/vnd.oai.openapi+json' },
+          ],
           'service-doc': [{ href: 'https://api.example.test/docs', type: 'text/html' }],
           status: [{ href: 'https://api.example.test/healthz', type: 'application/json' }],
         },
@@ -114,14 +134,18 @@ describe('public endpoints', () => {
     const doc = r.json as {
       openapi: string;
       info: { version: string };
-      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>>;
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>
+      >;
     };
     expect(doc.openapi).toMatch(/^3\.1\./);
     expect(doc.info.version).toBe('1.0.0');
     const { validate } = await import('@readme/openapi-parser');
     const result = await validate(JSON.parse(r.text));
     expect(result.valid, JSON.stringify(result)).toBe(true);
-    const example = (path: string, method: string) => doc.paths[path][method].responses['200'].content?.['application/json']?.example;
+    const example = (path: string, method: string) =>
+      doc.paths[path][method].responses['200'].content?.['application/json']?.example;
     const fund = example('/v1/funds/{code}', 'get') as { code: string };
     expect(fund).toBeDefined();
     expect((await get(`/v1/funds/${encodeURIComponent(fund.code)}`)).json).toEqual(fund);
@@ -159,7 +183,8 @@ describe('funds', () => {
   it('codes are case-sensitive (C15)', async () => {
     const code = codes[0];
     const lower = code.toLowerCase();
-    if (!codes.includes(lower)) expect((await get(`/v1/funds/${encodeURIComponent(lower)}`)).status).toBe(404);
+    if (!codes.includes(lower))
+      expect((await get(`/v1/funds/${encodeURIComponent(lower)}`)).status).toBe(404);
   });
 
   it('a list walk visits every fund once in code order, under each filter (C18)', async () => {
@@ -185,7 +210,8 @@ describe('funds', () => {
         if (params.get('exchange') && rec.exchange !== params.get('exchange')) return false;
         if (params.get('country') && rec.country !== params.get('country')) return false;
         const q = params.get('q')?.toLowerCase();
-        if (q && !rec.code.toLowerCase().includes(q) && !(rec.name ?? '').toLowerCase().includes(q)) return false;
+        if (q && !rec.code.toLowerCase().includes(q) && !(rec.name ?? '').toLowerCase().includes(q))
+          return false;
         return true;
       });
       expect(seen, f).toEqual(expected);
@@ -195,7 +221,9 @@ describe('funds', () => {
 
   it('limit is validated and capped (C19)', async () => {
     expect((await get('/v1/funds?limit=0')).status).toBe(422);
-    expect(((await get('/v1/funds?limit=abc')).json as { detail: Array<{ type: string }> }).detail[0].type).toBe('int_parsing');
+    expect(
+      ((await get('/v1/funds?limit=abc')).json as { detail: Array<{ type: string }> }).detail[0].type,
+    ).toBe('int_parsing');
     const big = await get('/v1/funds?limit=5000');
     expect(big.status).toBe(200);
     expect((big.json as { data: unknown[] }).data.length).toBe(codes.length);
@@ -247,44 +275,66 @@ describe('trailing returns', () => {
   });
 
   it('batch with as_of equals single as_of rows (SPEC batch)', async () => {
-    const r = await post('/v1/trailing-returns/batch', { codes: codes.slice(0, 3), as_of: '2022-06-30', market: 'US' });
-    const singles = await Promise.all(codes.slice(0, 3).map((c) => get(`/v1/funds/${c}/trailing-returns?as_of=2022-06-30`)));
+    const r = await post('/v1/trailing-returns/batch', {
+      codes: codes.slice(0, 3),
+      as_of: '2022-06-30',
+      market: 'US',
+    });
+    const singles = await Promise.all(
+      codes.slice(0, 3).map((c) => get(`/v1/funds/${c}/trailing-returns?as_of=2022-06-30`)),
+    );
     expect(r.json).toEqual(singles.filter((s) => s.status === 200).map((s) => s.json));
   });
 
   it('0 and 101 codes, wrong types, bad JSON and non-JSON bodies are 422 (C20, C21)', async () => {
     const zero = await post('/v1/trailing-returns/batch', { codes: [] });
     expect((zero.json as { detail: Array<{ type: string }> }).detail[0].type).toBe('too_short');
-    const many = await post('/v1/trailing-returns/batch', { codes: Array.from({ length: 101 }, (_, i) => `C${i}`) });
+    const many = await post('/v1/trailing-returns/batch', {
+      codes: Array.from({ length: 101 }, (_, i) => `C${i}`),
+    });
     expect((many.json as { detail: Array<{ type: string }> }).detail[0].type).toBe('too_long');
     const types = await post('/v1/trailing-returns/batch', { codes: 'SPY' });
     expect(types.status).toBe(422);
     const broken = await post('/v1/trailing-returns/batch', '{"codes": [');
     expect((broken.json as { detail: Array<{ type: string }> }).detail[0].type).toBe('json_invalid');
-    const form = await post('/v1/trailing-returns/batch', 'codes=SPY', { 'content-type': 'application/x-www-form-urlencoded' });
+    const form = await post('/v1/trailing-returns/batch', 'codes=SPY', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(form.status).toBe(422);
     const missing = await post('/v1/trailing-returns/batch', {});
-    expect((missing.json as { detail: Array<{ type: string; loc: unknown[] }> }).detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'codes'] });
+    expect((missing.json as { detail: Array<{ type: string; loc: unknown[] }> }).detail[0]).toMatchObject({
+      type: 'missing',
+      loc: ['body', 'codes'],
+    });
   });
 
   it('a body over 1 MiB is 413 (C21)', async () => {
-    const r = await post('/v1/trailing-returns/batch', JSON.stringify({ codes: ['A'], pad: 'x'.repeat(1_100_000) }));
+    const r = await post(
+      '/v1/trailing-returns/batch',
+      JSON.stringify({ codes: ['A'], pad: 'x'.repeat(1_100_000) }),
+    );
     expect(r.status).toBe(413);
   });
 
   it('MessagePack when asked for, gzip for large bodies when accepted', async () => {
-    const r = await fetch(`${server.url}/v1/funds/${codes[0]}/trailing-returns`, { headers: { accept: 'application/msgpack' } });
+    const r = await fetch(`${server.url}/v1/funds/${codes[0]}/trailing-returns`, {
+      headers: { accept: 'application/msgpack' },
+    });
     expect(r.headers.get('content-type')).toBe('application/msgpack');
     const json = await get(`/v1/funds/${codes[0]}/trailing-returns`);
     expect(unpack(Buffer.from(await r.arrayBuffer()))).toEqual(json.json);
     // fetch decompresses by itself; ask with a raw request to see the encoding.
     const { request } = await import('node:http');
     const gz = await new Promise<{ enc: string | undefined; body: Buffer }>((resolve, reject) => {
-      const req = request(`${server.url}/v1/trailing-returns/batch`, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ enc: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
-      });
+      const req = request(
+        `${server.url}/v1/trailing-returns/batch`,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ enc: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify({ codes: codes.slice(0, 100) }));
     });
@@ -313,12 +363,17 @@ describe('calendar returns', () => {
   });
 
   it('batch by year omits funds without that year (C12, C14, C16)', async () => {
-    const r = await post('/v1/calendar-returns/batch', { codes: [codes[1], codes[0], 'NOPE', codes[1]], year: 2020 });
+    const r = await post('/v1/calendar-returns/batch', {
+      codes: [codes[1], codes[0], 'NOPE', codes[1]],
+      year: 2020,
+    });
     expect(r.status).toBe(200);
     expect(schemaErrors('CalendarReturnList', r.json)).toBeNull();
     const rows = r.json as Array<{ code: string; year: number }>;
     for (const row of rows) expect(row.year).toBe(2020);
-    const expected = [codes[1], codes[0]].filter((c) => lookup.calendarYearJson(lookup.find(c), 2020) !== null);
+    const expected = [codes[1], codes[0]].filter(
+      (c) => lookup.calendarYearJson(lookup.find(c), 2020) !== null,
+    );
     expect(rows.map((x) => x.code)).toEqual(expected);
     expect((await post('/v1/calendar-returns/batch', { codes: ['A'], year: 1800 })).status).toBe(422);
   });

@@ -77,17 +77,25 @@ export function stringFlag(args: ParsedArgs, name: string, fallback?: string): s
 export function intFlag(args: ParsedArgs, name: string, fallback: number, min: number, max: number): number {
   const v = args.flags.get(name);
   if (v === undefined) return fallback;
-  if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number, not ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' || !/^\d+$/.test(v))
+    throw new UsageError(`--${name} must be a whole number, not ${JSON.stringify(v)}`);
   const n = Number(v);
   if (n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}, not ${n}`);
   return n;
 }
 
-export function floatFlag(args: ParsedArgs, name: string, fallback: number, min: number, max: number): number {
+export function floatFlag(
+  args: ParsedArgs,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const v = args.flags.get(name);
   if (v === undefined) return fallback;
   const n = typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
-  if (!(n >= min && n <= max)) throw new UsageError(`--${name} must be a number from ${min} to ${max}, not ${JSON.stringify(v)}`);
+  if (!(n >= min && n <= max))
+    throw new UsageError(`--${name} must be a number from ${min} to ${max}, not ${JSON.stringify(v)}`);
   return n;
 }
 

@@ -97,13 +97,22 @@ function threadsFlag(args: ParsedArgs): number {
 }
 
 function noPositionals(args: ParsedArgs, command: string): void {
-  if (args.positionals.length > 0) throw new UsageError(`${command}: unexpected argument ${JSON.stringify(args.positionals[0])}`);
+  if (args.positionals.length > 0)
+    throw new UsageError(`${command}: unexpected argument ${JSON.stringify(args.positionals[0])}`);
 }
 
 async function generate(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(
     argv,
-    { out: 'string', funds: 'string', seed: 'string', from: 'string', to: 'string', 'daily-days': 'string', threads: 'string' },
+    {
+      out: 'string',
+      funds: 'string',
+      seed: 'string',
+      from: 'string',
+      to: 'string',
+      'daily-days': 'string',
+      threads: 'string',
+    },
     io.env,
   );
   noPositionals(args, 'generate');
@@ -112,7 +121,7 @@ async function generate(argv: string[], io: CliIo): Promise<number> {
   const from = dayFlag(args, 'from') ?? fromYmd(1970, 1, 1);
   const to = dayFlag(args, 'to') ?? todayUtc();
   if (from > to) throw new UsageError('--from must not be after --to');
-  const progress = io.isTty ? progressLine('generate', io) : undefined;
+  const progress = io.isTty ? progressLine('generate') : undefined;
   const summary = await generateUniverse({
     out: resolve(out),
     funds: intFlag(args, 'funds', 32000, 1, 1_000_000),
@@ -134,13 +143,21 @@ async function generate(argv: string[], io: CliIo): Promise<number> {
 async function build(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(
     argv,
-    { source: 'string', daily: 'string', snapshots: 'string', keep: 'string', 'max-bad-share': 'string', threads: 'string' },
+    {
+      source: 'string',
+      daily: 'string',
+      snapshots: 'string',
+      keep: 'string',
+      'max-bad-share': 'string',
+      threads: 'string',
+    },
     io.env,
   );
   noPositionals(args, 'build');
   const source = stringFlag(args, 'source');
   const daily = stringFlag(args, 'daily');
-  if (source === undefined && daily === undefined) throw new UsageError('build: --source DIR or --daily FILE is required');
+  if (source === undefined && daily === undefined)
+    throw new UsageError('build: --source DIR or --daily FILE is required');
   const snapshots = resolve(stringFlag(args, 'snapshots', './snapshots'));
   const keep = intFlag(args, 'keep', 5, 1, 1000);
   const maxBadShare = floatFlag(args, 'max-bad-share', 0.01, 0, 1);
@@ -148,7 +165,7 @@ async function build(argv: string[], io: CliIo): Promise<number> {
   const started = performance.now();
   let result: BuildResult;
   if (source !== undefined && daily === undefined) {
-    const progress = io.isTty ? progressLine('build', io) : undefined;
+    const progress = io.isTty ? progressLine('build') : undefined;
     result = await buildFromSource({
       source: resolve(source),
       snapshots,
@@ -160,7 +177,8 @@ async function build(argv: string[], io: CliIo): Promise<number> {
     progress?.(1, 1);
   } else {
     // With both flags, --daily names files inside the source directory's daily/ folder.
-    const path = source !== undefined && daily !== undefined ? resolve(source, daily) : resolve(daily as string);
+    const path =
+      source !== undefined && daily !== undefined ? resolve(source, daily) : resolve(daily as string);
     result = await appendDaily({ daily: path, snapshots, keep, maxBadShare });
   }
   io.err(result.report.summary());
@@ -185,7 +203,8 @@ async function build(argv: string[], io: CliIo): Promise<number> {
 async function openCurrent(args: ParsedArgs) {
   const snapshots = resolve(stringFlag(args, 'snapshots', './snapshots'));
   const current = readCurrent(snapshots);
-  if (current === null) throw new Error(`no snapshot published in ${snapshots}: run \`fundreturns build\` first`);
+  if (current === null)
+    throw new Error(`no snapshot published in ${snapshots}: run \`fundreturns build\` first`);
   return await loadSnapshot(join(snapshots, current));
 }
 
@@ -199,10 +218,13 @@ async function query(argv: string[], io: CliIo): Promise<number> {
   if (extra.length > 0) throw new UsageError(`query: unexpected argument ${JSON.stringify(extra[0])}`);
   const asOfText = stringFlag(args, 'as-of');
   const asOf = asOfText === undefined ? undefined : parseDay(asOfText);
-  if (asOf === null) throw new UsageError(`--as-of must be a date YYYY-MM-DD, not ${JSON.stringify(asOfText)}`);
-  if (asOf !== undefined && kind !== 'trailing') throw new UsageError('--as-of applies to query trailing only');
+  if (asOf === null)
+    throw new UsageError(`--as-of must be a date YYYY-MM-DD, not ${JSON.stringify(asOfText)}`);
+  if (asOf !== undefined && kind !== 'trailing')
+    throw new UsageError('--as-of applies to query trailing only');
   const year = args.flags.has('year') ? intFlag(args, 'year', 0, 1900, 2100) : undefined;
-  if (year !== undefined && kind !== 'calendar') throw new UsageError('--year applies to query calendar only');
+  if (year !== undefined && kind !== 'calendar')
+    throw new UsageError('--year applies to query calendar only');
 
   const snap = await openCurrent(args);
   const lookup = new SnapshotLookup(snap.columns);
@@ -210,7 +232,8 @@ async function query(argv: string[], io: CliIo): Promise<number> {
   let row: string | null = null;
   if (i >= 0) {
     if (kind === 'fund') row = lookup.fundJson(i);
-    else if (kind === 'trailing') row = asOf === undefined ? lookup.latestTrailingJson(i) : lookup.trailingAtJson(i, asOf);
+    else if (kind === 'trailing')
+      row = asOf === undefined ? lookup.latestTrailingJson(i) : lookup.trailingAtJson(i, asOf);
     else row = year === undefined ? lookup.defaultCalendarJson(i) : lookup.calendarYearJson(i, year);
   }
   io.out(row ?? 'null');
@@ -239,7 +262,9 @@ async function inspect(argv: string[], io: CliIo): Promise<number> {
       `observations  ${m.counts.observations}`,
       `calendar rows ${m.counts.calendar_rows}`,
       `bytes         ${bytes} (${(bytes / 2 ** 20).toFixed(1)} MiB)`,
-      ...Object.entries(m.files).map(([name, f]) => `  ${name.padEnd(15)} ${String(f.bytes).padStart(12)}  sha256 ${f.sha256}`),
+      ...Object.entries(m.files).map(
+        ([name, f]) => `  ${name.padEnd(15)} ${String(f.bytes).padStart(12)}  sha256 ${f.sha256}`,
+      ),
       `report        ${report.dataRows ?? '?'} data rows, ${report.skippedRows ?? '?'} skipped`,
     ].join('\n'),
   );

@@ -1,7 +1,5 @@
 /** A one-line progress indicator for long jobs on a terminal (redrawn in place on stderr). */
-import type { CliIo } from './main.js';
-
-export function progressLine(label: string, io: Pick<CliIo, 'err'>): (done: number, total: number) => void {
+export function progressLine(label: string): (done: number, total: number) => void {
   const started = performance.now();
   let lastPct = -1;
   return (done, total) => {
