@@ -32,7 +32,18 @@ describe('day numbers', () => {
   });
 
   it('rejects impossible and malformed dates rather than rolling them over (C36)', () => {
-    for (const bad of ['2015-02-29', '2023-13-01', '2023-00-10', '2023-04-31', '2023-4-01', '2023-04-1', '+023-04-01', '2023/04/01', '', '2023-04-011']) {
+    for (const bad of [
+      '2015-02-29',
+      '2023-13-01',
+      '2023-00-10',
+      '2023-04-31',
+      '2023-4-01',
+      '2023-04-1',
+      '+023-04-01',
+      '2023/04/01',
+      '',
+      '2023-04-011',
+    ]) {
       expect(parseDay(bad), bad).toBeNull();
     }
     expect(parseDay('2000-02-29')).not.toBeNull();

@@ -3,10 +3,17 @@
  * serves. The CLI's `query` and the server both go through here, so a row printed
  * by one is the row served by the other.
  */
-import { NULL_DAY, type SnapshotColumns } from './snapshot/columns.js';
+
 import { calendarFigures, defaultCalendarRow, trailingFigures } from './returns.js';
 import { calendarRowJson, fundJson, trailingRowJson } from './rows.js';
-import { type CalendarFigures, type FundRecord, type Series, TRAILING_KEYS, type TrailingFigures } from './types.js';
+import { NULL_DAY, type SnapshotColumns } from './snapshot/columns.js';
+import {
+  type CalendarFigures,
+  type FundRecord,
+  type Series,
+  TRAILING_KEYS,
+  type TrailingFigures,
+} from './types.js';
 
 export class SnapshotLookup {
   private readonly index = new Map<string, number>();
@@ -41,7 +48,12 @@ export class SnapshotLookup {
 
   series(i: number): Series {
     const f = this.cols.funds;
-    return { date: this.cols.series.date, value: this.cols.series.value, start: f.seriesOffset[i], length: f.seriesLength[i] };
+    return {
+      date: this.cols.series.date,
+      value: this.cols.series.value,
+      start: f.seriesOffset[i],
+      length: f.seriesLength[i],
+    };
   }
 
   record(i: number): FundRecord {

@@ -283,7 +283,9 @@ describe('re-basing changes nothing (C2)', () => {
     // Scaling by a power of two is exact in binary, so every ratio is bit-identical.
     const b = series(points.map(([t, x]) => [t, x * 1024]));
     for (const asOf of ['2024-05-15', '2019-12-31', '2015-06-30']) {
-      expect(trailingRowJson('X', trailingFigures(b, d(asOf))!)).toBe(trailingRowJson('X', trailingFigures(a, d(asOf))!));
+      expect(trailingRowJson('X', trailingFigures(b, d(asOf))!)).toBe(
+        trailingRowJson('X', trailingFigures(a, d(asOf))!),
+      );
     }
   });
 });

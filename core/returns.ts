@@ -5,8 +5,7 @@
  * Figures come out as unrounded percent doubles, NaN meaning null; C1 rounding is
  * done once, at the edge (core/format.ts), so no figure is ever rounded twice.
  */
-import { isLastTradingDayOfMonth, lastTradingDayOfYear } from './calendar.js';
-import { previousTradingDay } from './calendar.js';
+import { isLastTradingDayOfMonth, lastTradingDayOfYear, previousTradingDay } from './calendar.js';
 import { addMonths, type Day, endOfMonthAfter, endOfYear, fromYmd, toYmd } from './dates.js';
 import { type CalendarFigures, type Series, TRAILING_KEYS, type TrailingFigures } from './types.js';
 
@@ -194,7 +193,8 @@ function calendarFromEnd(s: Series, y: number, e: number): CalendarFigures {
   const baseInPreviousYear = baseDate <= previousYearEnd && baseDate > endOfYear(y - 2);
   let totalReturn: number;
   if (b === e) totalReturn = Number.NaN;
-  else if (baseDate <= previousYearEnd && previousYearEnd - baseDate > MAX_BASE_GAP_DAYS) totalReturn = Number.NaN;
+  else if (baseDate <= previousYearEnd && previousYearEnd - baseDate > MAX_BASE_GAP_DAYS)
+    totalReturn = Number.NaN;
   else totalReturn = cumulative(s.value[e], s.value[b]);
   const isPartial = !baseInPreviousYear || endDate < lastTradingDayOfYear(y);
   return { year: y, totalReturn, startDate: baseDate, endDate, isPartial };

@@ -5,7 +5,13 @@
  */
 import { type Day, formatDay } from './dates.js';
 import { percentJson } from './format.js';
-import { type CalendarFigures, type FundRecord, TOP_LEVEL_TRAILING, TRAILING_KEYS, type TrailingFigures } from './types.js';
+import {
+  type CalendarFigures,
+  type FundRecord,
+  TOP_LEVEL_TRAILING,
+  TRAILING_KEYS,
+  type TrailingFigures,
+} from './types.js';
 
 /** C34: market is accepted everywhere and always echoed as US. */
 export const MARKET = 'US';

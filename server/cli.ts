@@ -11,7 +11,9 @@ export async function run(command: string, argv: string[], io: CliIo): Promise<n
   if (command !== 'serve') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   const config = parseServeConfig(argv, io.env);
   const server = await startServer(config);
-  io.err(`fundreturns: serving on http://${config.host}:${server.port} (${config.threads} threads) from ${config.snapshots}`);
+  io.err(
+    `fundreturns: serving on http://${config.host}:${server.port} (${config.threads} threads) from ${config.snapshots}`,
+  );
   await new Promise<void>((resolve) => {
     const onSignal = () => {
       process.off('SIGTERM', onSignal);

@@ -38,15 +38,19 @@ export const SERVE_FLAGS = {
 
 export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeConfig {
   const args = parseArgs(argv, SERVE_FLAGS, env);
-  if (args.positionals.length > 0) throw new UsageError(`serve: unexpected argument ${JSON.stringify(args.positionals[0])}`);
+  if (args.positionals.length > 0)
+    throw new UsageError(`serve: unexpected argument ${JSON.stringify(args.positionals[0])}`);
   const host = stringFlag(args, 'host', '127.0.0.1');
-  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) throw new UsageError(`--host must be a host name or address, not ${JSON.stringify(host)}`);
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host))
+    throw new UsageError(`--host must be a host name or address, not ${JSON.stringify(host)}`);
   const port = intFlag(args, 'port', 8080, 0, 65535);
   const threads = intFlag(args, 'threads', availableParallelism(), 1, 64);
   const freshnessText = stringFlag(args, 'freshness-hours', '120');
   const freshnessHours = Number(freshnessText);
   if (!/^\d+(\.\d+)?$/.test(freshnessText) || !(freshnessHours > 0)) {
-    throw new UsageError(`--freshness-hours must be a positive number of hours, not ${JSON.stringify(freshnessText)}`);
+    throw new UsageError(
+      `--freshness-hours must be a positive number of hours, not ${JSON.stringify(freshnessText)}`,
+    );
   }
   const defaultBase = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
   const baseUrl = stringFlag(args, 'base-url', defaultBase).replace(/\/+$/, '');
@@ -61,7 +65,9 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
   }
   const claimName = stringFlag(args, 'claim-name', 'glama');
   if (!/^[a-z0-9][a-z0-9._-]*$/.test(claimName)) {
-    throw new UsageError(`--claim-name must be lower-case letters, digits, '.', '_' or '-', not ${JSON.stringify(claimName)}`);
+    throw new UsageError(
+      `--claim-name must be lower-case letters, digits, '.', '_' or '-', not ${JSON.stringify(claimName)}`,
+    );
   }
   const claimFile = stringFlag(args, 'claim-file');
   return {

@@ -42,7 +42,9 @@ function freePort(host: string): Promise<number> {
 }
 
 export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 
@@ -61,7 +63,12 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
 
   const spawn = (port: number): Promise<{ worker: Worker; port: number }> =>
     new Promise((resolve, reject) => {
-      const input: WorkerInput = { config, port, version, fixedNow: opts.fixedNow ? opts.fixedNow.getTime() : null };
+      const input: WorkerInput = {
+        config,
+        port,
+        version,
+        fixedNow: opts.fixedNow ? opts.fixedNow.getTime() : null,
+      };
       const w = startWorker(import.meta.url, 'worker', { workerData: input });
       serving.set(w, null);
       w.on('message', (m: FromWorker) => {
@@ -70,7 +77,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
         else if (m.type === 'swapped') {
           serving.set(w, m.id);
           for (const f of waiters.splice(0)) f();
-        } else if (m.type === 'swap-failed') log.error({ snapshot: m.id, error: m.message }, 'worker could not attach snapshot');
+        } else if (m.type === 'swap-failed')
+          log.error({ snapshot: m.id, error: m.message }, 'worker could not attach snapshot');
       });
       w.on('error', (e) => {
         log.error({ error: e.message }, 'worker failed');
@@ -104,7 +112,10 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
 
   function waitAll(id: string, timeoutMs: number): Promise<void> {
     return new Promise((resolve, reject) => {
-      const deadline = setTimeout(() => reject(new Error(`workers did not swap to ${id} in ${timeoutMs} ms`)), timeoutMs);
+      const deadline = setTimeout(
+        () => reject(new Error(`workers did not swap to ${id} in ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const check = () => {
         if (workers.every((w) => serving.get(w) === id)) {
           clearTimeout(deadline);

@@ -7,7 +7,12 @@
 import { createRequire } from 'node:module';
 import type * as Uws from '@trufflesuite/uws-js-unofficial';
 
-export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
+export type {
+  HttpRequest,
+  HttpResponse,
+  TemplatedApp,
+  us_listen_socket,
+} from '@trufflesuite/uws-js-unofficial';
 
 export class NativeUwsMissing extends Error {
   readonly code = 'UWS_NOT_NATIVE';
@@ -18,7 +23,9 @@ let loaded: typeof Uws | null = null;
 export function loadUws(): typeof Uws {
   if (loaded) return loaded;
   if (/^(true|1)$/i.test(process.env.UWS_USE_FALLBACK ?? '')) {
-    throw new NativeUwsMissing('UWS_USE_FALLBACK is set: refusing to serve on the slow JavaScript fallback of uWebSockets.js');
+    throw new NativeUwsMissing(
+      'UWS_USE_FALLBACK is set: refusing to serve on the slow JavaScript fallback of uWebSockets.js',
+    );
   }
   const require = createRequire(import.meta.url);
   const uws = require('@trufflesuite/uws-js-unofficial') as typeof Uws;

@@ -11,7 +11,7 @@ import { OPEN_GATE } from './gate.js';
 import { inflight } from './http/body.js';
 import { healthBody } from './public/health.js';
 import { openApiResource, staticResources } from './resources.js';
-import { type SnapshotMessage, ServingSnapshot } from './snapshot/serving.js';
+import { ServingSnapshot, type SnapshotMessage } from './snapshot/serving.js';
 import { loadUws, type us_listen_socket } from './uws.js';
 
 export interface WorkerInput {
@@ -44,7 +44,9 @@ const ctx: AppContext = {
   snapshot: () => current,
   health: () => {
     const h = healthBody({
-      snapshot: current ? { id: current.id, funds: current.funds, loadedAt: current.loadedAt, asOf: current.asOf } : null,
+      snapshot: current
+        ? { id: current.id, funds: current.funds, loadedAt: current.loadedAt, asOf: current.asOf }
+        : null,
       now: input.fixedNow === null ? new Date() : new Date(input.fixedNow),
       freshnessMaxAgeHours: config.freshnessHours,
       version: input.version,
@@ -60,7 +62,10 @@ let listenSocket: us_listen_socket | null = null;
 
 app.listen(config.host, input.port, (socket) => {
   if (!socket) {
-    parentPort!.postMessage({ type: 'listen-failed', message: `cannot listen on ${config.host}:${input.port}` } satisfies FromWorker);
+    parentPort!.postMessage({
+      type: 'listen-failed',
+      message: `cannot listen on ${config.host}:${input.port}`,
+    } satisfies FromWorker);
     return;
   }
   listenSocket = socket;
@@ -75,7 +80,11 @@ parentPort!.on('message', (m: ToWorker) => {
       current = next;
       parentPort!.postMessage({ type: 'swapped', id: m.id } satisfies FromWorker);
     } catch (e) {
-      parentPort!.postMessage({ type: 'swap-failed', id: m.id, message: (e as Error).message } satisfies FromWorker);
+      parentPort!.postMessage({
+        type: 'swap-failed',
+        id: m.id,
+        message: (e as Error).message,
+      } satisfies FromWorker);
     }
   } else if (m.type === 'problem') {
     problem = m.message;

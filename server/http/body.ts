@@ -10,7 +10,12 @@ export const MAX_BODY_BYTES = 1 << 20;
 /** Requests of this thread whose body is still arriving: shutdown waits for them. */
 export const inflight = { bodies: 0 };
 
-export function readBody(call: Call, contentLength: string, onBody: (body: Buffer) => void, onTooLarge: () => void): void {
+export function readBody(
+  call: Call,
+  contentLength: string,
+  onBody: (body: Buffer) => void,
+  onTooLarge: () => void,
+): void {
   call.res.onAborted(() => {
     call.aborted = true;
     settle();

@@ -4,7 +4,7 @@
  * an abort nothing may touch `res` again (uWS rule), so every write goes through
  * `reply`, which checks it.
  */
-import { gzipSync, brotliCompressSync, constants as zlib } from 'node:zlib';
+import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 import { pack } from 'msgpackr';
 import type { HttpRequest, HttpResponse } from '../uws.js';
 
@@ -53,12 +53,20 @@ export class Call {
     let encoding: string | null = null;
     if (type === 'application/json' && this.wantsMsgpack()) {
       type = 'application/msgpack';
-      payload = pack(JSON.parse(typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')));
+      payload = pack(
+        JSON.parse(
+          typeof body === 'string'
+            ? body
+            : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'),
+        ),
+      );
     }
     const size = typeof payload === 'string' ? payload.length : payload.byteLength;
     if (size >= COMPRESS_MIN_BYTES && this.acceptEncoding.length > 0) {
       if (/\bbr\b/.test(this.acceptEncoding)) {
-        payload = brotliCompressSync(payload, { params: { [zlib.BROTLI_PARAM_QUALITY]: 4, [zlib.BROTLI_PARAM_SIZE_HINT]: size } });
+        payload = brotliCompressSync(payload, {
+          params: { [zlib.BROTLI_PARAM_QUALITY]: 4, [zlib.BROTLI_PARAM_SIZE_HINT]: size },
+        });
         encoding = 'br';
       } else if (/\bgzip\b/.test(this.acceptEncoding)) {
         payload = gzipSync(payload, { level: 4 });

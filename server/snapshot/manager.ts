@@ -7,9 +7,9 @@
  */
 import { type FSWatcher, watch } from 'node:fs';
 import { join } from 'node:path';
+import { readCurrent } from '../../builder/publish.js';
 import { SnapshotLookup } from '../../core/lookup.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
-import { readCurrent } from '../../builder/publish.js';
 import { prepareRows } from './prepared.js';
 import type { SnapshotMessage } from './serving.js';
 
@@ -115,7 +115,11 @@ export class SnapshotManager {
     } catch (e) {
       const message = `snapshot ${id} refused: ${(e as Error).message}`;
       this.events.onProblem(message);
-      this.events.log('error', 'snapshot refused', { snapshot: id, error: (e as Error).message, serving: this.servingId });
+      this.events.log('error', 'snapshot refused', {
+        snapshot: id,
+        error: (e as Error).message,
+        serving: this.servingId,
+      });
     }
   }
 }

@@ -5,9 +5,9 @@
  * hash probe and a view onto these bytes: no per-request serialization, and one
  * copy in memory whatever the thread count.
  */
-import { SnapshotLookup } from '../../core/lookup.js';
+import type { SnapshotLookup } from '../../core/lookup.js';
 
-export const enum RowKind {
+export enum RowKind {
   Fund = 0,
   Trailing = 1,
   Calendar = 2,

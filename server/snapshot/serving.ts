@@ -5,11 +5,11 @@
  * wholly on the snapshot it started on even while a swap happens.
  */
 import { SnapshotLookup } from '../../core/lookup.js';
-import { TRAILING_KEYS } from '../../core/types.js';
 import type { Manifest } from '../../core/snapshot/manifest.js';
 import { attachSnapshot } from '../../core/snapshot/reader.js';
+import { TRAILING_KEYS } from '../../core/types.js';
 import { FundSearch } from '../search.js';
-import { type PreparedShared, PreparedRows } from './prepared.js';
+import { PreparedRows, type PreparedShared } from './prepared.js';
 
 /** What the main thread sends a worker for each snapshot it has verified. */
 export interface SnapshotMessage {
