@@ -5,31 +5,40 @@
 export const MAX_CODE_LENGTH = 32;
 
 /**
- * C15: 1 to 32 characters, none of them a control character. A code failing this
- * cannot exist, so it is a 422 at the edge rather than a 404.
+ * Why `code` cannot be a fund code, or null when it can (C15): 1 to 32 characters
+ * (code points, as JSON Schema's maxLength and Python count them), none of them a
+ * control character (C0, DEL, C1). Such a code is a 422 at the edge, not a 404.
  */
-export function isPossibleCode(code: string): boolean {
-  if (code.length === 0 || code.length > MAX_CODE_LENGTH) return false;
+export function codeProblem(code: string): string | null {
+  if (code.length === 0) return 'empty code';
+  let n = 0;
   for (let i = 0; i < code.length; i++) {
     const c = code.charCodeAt(i);
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return false;
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return 'control character in code';
+    // A surrogate pair is one character.
+    if (c < 0xdc00 || c > 0xdfff) n++;
   }
-  return true;
+  return n > MAX_CODE_LENGTH ? `code longer than ${MAX_CODE_LENGTH} characters` : null;
+}
+
+export function isPossibleCode(code: string): boolean {
+  return codeProblem(code) === null;
 }
 
 /**
- * Byte order of the UTF-8 encodings (C18). For strings without surrogate pairs or
- * characters at or above U+E000, UTF-16 code-unit order is the same; the slow path
- * only runs for such strings.
+ * Orders strings as their UTF-8 bytes would compare (= code point order, C18), which
+ * is not JS `<`: UTF-16 puts U+E000–U+FFFF after astral characters' surrogates.
  */
 export function compareCodes(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
     if (x === y) continue;
-    if (x < 0xd800 && y < 0xd800) return x - y;
-    return Buffer.compare(Buffer.from(a.slice(i), 'utf8'), Buffer.from(b.slice(i), 'utf8'));
+    // Surrogates stand for code points above U+FFFF, so they must sort after U+E000–U+FFFF.
+    if (x >= 0xd800) x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+    if (y >= 0xd800) y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    return x - y;
   }
   return a.length - b.length;
 }

@@ -7,6 +7,7 @@
 import { parseDay } from '../core/dates.js';
 import { trailingFigures } from '../core/returns.js';
 import { trailingRowJson } from '../core/rows.js';
+import { encodeCursor } from './cursor.js';
 import type { Gate } from './gate.js';
 import { readBody } from './http/body.js';
 import { Call, type Header } from './http/call.js';
@@ -15,7 +16,6 @@ import type { ServingSnapshot } from './snapshot/serving.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 import { loadUws } from './uws.js';
 import {
-  encodeCursor,
   type ValidationIssue,
   validateCalendarBatchBody,
   validateCalendarParams,

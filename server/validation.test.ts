@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { encodeCursor } from './cursor.js';
 import {
-  decodeCursor,
-  encodeCursor,
   isJsonContentType,
   parsePydanticDate,
   parsePydanticInt,
@@ -112,7 +111,6 @@ describe('validateListQuery (C19)', () => {
   it('cursor round-trips; a foreign cursor is a 422 at query.cursor (C18)', () => {
     const cursor = encodeCursor('VTI');
     expect(validateListQuery({ cursor })).toMatchObject({ ok: true, value: { cursor, after: 'VTI' } });
-    expect(decodeCursor(encodeCursor('ÆØÅ'))).toBe('ÆØÅ');
     for (const bad of ['!!', 'VlRJ=', '', encodeCursor('a\u0001'), encodeCursor('x'.repeat(33))]) {
       const issues = issuesOf(validateListQuery({ cursor: bad })) as { type: string; loc: unknown }[];
       expect(issues).toHaveLength(1);

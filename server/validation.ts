@@ -7,6 +7,7 @@
  * coercers that share their bounds with the schemas. On success no work happens
  * beyond the checks themselves.
  */
+
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import {
@@ -29,6 +30,7 @@ import {
   YEAR_MAX,
   YEAR_MIN,
 } from '../schemas/index.js';
+import { decodeCursor } from './cursor.js';
 
 export type Loc = (string | number)[];
 
@@ -431,29 +433,9 @@ export function validateYear(raw: string | undefined, loc: Loc = QUERY_YEAR): Va
 }
 
 // ---------------------------------------------------------------------------
-// Cursor (C18): base64url of the UTF-8 of the last code returned.
+// Cursor (C18): see cursor.ts for the format.
 
-export function encodeCursor(code: string): string {
-  return Buffer.from(code, 'utf8').toString('base64url');
-}
-
-const BASE64URL_RE = /^[A-Za-z0-9_-]+$/;
 const utf8Strict = new TextDecoder('utf-8', { fatal: true });
-
-/** The code a cursor encodes, or undefined when it is not one this server could have issued. */
-export function decodeCursor(cursor: string): string | undefined {
-  if (!BASE64URL_RE.test(cursor)) return undefined;
-  const bytes = Buffer.from(cursor, 'base64url');
-  // Buffer decoding is lenient; only the canonical encoding counts as a cursor.
-  if (bytes.toString('base64url') !== cursor) return undefined;
-  let code: string;
-  try {
-    code = utf8Strict.decode(bytes);
-  } catch {
-    return undefined;
-  }
-  return codeIssue(code, PATH_CODE) === undefined ? code : undefined;
-}
 
 const CURSOR_ERROR = 'cursor is not a next_cursor value of this API';
 
@@ -498,7 +480,7 @@ export function validateListQuery(params: Params): Validated<ListQuery> {
   const cursor = params.cursor ?? null;
   if (cursor !== null) {
     const code = decodeCursor(cursor);
-    if (code === undefined) {
+    if (code === null) {
       add({
         type: 'value_error',
         loc: ['query', 'cursor'],

@@ -3,6 +3,7 @@
  * The file is small (tens of thousands of rows), so this favours plain strings.
  */
 
+import { codeProblem } from '../../core/codes.js';
 import type { Day } from '../../core/dates.js';
 import { parseDay } from '../../core/dates.js';
 import type { FundRecord } from '../../core/types.js';
@@ -19,21 +20,8 @@ export interface FundsFileResult {
   problems: Problem[];
 }
 
-/**
- * Why `code` cannot be a fund code (C15: 1 to 32 characters, no control
- * characters), or null when it can. Characters are code points, as JSON Schema's
- * `maxLength` counts them.
- */
-export function badCodeReason(code: string): string | null {
-  if (code.length === 0) return 'empty code';
-  let n = 0;
-  for (const ch of code) {
-    n++;
-    const c = ch.codePointAt(0) ?? 0;
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return 'control character in code';
-  }
-  return n > 32 ? 'code longer than 32 characters' : null;
-}
+/** C15, as core/codes.ts decides it (re-exported for the source readers). */
+export const badCodeReason = codeProblem;
 
 /** A date cell: `YYYY-MM-DD`, optionally with a ` 00:00:00` suffix (C36). */
 export function parseDateText(s: string): Day | null {

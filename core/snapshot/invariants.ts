@@ -5,6 +5,7 @@
  * still hashed correctly). The series loops run over 100M rows on every load, so
  * they are kept to tight loops over typed arrays.
  */
+import { compareCodes } from '../codes.js';
 import { formatDay } from '../dates.js';
 import { TRAILING_KEYS } from '../types.js';
 import type { SnapshotColumns } from './columns.js';
@@ -15,23 +16,8 @@ function violated(file: string, reason: string): SnapshotError {
   return new SnapshotError('INVARIANT_VIOLATED', reason, file);
 }
 
-/**
- * Orders strings as their UTF-8 bytes would compare (= code point order), which is
- * not JS `<`: UTF-16 puts U+E000–U+FFFF after astral characters' surrogates.
- */
-export function compareUtf8(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    // Surrogates stand for code points above U+FFFF, so they must sort after U+E000–U+FFFF.
-    if (x >= 0xd800) x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-    if (y >= 0xd800) y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-    return x - y;
-  }
-  return a.length - b.length;
-}
+/** Kept under its old name for the snapshot API; the rule lives in core/codes.ts. */
+export const compareUtf8 = compareCodes;
 
 const LONE_SURROGATE = /\p{Cs}/u;
 
