@@ -125,8 +125,9 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
   // One pass copying each fund's old slice plus its new observations.
   const n = prev.funds.length;
   const total = prev.series.date.length + added;
-  const date = new Int32Array(total);
-  const value = new Float64Array(total);
+  // Shared memory lets the writer hash the series in a helper thread while it writes.
+  const date = new Int32Array(new SharedArrayBuffer(total * 4));
+  const value = new Float64Array(new SharedArrayBuffer(total * 8));
   const seriesOffset = new Int32Array(n);
   const seriesLength = new Int32Array(n);
   const lastClose = Float64Array.from(prev.funds.lastClose);

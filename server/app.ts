@@ -4,27 +4,15 @@
  * gate. Rows come pre-serialized from the snapshot where they can (latest trailing,
  * default calendar, fund metadata) and from core's maths otherwise.
  */
-import { parseDay } from '../core/dates.js';
-import { trailingFigures } from '../core/returns.js';
-import { trailingRowJson } from '../core/rows.js';
-import { encodeCursor } from './cursor.js';
+
+import type { Answer, Params } from './answers.js';
+import * as answers from './answers.js';
 import type { Gate } from './gate.js';
 import { readBody } from './http/body.js';
 import { Call, type Header } from './http/call.js';
-import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 import { loadUws } from './uws.js';
-import {
-  type ValidationIssue,
-  validateCalendarBatchBody,
-  validateCalendarParams,
-  validateFundParams,
-  validateListQuery,
-  validateTrailingBatchBody,
-  validateTrailingParams,
-  validationErrorBody,
-} from './validation.js';
 
 const JSON_TYPE = 'application/json';
 const NO_DATA = '{"detail":"No data loaded"}';
@@ -103,121 +91,50 @@ export function createApp(ctx: AppContext): TemplatedApp {
   app.get('/docs/*', (res, req) => serveResource(res, req, false));
   app.get('/problems/*', (res, req) => serveResource(res, req, false));
 
-  app.get('/v1/funds', (res, req) => {
-    const call = new Call(res, req, 'GET', '/v1/funds');
-    const query = req.getQuery() ?? '';
-    if (!admit(ctx, call, req)) return;
-    const snap = ctx.snapshot();
-    if (!snap) return noData(call);
-    listFunds(call, snap, query);
-  });
+  /** A GET data route: gate, snapshot, then the transport-free answer. */
+  const data = (
+    pattern: string,
+    answer: (snap: ServingSnapshot, code: string | null, params: Params) => Answer,
+  ) => {
+    app.get(pattern, (res, req) => {
+      const call = new Call(res, req, 'GET', req.getUrl());
+      const code = pattern.includes(':code') ? pathParam(req.getParameter(0)) : null;
+      const query = req.getQuery() ?? '';
+      if (!admit(ctx, call, req)) return;
+      const snap = ctx.snapshot();
+      if (!snap) return noData(call);
+      send(call, snap, answer(snap, code, parseQuery(query)));
+    });
+  };
+  data('/v1/funds', (snap, _code, params) => answers.listFunds(snap, params));
+  data('/v1/funds/:code', answers.getFund);
+  data('/v1/funds/:code/trailing-returns', answers.getTrailing);
+  data('/v1/funds/:code/calendar-returns', answers.getCalendar);
 
-  app.get('/v1/funds/:code', (res, req) => {
-    const call = new Call(res, req, 'GET', req.getUrl());
-    const code = pathParam(req.getParameter(0));
-    const query = req.getQuery() ?? '';
-    if (!admit(ctx, call, req)) return;
-    const snap = ctx.snapshot();
-    if (!snap) return noData(call);
-    const v = validateFundParams(code ?? '\u0000', parseQuery(query));
-    if (!v.ok) return invalid(call, v.issues);
-    const i = snap.lookup.find(v.value.code);
-    if (i < 0) return unknownFund(call, v.value.code);
-    call.reply('200 OK', JSON_TYPE, snap.rows.row(RowKind.Fund, i), dataHeaders(snap));
-  });
-
-  app.get('/v1/funds/:code/trailing-returns', (res, req) => {
-    const call = new Call(res, req, 'GET', req.getUrl());
-    const code = pathParam(req.getParameter(0));
-    const query = req.getQuery() ?? '';
-    if (!admit(ctx, call, req)) return;
-    const snap = ctx.snapshot();
-    if (!snap) return noData(call);
-    const v = validateTrailingParams(code ?? '\u0000', parseQuery(query));
-    if (!v.ok) return invalid(call, v.issues);
-    const i = snap.lookup.find(v.value.code);
-    if (i < 0) return unknownFund(call, v.value.code);
-    if (v.value.as_of === null) {
-      call.reply('200 OK', JSON_TYPE, snap.rows.row(RowKind.Trailing, i), dataHeaders(snap));
-      return;
-    }
-    const row = trailingAt(snap, i, v.value.as_of);
-    if (row === null) return noRow(call, `Fund ${v.value.code} has no data on or before ${v.value.as_of}`);
-    call.reply('200 OK', JSON_TYPE, row, dataHeaders(snap));
-  });
-
-  app.get('/v1/funds/:code/calendar-returns', (res, req) => {
-    const call = new Call(res, req, 'GET', req.getUrl());
-    const code = pathParam(req.getParameter(0));
-    const query = req.getQuery() ?? '';
-    if (!admit(ctx, call, req)) return;
-    const snap = ctx.snapshot();
-    if (!snap) return noData(call);
-    const v = validateCalendarParams(code ?? '\u0000', parseQuery(query));
-    if (!v.ok) return invalid(call, v.issues);
-    const i = snap.lookup.find(v.value.code);
-    if (i < 0) return unknownFund(call, v.value.code);
-    if (v.value.year === null) {
-      const row = snap.rows.row(RowKind.Calendar, i);
-      if (row.byteLength === 0) return noRow(call, `Fund ${v.value.code} has no calendar-year returns`);
-      call.reply('200 OK', JSON_TYPE, row, dataHeaders(snap));
-      return;
-    }
-    const row = snap.lookup.calendarYearJson(i, v.value.year);
-    if (row === null)
-      return noRow(call, `Fund ${v.value.code} has no calendar-year return for ${v.value.year}`);
-    call.reply('200 OK', JSON_TYPE, row, dataHeaders(snap));
-  });
-
-  app.post('/v1/trailing-returns/batch', (res, req) => {
-    const call = new Call(res, req, 'POST', '/v1/trailing-returns/batch');
-    const contentType = req.getHeader('content-type');
-    const contentLength = req.getHeader('content-length');
-    if (!admit(ctx, call, req)) return;
-    readBody(
-      call,
-      contentLength,
-      (body) => {
-        const snap = ctx.snapshot();
-        if (!snap) return noData(call);
-        const v = validateTrailingBatchBody(body, contentType);
-        if (!v.ok) return invalid(call, v.issues);
-        const asOf = v.value.as_of ?? null;
-        const parts = batchRows(v.value.codes, snap, (i) =>
-          asOf === null ? snap.rows.row(RowKind.Trailing, i) : trailingAt(snap, i, asOf),
-        );
-        call.reply('200 OK', JSON_TYPE, joinRows(parts), dataHeaders(snap));
-      },
-      () => call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, [['Connection', 'close']]),
-    );
-  });
-
-  app.post('/v1/calendar-returns/batch', (res, req) => {
-    const call = new Call(res, req, 'POST', '/v1/calendar-returns/batch');
-    const contentType = req.getHeader('content-type');
-    const contentLength = req.getHeader('content-length');
-    if (!admit(ctx, call, req)) return;
-    readBody(
-      call,
-      contentLength,
-      (body) => {
-        const snap = ctx.snapshot();
-        if (!snap) return noData(call);
-        const v = validateCalendarBatchBody(body, contentType);
-        if (!v.ok) return invalid(call, v.issues);
-        const year = v.value.year ?? null;
-        const parts = batchRows(v.value.codes, snap, (i) => {
-          if (year === null) {
-            const row = snap.rows.row(RowKind.Calendar, i);
-            return row.byteLength === 0 ? null : row;
-          }
-          return snap.lookup.calendarYearJson(i, year);
-        });
-        call.reply('200 OK', JSON_TYPE, joinRows(parts), dataHeaders(snap));
-      },
-      () => call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, [['Connection', 'close']]),
-    );
-  });
+  /** A POST batch route: gate before the body is read, then the answer over the whole body. */
+  const batch = (
+    pattern: string,
+    answer: (snap: ServingSnapshot, body: Uint8Array, type: string) => Answer,
+  ) => {
+    app.post(pattern, (res, req) => {
+      const call = new Call(res, req, 'POST', pattern);
+      const contentType = req.getHeader('content-type');
+      const contentLength = req.getHeader('content-length');
+      if (!admit(ctx, call, req)) return;
+      readBody(
+        call,
+        contentLength,
+        (body) => {
+          const snap = ctx.snapshot();
+          if (!snap) return noData(call);
+          send(call, snap, answer(snap, body, contentType));
+        },
+        () => call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, [['Connection', 'close']]),
+      );
+    });
+  };
+  batch('/v1/trailing-returns/batch', answers.trailingBatch);
+  batch('/v1/calendar-returns/batch', answers.calendarBatch);
 
   ctx.extend?.(app);
 
@@ -267,92 +184,16 @@ export function parseQuery(query: string): Record<string, string | undefined> {
   return out;
 }
 
-function dataHeaders(snap: ServingSnapshot): Header[] {
-  return snap.dataHeaders;
-}
-
 function noData(call: Call): void {
   call.reply('503 Service Unavailable', JSON_TYPE, NO_DATA, [['Retry-After', '30']]);
 }
 
-function invalid(call: Call, issues: ValidationIssue[]): void {
-  call.reply('422 Unprocessable Entity', JSON_TYPE, JSON.stringify(validationErrorBody(issues)));
-}
+const STATUS_LINE: Record<number, string> = {
+  200: '200 OK',
+  404: '404 Not Found',
+  422: '422 Unprocessable Entity',
+};
 
-function unknownFund(call: Call, code: string): void {
-  call.reply('404 Not Found', JSON_TYPE, JSON.stringify({ detail: `No fund with code ${code}` }));
-}
-
-function noRow(call: Call, sentence: string): void {
-  call.reply('404 Not Found', JSON_TYPE, JSON.stringify({ detail: sentence }));
-}
-
-function trailingAt(snap: ServingSnapshot, i: number, asOf: string): string | null {
-  const day = parseDay(asOf);
-  if (day === null) return null;
-  const f = trailingFigures(snap.lookup.series(i), day, snap.scratch);
-  return f === null ? null : trailingRowJson(snap.lookup.cols.funds.code[i], f);
-}
-
-/** C16: rows in request order, a code asked twice once at its first place, misses left out. */
-function batchRows(
-  codes: readonly string[],
-  snap: ServingSnapshot,
-  row: (i: number) => Uint8Array | string | null,
-): Array<Uint8Array | string> {
-  const parts: Array<Uint8Array | string> = [];
-  const seen = codes.length > 1 ? new Set<number>() : null;
-  for (const code of codes) {
-    const i = snap.lookup.find(code);
-    if (i < 0) continue;
-    if (seen) {
-      if (seen.has(i)) continue;
-      seen.add(i);
-    }
-    const r = row(i);
-    if (r !== null) parts.push(r);
-  }
-  return parts;
-}
-
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
-
-function joinRows(parts: Array<Uint8Array | string>): Buffer {
-  const bufs: Uint8Array[] = [OPEN];
-  for (let k = 0; k < parts.length; k++) {
-    if (k > 0) bufs.push(COMMA);
-    const p = parts[k];
-    bufs.push(typeof p === 'string' ? Buffer.from(p) : p);
-  }
-  bufs.push(CLOSE);
-  return Buffer.concat(bufs);
-}
-
-function listFunds(call: Call, snap: ServingSnapshot, query: string): void {
-  const v = validateListQuery(parseQuery(query));
-  if (!v.ok) {
-    invalid(call, v.issues);
-    return;
-  }
-  const q = v.value;
-  const page = snap.search.page({
-    q: q.q ?? undefined,
-    type: q.type ?? undefined,
-    country: q.country ?? undefined,
-    exchange: q.exchange ?? undefined,
-    after: q.after ?? undefined,
-    limit: q.limit,
-  });
-  const bufs: Uint8Array[] = [Buffer.from('{"data":[')];
-  page.indices.forEach((i, k) => {
-    if (k > 0) bufs.push(COMMA);
-    bufs.push(snap.rows.row(RowKind.Fund, i));
-  });
-  const last = page.indices.length > 0 ? page.indices[page.indices.length - 1] : -1;
-  const next =
-    page.more && last >= 0 ? JSON.stringify(encodeCursor(snap.lookup.cols.funds.code[last])) : 'null';
-  bufs.push(Buffer.from(`],"next_cursor":${next}}`));
-  call.reply('200 OK', JSON_TYPE, Buffer.concat(bufs), dataHeaders(snap));
+function send(call: Call, snap: ServingSnapshot, a: Answer): void {
+  call.reply(STATUS_LINE[a.status], JSON_TYPE, a.body, a.status === 200 ? snap.dataHeaders : undefined);
 }

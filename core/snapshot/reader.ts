@@ -10,10 +10,10 @@
  * numeric column anyway, so a library change that copied would be caught, not
  * silently multiply memory by the thread count.
  */
+
 import { readFileSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import {
   type Bool,
   type Data,
@@ -27,6 +27,7 @@ import { formatDay } from '../dates.js';
 import { type FundType, TRAILING_KEYS } from '../types.js';
 import { NULL_DAY, type SnapshotColumns } from './columns.js';
 import { SnapshotError } from './errors.js';
+import { Hasher } from './hasher.js';
 import { checkColumns, maxLastDate } from './invariants.js';
 import { type Manifest, parseManifest, validateManifest } from './manifest.js';
 import {
@@ -166,70 +167,6 @@ async function readShared(
 }
 
 /** Plain CommonJS so that it runs in an eval worker whatever the host's loader (tsx, vitest, compiled). */
-const HASH_WORKER = `
-const { parentPort } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
-const hashes = new Map();
-parentPort.on('message', (m) => {
-  let h = hashes.get(m.id);
-  if (h === undefined) hashes.set(m.id, (h = createHash('sha256')));
-  if (m.op === 'update') {
-    h.update(new Uint8Array(m.sab, m.from, m.to - m.from));
-  } else {
-    hashes.delete(m.id);
-    parentPort.postMessage({ id: m.id, hex: h.digest('hex') });
-  }
-});
-`;
-
-/** SHA-256 of byte ranges of SharedArrayBuffers, computed in order on a worker thread. */
-class Hasher {
-  // execArgv: [] so a parent started with --input-type=module does not turn this CommonJS source into ESM.
-  private readonly worker = new Worker(HASH_WORKER, { eval: true, execArgv: [] });
-  private readonly waiting = new Map<
-    number,
-    { resolve: (hex: string) => void; reject: (e: unknown) => void }
-  >();
-  private failure: unknown;
-
-  constructor() {
-    this.worker.unref();
-    this.worker.on('message', (m: { id: number; hex: string }) => {
-      this.waiting.get(m.id)?.resolve(m.hex);
-      this.waiting.delete(m.id);
-    });
-    const fail = (e: unknown) => {
-      this.failure ??= e;
-      for (const w of this.waiting.values()) w.reject(e);
-      this.waiting.clear();
-    };
-    this.worker.on('error', fail);
-    this.worker.on('exit', (code) => fail(new Error(`hash worker exited (${code})`)));
-  }
-
-  update(id: number, sab: SharedArrayBuffer, from: number, to: number): void {
-    this.worker.postMessage({ op: 'update', id, sab, from, to });
-  }
-
-  digest(id: number): Promise<string> {
-    const p =
-      this.failure !== undefined
-        ? Promise.reject(this.failure)
-        : new Promise<string>((resolve, reject) => {
-            this.waiting.set(id, { resolve, reject });
-            this.worker.postMessage({ op: 'digest', id });
-          });
-    // The caller may stop awaiting digests after the first failure; the rest must not become unhandled rejections.
-    p.catch(() => {});
-    return p;
-  }
-
-  close(): void {
-    this.waiting.clear();
-    this.worker.removeAllListeners();
-    void this.worker.terminate();
-  }
-}
 
 function checkAgainstManifest(manifest: Manifest, cols: SnapshotColumns): void {
   const mismatch = (what: string, inManifest: unknown, inFiles: unknown) =>

@@ -7,7 +7,7 @@
  * columns are new bytes), and we drain that queue straight to the file descriptor,
  * hashing as we go. So writing 100M series rows needs little beyond the columns.
  */
-import { createHash } from 'node:crypto';
+
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -26,6 +26,7 @@ import {
 import { formatDay } from '../dates.js';
 import { NULL_DAY, type SnapshotColumns } from './columns.js';
 import { SnapshotError } from './errors.js';
+import { Hasher } from './hasher.js';
 import { checkColumns, maxLastDate } from './invariants.js';
 import { isIsoTimestamp, type Manifest, type ManifestFileEntry, validateManifest } from './manifest.js';
 import {
@@ -91,8 +92,13 @@ export async function writeSnapshotFiles(
     [TRAILING_FILE]: () => trailingBatch(cols),
     [CALENDAR_FILE]: () => calendarBatch(cols),
   };
-  for (const name of ARROW_FILES) {
-    files[name] = await writeArrowFile(join(dir, name), batches[name]());
+  const hasher = new Hasher();
+  try {
+    for (const name of ARROW_FILES) {
+      files[name] = await writeArrowFile(join(dir, name), batches[name](), hasher, ARROW_FILES.indexOf(name));
+    }
+  } finally {
+    hasher.close();
   }
 
   const manifest: Manifest = {
@@ -121,18 +127,31 @@ export async function writeSnapshotFiles(
   return manifest;
 }
 
-async function writeArrowFile(path: string, batch: RecordBatch): Promise<ManifestFileEntry> {
+/**
+ * Streams one Arrow file to disk. Column data in shared memory (the series) is
+ * hashed by reference in the helper thread while this thread writes it; the
+ * writer's own small pieces (metadata, padding) are sent as copies.
+ */
+async function writeArrowFile(
+  path: string,
+  batch: RecordBatch,
+  hasher: Hasher,
+  id: number,
+): Promise<ManifestFileEntry> {
   const writer = new RecordBatchFileWriter();
   writer.write(batch);
   writer.finish();
-  const hash = createHash('sha256');
   let bytes = 0;
   const fd = openSync(path, 'w');
   try {
     for await (const chunk of writer) {
       for (let p = 0; p < chunk.byteLength; p += IO_PIECE) {
         const piece = chunk.subarray(p, Math.min(p + IO_PIECE, chunk.byteLength));
-        hash.update(piece);
+        if (piece.buffer instanceof SharedArrayBuffer) {
+          hasher.update(id, piece.buffer, piece.byteOffset, piece.byteOffset + piece.byteLength);
+        } else {
+          hasher.updateBytes(id, piece);
+        }
         writeFully(fd, piece);
       }
       bytes += chunk.byteLength;
@@ -141,7 +160,7 @@ async function writeArrowFile(path: string, batch: RecordBatch): Promise<Manifes
   } finally {
     closeSync(fd);
   }
-  return { bytes, sha256: hash.digest('hex') };
+  return { bytes, sha256: await hasher.digest(id) };
 }
 
 function writeFully(fd: number, buf: Uint8Array): void {

@@ -1,0 +1,79 @@
+/**
+ * SHA-256 in a helper thread, fed pieces of SharedArrayBuffers by reference, so
+ * hashing a snapshot file overlaps reading it (loader) or writing it (writer) on
+ * the calling thread instead of adding to it. Pieces of one id are hashed in the
+ * order they were sent.
+ */
+import { Worker } from 'node:worker_threads';
+
+const HASH_WORKER = `
+const { parentPort } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const hashes = new Map();
+parentPort.on('message', (m) => {
+  let h = hashes.get(m.id);
+  if (h === undefined) hashes.set(m.id, (h = createHash('sha256')));
+  if (m.op === 'update') {
+    h.update(new Uint8Array(m.sab, m.from, m.to - m.from));
+  } else if (m.op === 'update-bytes') {
+    h.update(m.bytes);
+  } else {
+    hashes.delete(m.id);
+    parentPort.postMessage({ id: m.id, hex: h.digest('hex') });
+  }
+});
+`;
+
+/** SHA-256 of byte ranges of SharedArrayBuffers, computed in order on a worker thread. */
+export class Hasher {
+  // execArgv: [] so a parent started with --input-type=module does not turn this CommonJS source into ESM.
+  private readonly worker = new Worker(HASH_WORKER, { eval: true, execArgv: [] });
+  private readonly waiting = new Map<
+    number,
+    { resolve: (hex: string) => void; reject: (e: unknown) => void }
+  >();
+  private failure: unknown;
+
+  constructor() {
+    this.worker.unref();
+    this.worker.on('message', (m: { id: number; hex: string }) => {
+      this.waiting.get(m.id)?.resolve(m.hex);
+      this.waiting.delete(m.id);
+    });
+    const fail = (e: unknown) => {
+      this.failure ??= e;
+      for (const w of this.waiting.values()) w.reject(e);
+      this.waiting.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`hash worker exited (${code})`)));
+  }
+
+  update(id: number, sab: SharedArrayBuffer, from: number, to: number): void {
+    this.worker.postMessage({ op: 'update', id, sab, from, to });
+  }
+
+  /** Hash a copy of bytes that are not in shared memory (small pieces: metadata, padding). */
+  updateBytes(id: number, bytes: Uint8Array): void {
+    this.worker.postMessage({ op: 'update-bytes', id, bytes: bytes.slice() });
+  }
+
+  digest(id: number): Promise<string> {
+    const p =
+      this.failure !== undefined
+        ? Promise.reject(this.failure)
+        : new Promise<string>((resolve, reject) => {
+            this.waiting.set(id, { resolve, reject });
+            this.worker.postMessage({ op: 'digest', id });
+          });
+    // The caller may stop awaiting digests after the first failure; the rest must not become unhandled rejections.
+    p.catch(() => {});
+    return p;
+  }
+
+  close(): void {
+    this.waiting.clear();
+    this.worker.removeAllListeners();
+    void this.worker.terminate();
+  }
+}
