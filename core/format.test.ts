@@ -42,6 +42,24 @@ describe('C1 percent strings', () => {
     expect(s).toMatch(SPEC_REGEX);
   });
 
+  it('the fast path agrees with exact rounding on random values and near-ties (C1)', () => {
+    const exact = (x: number) => {
+      const t = x.toFixed(4);
+      return t === '-0.0000' ? '0.0000' : t;
+    };
+    for (let i = 0; i < 200_000; i++) {
+      const x = (Math.random() - 0.5) * 10 ** Math.floor(Math.random() * 9 - 3);
+      expect(formatPercent(x)).toBe(exact(x));
+    }
+    // Values within a hair of a tie go to the exact path.
+    for (let i = 0; i < 20_000; i++) {
+      const tie = (Math.floor(Math.random() * 2e6) - 1e6 + 0.5) / 10000;
+      for (const x of [tie, tie + 1e-12, tie - 1e-12, tie * (1 + 2 ** -52), tie * (1 - 2 ** -52)]) {
+        expect(formatPercent(x)).toBe(exact(x));
+      }
+    }
+  });
+
   it('every output matches SPEC regex and C1 shape', () => {
     for (let i = 0; i < 10_000; i++) {
       const x = (Math.random() - 0.5) * 10 ** Math.floor(Math.random() * 8);

@@ -11,6 +11,28 @@
  */
 export function formatPercent(x: number): string | null {
   if (!Number.isFinite(x)) return null;
+  // Fast path. |x·10^4| < 1e9 is computed with an error below 1.2e-7, so unless it
+  // lies within 1e-6 of a .5 tie its nearest integer is that of the exact value;
+  // integer formatting then avoids toFixed's arbitrary-precision work.
+  const r = x * 10000;
+  const a = r < 0 ? -r : r;
+  if (a < 1e9) {
+    const floor = Math.floor(a);
+    const frac = a - floor;
+    if (frac < 0.499999 || frac > 0.500001) {
+      const n = frac > 0.5 ? floor + 1 : floor;
+      if (n === 0) return '0.0000';
+      const whole = Math.floor(n / 10000);
+      const dec = n - whole * 10000;
+      const decimals = dec < 10 ? `000${dec}` : dec < 100 ? `00${dec}` : dec < 1000 ? `0${dec}` : `${dec}`;
+      return r < 0 ? `-${whole}.${decimals}` : `${whole}.${decimals}`;
+    }
+  }
+  return slowFormat(x);
+}
+
+/** Exact formatting for near-ties and huge values. */
+function slowFormat(x: number): string {
   if (Math.abs(x) >= 1e21) {
     // toFixed switches to exponent form here; C1 wants plain digits.
     return `${BigInt(Math.round(x)).toString()}.0000`;

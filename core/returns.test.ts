@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { isLastTradingDayOfMonth } from './calendar.js';
 import { type Day, formatDay, parseDay } from './dates.js';
 import { formatPercent } from './format.js';
 import {
   allCalendarFigures,
+  baseIndex,
   calendarFigures,
   defaultCalendarRow,
   lastIndexOnOrBefore,
@@ -399,5 +401,72 @@ describe('served row shape (C1, C8)', () => {
     expect(row.return_1d).toBe('0.5000');
     expect(row.return_1y).toBeNull();
     expect(row.as_of_date).toBe('2024-05-15');
+  });
+});
+
+describe('trailing figures against a plain reference (C3–C8)', () => {
+  it('agree with a naive binary-search computation on random series with gaps and random dates', () => {
+    let seed = 99;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const starts: Record<string, (anchor: Day, monthEnd: boolean) => Day> = {};
+    const months: Record<string, number> = {
+      return_1m: 1,
+      return_3m: 3,
+      return_6m: 6,
+      return_1y: 12,
+      return_2y: 24,
+      return_3y: 36,
+      return_4y: 48,
+      return_5y: 60,
+      return_7y: 84,
+      return_10y: 120,
+      return_15y: 180,
+      return_20y: 240,
+      return_25y: 300,
+      return_30y: 360,
+    };
+    for (const [k, n] of Object.entries(months)) starts[k] = (a, me) => monthsStart(a, n, me);
+    starts.return_1w = (a) => a - 7;
+    starts.return_ytd = (a) => d(`${Number(formatDay(a).slice(0, 4)) - 1}-12-31`);
+    starts.return_mtd = (a) => d(`${formatDay(a).slice(0, 7)}-01`) - 1;
+    starts.return_qtd = (a) => previousQuarterEnd(a);
+    for (let f = 0; f < 40; f++) {
+      const points: Array<[string, number]> = [];
+      let v = 10 + rnd() * 100;
+      const from = d('1990-01-01') + Math.floor(rnd() * 9000);
+      const to = from + 200 + Math.floor(rnd() * 9000);
+      for (let day = from; day <= to; day++) {
+        const w = (day + 4) % 7;
+        if (w === 0 || w === 6) continue;
+        // Occasional gaps, sometimes long ones (C4b).
+        if (rnd() < 0.02) day += Math.floor(rnd() * 20);
+        v *= 1 + (rnd() - 0.5) * 0.03;
+        points.push([formatDay(day), v]);
+      }
+      const s = embedded(points);
+      for (let q = 0; q < 30; q++) {
+        const asOf = from + Math.floor(rnd() * (to - from + 400));
+        const row = trailingFigures(s, asOf);
+        if (!row) continue;
+        const a = lastIndexOnOrBefore(s, asOf);
+        const anchor = s.date[a];
+        const me = isLastTradingDayOfMonth(anchor);
+        for (const [key, start] of Object.entries(starts)) {
+          const b = baseIndex(s, start(anchor, me));
+          const nYears = (months[key] ?? 0) / 12;
+          const expected =
+            b < 0
+              ? Number.NaN
+              : nYears >= 2
+                ? ((s.value[a] / s.value[b]) ** (1 / nYears) - 1) * 100
+                : (s.value[a] / s.value[b] - 1) * 100;
+          const got = row.values[TRAILING_KEYS.indexOf(key as TrailingKey)];
+          expect(formatPercent(got), `${key} at ${formatDay(asOf)}`).toBe(formatPercent(expected));
+        }
+      }
+    }
   });
 });

@@ -6,7 +6,7 @@
  * done once, at the edge (core/format.ts), so no figure is ever rounded twice.
  */
 import { isLastTradingDayOfMonth, lastTradingDayOfYear, previousTradingDay } from './calendar.js';
-import { addMonths, type Day, endOfMonthAfter, endOfYear, fromYmd, toYmd } from './dates.js';
+import { addMonths, type Day, daysInMonth, endOfMonthAfter, endOfYear, fromYmd, toYmd } from './dates.js';
 import { type CalendarFigures, type Series, TRAILING_KEYS, type TrailingFigures } from './types.js';
 
 /** C4b: a base observation more than this many days before its start date is a gap. */
@@ -109,21 +109,30 @@ function annualized(end: number, base: number, years: number): number {
   return ((end / base) ** (1 / years) - 1) * 100;
 }
 
-/** Start date for a period rule, or NaN where the rule has no start (inception). */
-function periodStart(rule: PeriodRule, anchor: Day, anchorIsMonthEnd: boolean): Day {
+/**
+ * Start date for a period rule given the anchor's civil date (computed once per
+ * row, not once per period); NaN where the rule has no start (inception).
+ */
+function periodStart(rule: PeriodRule, anchor: Day, y: number, m: number, d: number, monthEnd: boolean): Day {
   switch (rule.kind) {
-    case 'months':
-      return monthsStart(anchor, rule.months, anchorIsMonthEnd);
+    case 'months': {
+      // C4: calendar months back, the day clamped; a month-end anchor starts at the target month-end.
+      const total = y * 12 + (m - 1) - rule.months;
+      const ty = Math.floor(total / 12);
+      const tm = total - ty * 12 + 1;
+      const dim = daysInMonth(ty, tm);
+      return fromYmd(ty, tm, monthEnd || d > dim ? dim : d);
+    }
     case 'day':
       return previousTradingDay(anchor);
     case 'week':
       return anchor - 7;
     case 'ytd':
-      return endOfYear(toYmd(anchor).y - 1);
+      return fromYmd(y - 1, 12, 31);
     case 'mtd':
-      return endOfMonthAfter(anchor, -1);
+      return fromYmd(y, m, 1) - 1;
     case 'qtd':
-      return previousQuarterEnd(anchor);
+      return fromYmd(y, Math.floor((m - 1) / 3) * 3 + 1, 1) - 1;
     case 'inception':
       return Number.NaN;
   }
@@ -144,13 +153,15 @@ export function trailingFigures(
   const anchor = s.date[a];
   const end = s.value[a];
   const monthEnd = isLastTradingDayOfMonth(anchor);
+  const { y, m, d } = toYmd(anchor);
   for (let k = 0; k < RULE_LIST.length; k++) {
     const rule = RULE_LIST[k];
     if (rule.kind === 'inception') {
       out[k] = sinceInception(s, a);
       continue;
     }
-    const b = baseIndex(s, periodStart(rule, anchor, monthEnd));
+    const start = periodStart(rule, anchor, y, m, d, monthEnd);
+    const b = baseIndexBefore(s, a, start);
     if (b < 0) {
       out[k] = Number.NaN;
     } else if (rule.kind === 'months' && rule.years >= 2) {
@@ -160,6 +171,53 @@ export function trailingFigures(
     }
   }
   return { asOf: anchor, values: out };
+}
+
+/** Trading days per calendar day (252 / 365), to guess where a start date sits in a series. */
+const OBS_PER_DAY = 0.69;
+
+/**
+ * baseIndex restricted to observations before index `a` (every start precedes the
+ * anchor). The series of 32,000 funds is far larger than the CPU caches, so a plain
+ * binary search costs a cache miss per step; guessing the index from the date gap
+ * and galloping from the guess touches a few neighbouring lines instead.
+ */
+function baseIndexBefore(s: Series, a: number, start: Day): number {
+  const dates = s.date;
+  const first = s.start;
+  if (dates[first] > start) return -1;
+  // Invariant wanted: dates[lo] <= start < dates[hi]; dates[a] > start holds already.
+  let guess = a - Math.floor((dates[a] - start) * OBS_PER_DAY);
+  if (guess < first) guess = first;
+  let lo: number;
+  let hi: number;
+  if (dates[guess] <= start) {
+    lo = guess;
+    let step = 1;
+    hi = lo + step;
+    while (hi < a && dates[hi] <= start) {
+      lo = hi;
+      step *= 2;
+      hi = lo + step;
+    }
+    if (hi > a) hi = a;
+  } else {
+    hi = guess;
+    let step = 1;
+    lo = hi - step;
+    while (lo > first && dates[lo] > start) {
+      hi = lo;
+      step *= 2;
+      lo = hi - step;
+    }
+    if (lo < first) lo = first;
+  }
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (dates[mid] <= start) lo = mid;
+    else hi = mid;
+  }
+  return start - dates[lo] > MAX_BASE_GAP_DAYS ? -1 : lo;
 }
 
 /** C7: since the first observation; annualized over the span when it is ≥ 2 years. */

@@ -50,16 +50,22 @@ export function listFunds(snap: ServingSnapshot, params: Params): Answer {
     after: q.after ?? undefined,
     limit: q.limit,
   });
-  const bufs: Uint8Array[] = [LIST_OPEN];
-  for (let k = 0; k < page.indices.length; k++) {
-    if (k > 0) bufs.push(COMMA);
-    bufs.push(snap.rows.row(RowKind.Fund, page.indices[k]));
-  }
-  const last = page.indices.length > 0 ? page.indices[page.indices.length - 1] : -1;
+  const ids = page.indices;
+  const last = ids.length > 0 ? ids[ids.length - 1] : -1;
   const next =
     page.more && last >= 0 ? JSON.stringify(encodeCursor(snap.lookup.cols.funds.code[last])) : 'null';
-  bufs.push(Buffer.from(`],"next_cursor":${next}}`));
-  return { status: 200, body: Buffer.concat(bufs) };
+  // Codes may be non-ASCII: the tail is measured and written as UTF-8.
+  const tail = `],"next_cursor":${next}}`;
+  let size = LIST_OPEN.length + ids.length + Buffer.byteLength(tail);
+  for (let k = 0; k < ids.length; k++) size += snap.rows.rowLength(RowKind.Fund, ids[k]);
+  const out = Buffer.allocUnsafe(size);
+  let at = LIST_OPEN.copy(out, 0);
+  for (let k = 0; k < ids.length; k++) {
+    if (k > 0) out[at++] = 0x2c;
+    at = snap.rows.copyRow(RowKind.Fund, ids[k], out, at);
+  }
+  at += out.write(tail, at, 'utf8');
+  return { status: 200, body: out.subarray(0, at) };
 }
 
 /** GET /v1/funds/{code}. `code` null: a path segment that does not even decode. */
@@ -108,10 +114,14 @@ export function trailingBatch(
   const v = validateTrailingBatchBody(body, contentType);
   if (!v.ok) return invalid(v.issues);
   const asOf = v.value.as_of ?? null;
-  const parts = batchRows(v.value.codes, snap, (i) =>
-    asOf === null ? snap.rows.row(RowKind.Trailing, i) : trailingAt(snap, i, asOf),
-  );
-  return { status: 200, body: joinRows(parts) };
+  const funds = batchFunds(v.value.codes, snap);
+  if (asOf === null) return { status: 200, body: joinPrepared(snap, RowKind.Trailing, funds) };
+  const rows: string[] = [];
+  for (const i of funds) {
+    const row = trailingAt(snap, i, asOf);
+    if (row !== null) rows.push(row);
+  }
+  return { status: 200, body: `[${rows.join(',')}]` };
 }
 
 /** POST /v1/calendar-returns/batch (C14). */
@@ -123,14 +133,15 @@ export function calendarBatch(
   const v = validateCalendarBatchBody(body, contentType);
   if (!v.ok) return invalid(v.issues);
   const year = v.value.year ?? null;
-  const parts = batchRows(v.value.codes, snap, (i) => {
-    if (year === null) {
-      const row = snap.rows.row(RowKind.Calendar, i);
-      return row.byteLength === 0 ? null : row;
-    }
-    return snap.lookup.calendarYearJson(i, year);
-  });
-  return { status: 200, body: joinRows(parts) };
+  const funds = batchFunds(v.value.codes, snap);
+  // Funds without any calendar row have an empty prepared row: left out like misses.
+  if (year === null) return { status: 200, body: joinPrepared(snap, RowKind.Calendar, funds) };
+  const rows: string[] = [];
+  for (const i of funds) {
+    const row = snap.lookup.calendarYearJson(i, year);
+    if (row !== null) rows.push(row);
+  }
+  return { status: 200, body: `[${rows.join(',')}]` };
 }
 
 function trailingAt(snap: ServingSnapshot, i: number, asOf: string): string | null {
@@ -140,39 +151,38 @@ function trailingAt(snap: ServingSnapshot, i: number, asOf: string): string | nu
   return f === null ? null : trailingRowJson(snap.lookup.cols.funds.code[i], f);
 }
 
-/** C16: rows in request order, a code asked twice once at its first place, misses left out. */
-function batchRows(
-  codes: readonly string[],
-  snap: ServingSnapshot,
-  row: (i: number) => Uint8Array | string | null,
-): Array<Uint8Array | string> {
-  const parts: Array<Uint8Array | string> = [];
-  const seen = codes.length > 1 ? new Set<number>() : null;
-  for (const code of codes) {
-    const i = snap.lookup.find(code);
-    if (i < 0) continue;
-    if (seen) {
-      if (seen.has(i)) continue;
-      seen.add(i);
-    }
-    const r = row(i);
-    if (r !== null) parts.push(r);
+/**
+ * C16: fund indices in request order, a code asked twice once at its first place,
+ * misses left out. Duplicates are found with a per-snapshot stamp array rather
+ * than a Set per request.
+ */
+function batchFunds(codes: readonly string[], snap: ServingSnapshot): number[] {
+  const out: number[] = [];
+  const stamp = snap.nextStamp();
+  const marks = snap.marks;
+  for (let k = 0; k < codes.length; k++) {
+    const i = snap.lookup.find(codes[k]);
+    if (i < 0 || marks[i] === stamp) continue;
+    marks[i] = stamp;
+    out.push(i);
   }
-  return parts;
+  return out;
 }
 
 const LIST_OPEN = Buffer.from('{"data":[');
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
 
-function joinRows(parts: Array<Uint8Array | string>): Buffer {
-  const bufs: Uint8Array[] = [OPEN];
-  for (let k = 0; k < parts.length; k++) {
-    if (k > 0) bufs.push(COMMA);
-    const p = parts[k];
-    bufs.push(typeof p === 'string' ? Buffer.from(p) : p);
+/** A JSON array of prepared rows, copied once into one buffer; empty rows are skipped. */
+function joinPrepared(snap: ServingSnapshot, kind: RowKind, funds: readonly number[]): Buffer {
+  let size = 2 + funds.length;
+  for (const i of funds) size += snap.rows.rowLength(kind, i);
+  const out = Buffer.allocUnsafe(size);
+  out[0] = 0x5b;
+  let at = 1;
+  for (const i of funds) {
+    if (snap.rows.rowLength(kind, i) === 0) continue;
+    if (at > 1) out[at++] = 0x2c;
+    at = snap.rows.copyRow(kind, i, out, at);
   }
-  bufs.push(CLOSE);
-  return Buffer.concat(bufs);
+  out[at++] = 0x5d;
+  return out.subarray(0, at);
 }

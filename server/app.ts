@@ -37,8 +37,6 @@ export interface AppContext {
   resource(path: string): StaticResource | undefined;
   /** Extra routes (MCP) registered by their own module. */
   extend?: (app: TemplatedApp) => void;
-  /** Called once per finished /v1 request for sampled access logs. */
-  onRequest?: (method: string, path: string, status: number) => void;
 }
 
 /** Known route patterns and the methods they answer, for 405's Allow header (C21). */

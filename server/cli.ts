@@ -8,6 +8,11 @@ import { parseServeConfig } from './config.js';
 import { startServer } from './main.js';
 
 export async function run(command: string, argv: string[], io: CliIo): Promise<number> {
+  if (command === 'mcp') {
+    // Loaded only for `mcp`: its stdout must carry JSON-RPC alone.
+    const { runMcp } = await import('./mcp/stdio.js');
+    return await runMcp(argv, io);
+  }
   if (command !== 'serve') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   const config = parseServeConfig(argv, io.env);
   const server = await startServer(config);

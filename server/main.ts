@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { startWorker } from '../core/worker.js';
@@ -50,6 +52,11 @@ export function packageVersion(): string {
 
 const log = pino({ base: { service: 'fundreturns' } });
 
+// Exposes gc() in worker threads created from now on, and to this thread through a
+// fresh context: old snapshots' buffers are freed right after a swap (see below).
+v8.setFlagsFromString('--expose-gc');
+const collect = vm.runInNewContext('gc') as () => void;
+
 export async function startServer(config: ServeConfig, opts: StartOptions = {}): Promise<RunningServer> {
   loadUws();
   // Refuse a bad claim file here, with its message, rather than in every worker.
@@ -76,6 +83,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
         else if (m.type === 'listen-failed') reject(new Error(m.message));
         else if (m.type === 'swapped') {
           serving.set(w, m.id);
+          if (workers.every((x) => serving.get(x) === m.id)) releaseOldSnapshots(m.id);
           for (const f of waiters.splice(0)) f();
         } else if (m.type === 'swap-failed')
           log.error({ snapshot: m.id, error: m.message }, 'worker could not attach snapshot');
@@ -94,6 +102,20 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const send = (m: ToWorker) => {
     for (const w of workers) w.postMessage(m);
   };
+  /**
+   * Once every thread serves the new snapshot, nothing references the old one's
+   * shared buffers; a full collection in every thread frees them now rather than
+   * whenever V8 next feels memory pressure, so RSS returns to one snapshot's worth.
+   */
+  let collectedFor: string | null = null;
+  function releaseOldSnapshots(id: string): void {
+    if (collectedFor === id) return;
+    collectedFor = id;
+    setTimeout(() => {
+      collect();
+      send({ type: 'collect' });
+    }, 100).unref();
+  }
 
   const manager = new SnapshotManager(config.snapshots, config.pollMs, {
     onSnapshot: (msg) => {

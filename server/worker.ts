@@ -4,11 +4,15 @@
  * memory. Messages from the main thread: `snapshot` (swap to it), `problem` (a
  * newer snapshot was refused), `shutdown` (stop accepting, finish, exit).
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
+import pino from 'pino';
 import { type AppContext, createApp, type StaticResource } from './app.js';
 import type { ServeConfig } from './config.js';
 import { OPEN_GATE } from './gate.js';
 import { inflight } from './http/body.js';
+import { onReply } from './http/call.js';
+import { registerMcpRoutes } from './mcp/http.js';
+import { serverInfo } from './mcp/server.js';
 import { healthBody } from './public/health.js';
 import { openApiResource, staticResources } from './resources.js';
 import { ServingSnapshot, type SnapshotMessage } from './snapshot/serving.js';
@@ -23,7 +27,11 @@ export interface WorkerInput {
   fixedNow: number | null;
 }
 
-export type ToWorker = SnapshotMessage | { type: 'problem'; message: string | null } | { type: 'shutdown' };
+export type ToWorker =
+  | SnapshotMessage
+  | { type: 'problem'; message: string | null }
+  | { type: 'collect' }
+  | { type: 'shutdown' };
 
 export type FromWorker =
   | { type: 'listening'; port: number }
@@ -57,6 +65,21 @@ const ctx: AppContext = {
   resource: (path: string): StaticResource | undefined => resources.get(path),
 };
 
+if (config.accessLogSample > 0) {
+  // One line in N requests: enough to see traffic without paying for a log write per request.
+  const log = pino({ base: { service: 'fundreturns', thread: threadId } });
+  let n = 0;
+  onReply((method, path, status) => {
+    if (++n % config.accessLogSample === 0)
+      log.info(
+        { method, path, status: Number.parseInt(status, 10), sample: config.accessLogSample },
+        'request',
+      );
+  });
+}
+
+const mcpInfo = serverInfo(input.version);
+ctx.extend = (app) => registerMcpRoutes(app, ctx, mcpInfo);
 const app = createApp(ctx);
 let listenSocket: us_listen_socket | null = null;
 
@@ -88,6 +111,9 @@ parentPort!.on('message', (m: ToWorker) => {
     }
   } else if (m.type === 'problem') {
     problem = m.message;
+  } else if (m.type === 'collect') {
+    // gc is exposed by the main thread (v8 flag set before this worker started).
+    (globalThis as { gc?: () => void }).gc?.();
   } else if (m.type === 'shutdown') {
     if (listenSocket) uws.us_listen_socket_close(listenSocket);
     listenSocket = null;

@@ -32,6 +32,7 @@ const USAGE = `usage: fundreturns <command> [flags]
   inspect [--snapshots ./snapshots] [--json]
   serve [--host 127.0.0.1] [--port 8080] [--snapshots ./snapshots] [--threads <cores>] [--base-url URL]
         [--freshness-hours 120] [--claim-file FILE] [--claim-name glama] [--poll-ms 500]
+  mcp --stdio [--snapshots ./snapshots]
 
 Every flag can also be set as FUNDRETURNS_<FLAG> (e.g. FUNDRETURNS_SNAPSHOTS); flags win.`;
 
@@ -63,7 +64,8 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
         return await query(rest, io);
       case 'inspect':
         return await inspect(rest, io);
-      case 'serve': {
+      case 'serve':
+      case 'mcp': {
         // The server side loads uWS; imported only when asked for.
         const server = await import('../../server/cli.js');
         return await server.run(command, rest, io);

@@ -13,10 +13,19 @@ const COMPRESS_MIN_BYTES = 8 * 1024;
 
 export type Header = readonly [string, string];
 
+/** Called after every response this thread writes (sampled access logs); null: none. */
+let replyHook: ((method: string, path: string, status: string) => void) | null = null;
+
+export function onReply(hook: ((method: string, path: string, status: string) => void) | null): void {
+  replyHook = hook;
+}
+
 export class Call {
   aborted = false;
+  /** True once the response may be written outside the route callback (a body is read). */
+  private deferred = false;
   /** Headers every response to this request carries (rate-limit fields, C29). */
-  extraHeaders: Header[] | null = null;
+  extraHeaders: readonly Header[] | null = null;
   readonly accept: string;
   readonly acceptEncoding: string;
 
@@ -32,6 +41,7 @@ export class Call {
 
   /** Attach the abort handler; needed whenever the response is not written synchronously. */
   watchAbort(): this {
+    this.deferred = true;
     this.res.onAborted(() => {
       this.aborted = true;
     });
@@ -45,14 +55,15 @@ export class Call {
   /**
    * Write a whole response. JSON bodies turn into MessagePack when the client asked
    * for it, and large bodies are compressed when the client accepts br or gzip.
+   * Inside the route callback uWS corks by itself; a deferred answer corks here.
    */
   reply(status: string, contentType: string, body: Uint8Array | string, headers?: readonly Header[]): void {
     if (this.aborted) return;
     let type = contentType;
     let payload: Uint8Array | string = body;
     let encoding: string | null = null;
-    if (type === 'application/json' && this.wantsMsgpack()) {
-      type = 'application/msgpack';
+    if (this.accept.length > 0 && type === JSON_TYPE && this.wantsMsgpack()) {
+      type = MSGPACK_TYPE;
       payload = pack(
         JSON.parse(
           typeof body === 'string'
@@ -61,28 +72,43 @@ export class Call {
         ),
       );
     }
-    const size = typeof payload === 'string' ? payload.length : payload.byteLength;
-    if (size >= COMPRESS_MIN_BYTES && this.acceptEncoding.length > 0) {
-      if (/\bbr\b/.test(this.acceptEncoding)) {
-        payload = brotliCompressSync(payload, {
-          params: { [zlib.BROTLI_PARAM_QUALITY]: 4, [zlib.BROTLI_PARAM_SIZE_HINT]: size },
-        });
-        encoding = 'br';
-      } else if (/\bgzip\b/.test(this.acceptEncoding)) {
-        payload = gzipSync(payload, { level: 4 });
-        encoding = 'gzip';
+    if (this.acceptEncoding.length > 0) {
+      const size = typeof payload === 'string' ? payload.length : payload.byteLength;
+      if (size >= COMPRESS_MIN_BYTES) {
+        if (/\bbr\b/.test(this.acceptEncoding)) {
+          payload = brotliCompressSync(payload, {
+            params: { [zlib.BROTLI_PARAM_QUALITY]: 4, [zlib.BROTLI_PARAM_SIZE_HINT]: size },
+          });
+          encoding = 'br';
+        } else if (/\bgzip\b/.test(this.acceptEncoding)) {
+          payload = gzipSync(payload, { level: 4 });
+          encoding = 'gzip';
+        }
       }
     }
+    if (this.deferred) this.res.cork(() => this.write(status, type, contentType, encoding, payload, headers));
+    else this.write(status, type, contentType, encoding, payload, headers);
+    if (replyHook !== null) replyHook(this.method, this.path, status);
+  }
+
+  private write(
+    status: string,
+    type: string,
+    contentType: string,
+    encoding: string | null,
+    payload: Uint8Array | string,
+    headers: readonly Header[] | undefined,
+  ): void {
     const res = this.res;
-    res.cork(() => {
-      res.writeStatus(status);
-      res.writeHeader('Content-Type', type);
-      if (encoding !== null) res.writeHeader('Content-Encoding', encoding);
-      if (contentType === 'application/json') res.writeHeader('Vary', 'Accept, Accept-Encoding');
-      if (headers) for (const [k, v] of headers) res.writeHeader(k, v);
-      if (this.extraHeaders) for (const [k, v] of this.extraHeaders) res.writeHeader(k, v);
-      res.end(payload);
-    });
+    res.writeStatus(status);
+    res.writeHeader('Content-Type', type);
+    if (encoding !== null) res.writeHeader('Content-Encoding', encoding);
+    if (contentType === JSON_TYPE) res.writeHeader('Vary', 'Accept, Accept-Encoding');
+    if (headers !== undefined)
+      for (let k = 0; k < headers.length; k++) res.writeHeader(headers[k][0], headers[k][1]);
+    const extra = this.extraHeaders;
+    if (extra !== null) for (let k = 0; k < extra.length; k++) res.writeHeader(extra[k][0], extra[k][1]);
+    res.end(payload);
   }
 
   /** A HEAD answer: GET's headers and length, no body. */
@@ -93,11 +119,12 @@ export class Call {
     res.onAborted(() => {
       this.aborted = true;
     });
-    res.cork(() => {
-      res.writeStatus(status);
-      res.writeHeader('Content-Type', contentType);
-      if (headers) for (const [k, v] of headers) res.writeHeader(k, v);
-      res.endWithoutBody(length);
-    });
+    res.writeStatus(status);
+    res.writeHeader('Content-Type', contentType);
+    if (headers) for (let k = 0; k < headers.length; k++) res.writeHeader(headers[k][0], headers[k][1]);
+    res.endWithoutBody(length);
   }
 }
+
+const JSON_TYPE = 'application/json';
+const MSGPACK_TYPE = 'application/msgpack';

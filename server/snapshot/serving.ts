@@ -35,6 +35,17 @@ export class ServingSnapshot {
   readonly dataHeaders: Array<readonly [string, string]>;
   /** Reused by on-demand trailing rows on this thread (one request at a time per thread). */
   readonly scratch = new Float64Array(TRAILING_KEYS.length);
+  /** Batch de-duplication marks per fund (C16), compared with a per-request stamp. */
+  readonly marks: Int32Array;
+  private stamp = 0;
+
+  nextStamp(): number {
+    if (this.stamp === 0x7fffffff) {
+      this.marks.fill(0);
+      this.stamp = 0;
+    }
+    return ++this.stamp;
+  }
 
   constructor(msg: SnapshotMessage) {
     const cols = attachSnapshot({ manifest: msg.manifest, buffers: msg.buffers });
@@ -45,6 +56,7 @@ export class ServingSnapshot {
     this.asOf = msg.manifest.as_of;
     this.loadedAt = new Date(msg.loadedAt);
     this.funds = cols.funds.length;
+    this.marks = new Int32Array(this.funds);
     this.dataHeaders = [['X-Data-As-Of', this.asOf]];
   }
 }

@@ -1,0 +1,171 @@
+/**
+ * What MCP costs on top of a lookup, for one fund's latest trailing returns:
+ *   (a) a whole tools/call through the HTTP bridge minus the network: a web Request
+ *       built the way the uWS route builds it, handleMcpPost (fresh Server and
+ *       stateless transport, SDK message parsing, our argument check, the lookup,
+ *       the text rendering), and the Response body read back;
+ *   (b) the lookup alone: answers.getTrailing, as the REST route calls it.
+ * (a) − (b) is the per-request MCP overhead. Parts of (a) are measured too, to
+ * show where it goes. With `--url http://host:port`, also the p50 of tools/call
+ * over real HTTP against a running `fundreturns serve` (sequential fetches).
+ *
+ *   npm run build && npx tsx bench/mcp.bench.ts [--snapshots /tmp/fr-bench/snapshots] [--url http://127.0.0.1:8080]
+ */
+import { join } from 'node:path';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { Bench } from 'tinybench';
+import { z } from 'zod';
+import { readCurrent } from '../builder/publish.js';
+import { SnapshotLookup } from '../core/lookup.js';
+import { loadSnapshot } from '../core/snapshot/reader.js';
+import { MCP_TOOL_INPUT_SCHEMAS } from '../schemas/index.js';
+import * as answers from '../server/answers.js';
+import { handleMcpPost } from '../server/mcp/http.js';
+import { createMcpServer, serverInfo } from '../server/mcp/server.js';
+import { callTool } from '../server/mcp/tools.js';
+import { prepareRows } from '../server/snapshot/prepared.js';
+import { ServingSnapshot } from '../server/snapshot/serving.js';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2)
+  args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
+const snapshots = args.get('snapshots') ?? '/tmp/fr-bench/snapshots';
+const current = readCurrent(snapshots);
+if (!current) throw new Error(`no snapshot in ${snapshots}`);
+const loaded = await loadSnapshot(join(snapshots, current));
+const snap = new ServingSnapshot({
+  type: 'snapshot',
+  id: current,
+  dir: loaded.dir,
+  manifest: loaded.manifest,
+  buffers: loaded.buffers,
+  prepared: prepareRows(new SnapshotLookup(loaded.columns)),
+  loadedAt: new Date().toISOString(),
+});
+const codes = snap.lookup.cols.funds.code;
+const n = codes.length;
+const info = serverInfo('bench');
+let k = 0;
+let sink = 0;
+
+/** The headers an SDK client sends after initialize (what the uWS route copies). */
+const HEADERS: Array<[string, string]> = [
+  ['host', '127.0.0.1:8080'],
+  ['accept', 'application/json, text/event-stream'],
+  ['content-type', 'application/json'],
+  ['mcp-protocol-version', '2025-11-25'],
+  ['authorization', 'Bearer fr_live_0123456789abcdef0123456789abcdef'],
+  ['user-agent', 'node'],
+];
+const message = (code: string) => ({
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/call',
+  params: { name: 'getTrailingReturns', arguments: { code } },
+});
+const bodyOf = (code: string) => Buffer.from(JSON.stringify(message(code)));
+
+/** The McpServer route: our JSON Schemas converted to zod once, reused by every per-request server. */
+const ZOD_INPUTS = Object.entries(MCP_TOOL_INPUT_SCHEMAS).map(
+  // fromJSONSchema's parameter type does not accept deeply readonly consts; the values are plain JSON Schema.
+  ([name, s]) => [name, z.fromJSONSchema(s as unknown as Parameters<typeof z.fromJSONSchema>[0])] as const,
+);
+
+const bench = new Bench({ time: 2000, warmup: true });
+bench
+  .add('(a) tools/call getTrailingReturns through the bridge (no network)', async () => {
+    const raw = bodyOf(codes[k++ % n]);
+    const request = new Request('http://127.0.0.1:8080/mcp', { method: 'POST', headers: HEADERS });
+    const response = await handleMcpPost(request, JSON.parse(raw.toString('utf8')), snap, info);
+    sink += (await response.arrayBuffer()).byteLength;
+  })
+  .add('(b) lookup alone: answers.getTrailing', () => {
+    const a = answers.getTrailing(snap, codes[k++ % n], {});
+    sink += a.status;
+  })
+  .add('part: callTool (argument check + lookup + parse + text)', () => {
+    sink += callTool(snap, 'getTrailingReturns', { code: codes[k++ % n] }).content.length;
+  })
+  .add('part: new Server + transport + connect', async () => {
+    const t = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+    await createMcpServer(info, () => snap).connect(t);
+    sink++;
+  })
+  .add('alternative: new McpServer + 6 registerTool (zod built once) + connect', async () => {
+    const m = new McpServer(info);
+    for (const [name, inputSchema] of ZOD_INPUTS)
+      m.registerTool(name, { inputSchema }, () => ({ content: [] }));
+    await m.connect(new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true }));
+    sink++;
+  })
+  .add('alternative: new Server with its default validator + connect', async () => {
+    const m = new Server(info, { capabilities: { tools: {} } });
+    await m.connect(new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true }));
+    sink++;
+  })
+  .add('part: new Request + arrayBuffer of a Response', async () => {
+    const request = new Request('http://127.0.0.1:8080/mcp', { method: 'POST', headers: HEADERS });
+    const r = new Response('{"jsonrpc":"2.0","id":7,"result":{}}', {
+      headers: { 'content-type': 'application/json' },
+    });
+    sink += request.headers.get('accept')!.length + (await r.arrayBuffer()).byteLength;
+  });
+await bench.run();
+
+const rows = bench.tasks.map((t) => {
+  const r = t.result as { latency?: { p50?: number; mean?: number }; throughput?: { mean?: number } };
+  return {
+    task: t.name,
+    'p50 µs': ((r.latency?.p50 ?? Number.NaN) * 1000).toFixed(1),
+    'mean µs': ((r.latency?.mean ?? Number.NaN) * 1000).toFixed(1),
+    'ops/s': Math.round(r.throughput?.mean ?? 0),
+  };
+});
+console.table(rows);
+const p50 = (name: string) =>
+  ((bench.tasks.find((t) => t.name.startsWith(name))!.result as { latency: { p50: number } }).latency.p50 ??
+    0) * 1000;
+console.log(
+  `MCP overhead per tools/call (p50 of (a) − p50 of (b)): ${(p50('(a)') - p50('(b)')).toFixed(1)} µs ` +
+    `on ${n} funds (${current})`,
+);
+
+const url = args.get('url');
+if (url !== undefined) {
+  const samples: number[] = [];
+  const server: number[] = [];
+  const rest: number[] = [];
+  const post = (code: string) =>
+    fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: Object.fromEntries(HEADERS.filter(([h]) => h !== 'host')),
+      body: bodyOf(code),
+    });
+  for (let i = 0; i < 200; i++) await (await post(codes[i % n])).arrayBuffer();
+  for (let i = 0; i < 3000; i++) {
+    const t0 = performance.now();
+    const r = await post(codes[i % n]);
+    await r.arrayBuffer();
+    samples.push(performance.now() - t0);
+    if (r.status !== 200) throw new Error(`HTTP ${r.status}`);
+    server.push(Number(/dur=([\d.]+)/.exec(r.headers.get('server-timing') ?? '')?.[1]));
+    // The same lookup over REST, as the floor of client + network + uWS.
+    const t1 = performance.now();
+    const g = await fetch(`${url}/v1/funds/${encodeURIComponent(codes[i % n])}/trailing-returns`, {
+      headers: { authorization: HEADERS[4][1] },
+    });
+    await g.arrayBuffer();
+    rest.push(performance.now() - t1);
+  }
+  const q = (xs: number[], p: number) => {
+    const s = [...xs].sort((x, y) => x - y);
+    return (s[Math.floor(p * (s.length - 1))] * 1000).toFixed(0);
+  };
+  const line = (xs: number[]) => `p50 ${q(xs, 0.5)} µs, p90 ${q(xs, 0.9)} µs, p99 ${q(xs, 0.99)} µs`;
+  console.log(`tools/call server time (Server-Timing): ${line(server)}`);
+  console.log(`tools/call client round trip (fetch, keep-alive, sequential): ${line(samples)}`);
+  console.log(`REST GET trailing-returns round trip, same client: ${line(rest)}`);
+}
+if (sink === 42) console.log('');

@@ -1,0 +1,184 @@
+/**
+ * Accounts, keys and plans (SPEC 5, 8; C25, C26): the records every store keeps and
+ * every server enforces. Stores (embedded file, Redis) hold these; the gate reads
+ * a snapshot of them (AccessState) and never the store on the hot path.
+ */
+
+export const PLAN_NAMES = ['free', 'developer', 'pro', 'business'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+export interface PlanLimits {
+  /** Requests per 60-second window (C27). */
+  readonly burst: number;
+  /** Requests per calendar month in UTC (C28). */
+  readonly monthly: number;
+}
+
+/** C26 defaults; `--plans FILE` overrides them. */
+export const DEFAULT_PLANS: Readonly<Record<PlanName, PlanLimits>> = {
+  free: { burst: 100, monthly: 250 },
+  developer: { burst: 100, monthly: 1000 },
+  pro: { burst: 250, monthly: 2500 },
+  business: { burst: 500, monthly: 10000 },
+};
+
+export const STATUSES = ['active', 'none', 'canceled', 'past_due'] as const;
+export type SubscriptionStatus = (typeof STATUSES)[number];
+
+export interface Account {
+  /** Stable, non-secret (`acct_…`); usage counters are keyed by it. */
+  readonly id: string;
+  /** Unique, chosen by the operator. */
+  readonly name: string;
+  readonly plan: PlanName;
+  readonly status: SubscriptionStatus;
+  readonly created_at: string;
+}
+
+export interface KeyRecord {
+  /** Non-secret id (`key_…`) shown by `keys list`, used to revoke or rotate. */
+  readonly id: string;
+  /** The owning account's id. */
+  readonly account_id: string;
+  /** First characters of the key for display (`fr_live_AbCd`), never enough to use it. */
+  readonly prefix: string;
+  /** Lower-case hex SHA-256 of the whole key: the only form the secret is stored in. */
+  readonly hash: string;
+  readonly created_at: string;
+  /** Set when revoked: the key is refused from then on. */
+  readonly revoked_at: string | null;
+  /** Set on the old key of a rotation: refused after this instant (grace period). */
+  readonly expires_at: string | null;
+}
+
+/** Everything a server needs to decide who a key belongs to. */
+export interface AccessState {
+  /** Increases with every change; servers use it to notice changes cheaply. */
+  readonly version: number;
+  readonly accounts: readonly Account[];
+  readonly keys: readonly KeyRecord[];
+}
+
+/** One durable change to accounts and keys, as the stores record it. */
+export type AccessChange =
+  | { readonly op: 'account.create'; readonly account: Account }
+  | { readonly op: 'account.plan'; readonly account_id: string; readonly plan: PlanName }
+  | { readonly op: 'account.status'; readonly account_id: string; readonly status: SubscriptionStatus }
+  | { readonly op: 'key.create'; readonly key: KeyRecord }
+  | { readonly op: 'key.revoke'; readonly key_id: string; readonly at: string }
+  | { readonly op: 'key.expire'; readonly key_id: string; readonly at: string };
+
+/** Apply a change to a state (pure): the one definition both stores replay. */
+export function applyChange(state: AccessState, c: AccessChange): AccessState {
+  const version = state.version + 1;
+  switch (c.op) {
+    case 'account.create':
+      return { version, accounts: [...state.accounts, c.account], keys: state.keys };
+    case 'account.plan':
+      return {
+        version,
+        accounts: state.accounts.map((a) => (a.id === c.account_id ? { ...a, plan: c.plan } : a)),
+        keys: state.keys,
+      };
+    case 'account.status':
+      return {
+        version,
+        accounts: state.accounts.map((a) => (a.id === c.account_id ? { ...a, status: c.status } : a)),
+        keys: state.keys,
+      };
+    case 'key.create':
+      return { version, accounts: state.accounts, keys: [...state.keys, c.key] };
+    case 'key.revoke':
+      return {
+        version,
+        accounts: state.accounts,
+        keys: state.keys.map((k) =>
+          k.id === c.key_id && k.revoked_at === null ? { ...k, revoked_at: c.at } : k,
+        ),
+      };
+    case 'key.expire':
+      return {
+        version,
+        accounts: state.accounts,
+        keys: state.keys.map((k) => (k.id === c.key_id ? { ...k, expires_at: c.at } : k)),
+      };
+  }
+}
+
+export const EMPTY_STATE: AccessState = { version: 0, accounts: [], keys: [] };
+
+/** Usage of one account in one month (C28). */
+export interface UsageRecord {
+  readonly account_id: string;
+  /** YYYY-MM (UTC). */
+  readonly month: string;
+  readonly count: number;
+}
+
+/**
+ * A durable home for accounts, keys and monthly usage. The embedded file store
+ * serves one machine; the Redis store several. Admin changes are durable when
+ * `change` resolves; a server sees them through `subscribe` within a second.
+ */
+export interface AccessStore {
+  /** The current state (re-read from the durable medium). */
+  read(): Promise<AccessState>;
+  /** Record one change durably and return the new state. */
+  change(c: AccessChange): Promise<AccessState>;
+  /** Call `onChange` (at most about once a second) when any process changed the state. */
+  subscribe(onChange: () => void): () => void;
+  /** Monthly counts for a month (all accounts), for a server starting up and for `accounts usage`. */
+  readUsage(month: string): Promise<Map<string, number>>;
+  /** Persist absolute monthly counts of the given accounts (the server's counters are the truth). */
+  writeUsage(month: string, counts: ReadonlyMap<string, number>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The outcome of counting one request against an account's limits (C27, C28, C29). */
+export interface LimitDecision {
+  readonly ok: boolean;
+  /** Why it was refused: the 429 slug (C22). */
+  readonly refused?: 'rate-limited' | 'quota-exceeded';
+  /** Whole seconds until a request would be allowed again (Retry-After). */
+  readonly retryAfter: number;
+  /** Requests left in the burst window and whole seconds until it is full again (C29). */
+  readonly burstRemaining: number;
+  readonly burstReset: number;
+  /** Requests left this month and whole seconds until the month ends (C29). */
+  readonly quotaRemaining: number;
+  readonly quotaReset: number;
+}
+
+/**
+ * Counts requests per account. The local limiter (shared memory, one machine)
+ * answers synchronously; the Redis limiter (many machines) asynchronously.
+ * A refused request must not be counted (C23).
+ */
+export interface Limiter {
+  admit(
+    account: { readonly id: string; readonly slot: number },
+    limits: PlanLimits,
+    nowMs: number,
+  ): LimitDecision | Promise<LimitDecision>;
+}
+
+/** YYYY-MM of an instant (UTC), the quota period (C28). */
+export function monthOf(nowMs: number): string {
+  return new Date(nowMs).toISOString().slice(0, 7);
+}
+
+/** First instant (ms) of the month after the one containing nowMs (UTC). */
+export function nextMonthStart(nowMs: number): number {
+  const d = new Date(nowMs);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}
+
+/** Seconds in the month containing nowMs (the `w` of the quota policy, C29). */
+export function monthSeconds(nowMs: number): number {
+  const d = new Date(nowMs);
+  return (
+    (Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) -
+      Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)) /
+    1000
+  );
+}

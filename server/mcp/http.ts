@@ -1,0 +1,144 @@
+/**
+ * /mcp over HTTP: the SDK's web-standard Streamable HTTP transport in stateless mode
+ * with JSON responses, bridged onto uWS. The route runs like a REST batch route:
+ * gate (auth, then limits: every HTTP request counts one, C23, C30) before the body
+ * is read, then the body, then MCP. Only POST is served; GET and DELETE are 405
+ * here because a stateless transport would otherwise open an SSE stream that never
+ * ends (SDK 1.32) and there are no sessions to delete.
+ */
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { AppContext } from '../app.js';
+import { readBody } from '../http/body.js';
+import { Call, type Header } from '../http/call.js';
+import type { ServingSnapshot } from '../snapshot/serving.js';
+import type { TemplatedApp } from '../uws.js';
+import { createMcpServer, type McpServerInfo } from './server.js';
+import { NO_DATA_DETAIL } from './tools.js';
+
+const JSON_TYPE = 'application/json';
+const NO_DATA = JSON.stringify({ detail: NO_DATA_DETAIL });
+const METHOD_NOT_ALLOWED = '{"detail":"Method Not Allowed"}';
+const TOO_LARGE = '{"detail":"Request body too large: the limit is 1 MiB"}';
+const INTERNAL = '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}';
+
+const STATUS: Record<number, string> = {
+  200: '200 OK',
+  202: '202 Accepted',
+  400: '400 Bad Request',
+  403: '403 Forbidden',
+  404: '404 Not Found',
+  405: '405 Method Not Allowed',
+  406: '406 Not Acceptable',
+  413: '413 Payload Too Large',
+  415: '415 Unsupported Media Type',
+  500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+};
+
+const isToolCall = (m: unknown) =>
+  typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call';
+
+/**
+ * One POST to /mcp, web-standard in and out. `body` is the parsed JSON-RPC message
+ * (or batch); undefined makes the transport read and parse `request`'s own body.
+ *
+ * C24: a POST carrying a tools/call while no snapshot is loaded is answered
+ * 503 `{"detail":"No data loaded"}` like a REST data route, so HTTP clients and
+ * proxies see "briefly unavailable" and retry; initialize, ping and tools/list
+ * need no data and still work.
+ */
+export async function handleMcpPost(
+  request: Request,
+  body: unknown,
+  snap: ServingSnapshot | null,
+  info: McpServerInfo,
+): Promise<Response> {
+  if (snap === null && (Array.isArray(body) ? body.some(isToolCall) : isToolCall(body))) {
+    return new Response(NO_DATA, {
+      status: 503,
+      headers: { 'Content-Type': JSON_TYPE, 'Retry-After': '30' },
+    });
+  }
+  // Stateless (no session id generator): this pair serves this one request only.
+  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+  const server = createMcpServer(info, () => snap);
+  await server.connect(transport);
+  // In JSON-response mode nothing outlives the response (no streams, no timers),
+  // so the pair is left to the garbage collector instead of being closed.
+  return transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
+}
+
+/** Register POST /mcp and its 405s; called through AppContext.extend before the catch-alls. */
+export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpServerInfo): void {
+  app.post('/mcp', (res, req) => {
+    const call = new Call(res, req, 'POST', '/mcp');
+    const contentLength = req.getHeader('content-length');
+    const d = ctx.gate.admit(req.getHeader('authorization'), '/mcp');
+    if (!d.ok) {
+      call.reply(d.status, 'application/problem+json', d.body, d.headers);
+      return;
+    }
+    call.extraHeaders = d.headers as Header[] | null;
+    // The request object is valid only in this callback: copy what the transport reads.
+    const headers: Array<[string, string]> = [];
+    req.forEach((k, v) => {
+      if (k !== 'content-length' && k !== 'transfer-encoding') headers.push([k, v]);
+    });
+    const url = `http://${req.getHeader('host') || 'localhost'}/mcp`;
+    readBody(
+      call,
+      contentLength,
+      (raw) => {
+        const started = performance.now();
+        const snap = ctx.snapshot();
+        let body: unknown;
+        let request: Request;
+        try {
+          body = JSON.parse(raw.toString('utf8'));
+          request = new Request(url, { method: 'POST', headers });
+        } catch {
+          // Not JSON: the transport reads the text itself and answers with its own JSON-RPC error.
+          body = undefined;
+          request = new Request(url, { method: 'POST', headers, body: raw });
+        }
+        handleMcpPost(request, body, snap, info).then(
+          (response) => writeResponse(call, response, snap, started),
+          () => call.reply(STATUS[500], JSON_TYPE, INTERNAL),
+        );
+      },
+      () => call.reply(STATUS[413], JSON_TYPE, TOO_LARGE, [['Connection', 'close']]),
+    );
+  });
+  app.any('/mcp', (res, req) => {
+    const call = new Call(res, req, req.getMethod().toUpperCase(), '/mcp');
+    call.reply(STATUS[405], JSON_TYPE, METHOD_NOT_ALLOWED, [['Allow', 'POST']]);
+  });
+}
+
+/**
+ * Copy the transport's Response onto uWS. Not `Call.reply`: it would turn
+ * application/json into MessagePack for clients that accept it, and JSON-RPC must
+ * stay JSON.
+ */
+async function writeResponse(
+  call: Call,
+  response: Response,
+  snap: ServingSnapshot | null,
+  started: number,
+): Promise<void> {
+  const payload = response.body === null ? '' : new Uint8Array(await response.arrayBuffer());
+  if (call.aborted) return;
+  const res = call.res;
+  res.cork(() => {
+    res.writeStatus(STATUS[response.status] ?? String(response.status));
+    response.headers.forEach((v, k) => {
+      res.writeHeader(k, v);
+    });
+    if (snap !== null) for (const [k, v] of snap.dataHeaders) res.writeHeader(k, v);
+    if (call.extraHeaders) for (const [k, v] of call.extraHeaders) res.writeHeader(k, v);
+    // Server time of this request (whole body in → response out; waiting for the client's
+    // body packets is not ours), for clients and the benchmark's p50.
+    res.writeHeader('Server-Timing', `mcp;dur=${(performance.now() - started).toFixed(3)}`);
+    res.end(payload);
+  });
+}

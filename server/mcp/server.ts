@@ -1,0 +1,58 @@
+/**
+ * The MCP server object, shared by the HTTP endpoint (a fresh one per request: a
+ * stateless transport serves one request and a server connects once, SDK 1.32) and
+ * stdio mode (one for the process).
+ *
+ * It is the SDK's low-level `Server`, not `McpServer`: tools are listed with our
+ * JSON Schemas as they are (no zod round trip, so `tools/list` shows exactly
+ * `schemas/`), arguments are checked by ajv validators compiled once at module load
+ * (tools.ts), and building one per request is a few Maps and closures.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { ServingSnapshot } from '../snapshot/serving.js';
+import { callTool, isToolName, LIST_TOOLS_RESULT, SERVER_INSTRUCTIONS } from './tools.js';
+
+export interface McpServerInfo {
+  name: string;
+  title: string;
+  version: string;
+}
+
+export function serverInfo(version: string): McpServerInfo {
+  return { name: 'fundreturns', title: 'Fund Returns', version };
+}
+
+/**
+ * Server-side, the SDK uses its JSON Schema validator only for elicitation, which
+ * we never send; without this option every `Server` builds its own Ajv instance
+ * with all formats, the largest part of a per-request construction.
+ */
+const NO_ELICITATION_VALIDATOR: jsonSchemaValidator = {
+  getValidator: () => {
+    throw new Error('fundreturns does not use elicitation');
+  },
+};
+
+/** A server whose tools read `snapshot()` once per call. */
+export function createMcpServer(info: McpServerInfo, snapshot: () => ServingSnapshot | null): Server {
+  const server = new Server(info, {
+    capabilities: { tools: {} },
+    instructions: SERVER_INSTRUCTIONS,
+    jsonSchemaValidator: NO_ELICITATION_VALIDATOR,
+  });
+  server.setRequestHandler(ListToolsRequestSchema, () => LIST_TOOLS_RESULT);
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const { name, arguments: args } = request.params;
+    // An unknown tool is a protocol error (-32602), unlike bad arguments (MCP 2025-11-25).
+    if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    return callTool(snapshot(), name, args);
+  });
+  return server;
+}

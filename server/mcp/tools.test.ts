@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CalendarReturnSchema,
+  FundListSchema,
+  FundSchema,
+  MCP_TOOL_INPUT_SCHEMAS,
+  TrailingReturnsSchema,
+} from '../../schemas/index.js';
+import { callTool, isToolName, SERVER_INSTRUCTIONS, TOOLS } from './tools.js';
+
+const textOf = (r: ReturnType<typeof callTool>) => (r.content[0] as { text: string }).text;
+
+describe('MCP tool definitions', () => {
+  it('input schemas are schemas/mcp.ts and output schemas the REST ones (one source)', () => {
+    const byName = new Map(TOOLS.map((t) => [t.name, t]));
+    for (const [name, s] of Object.entries(MCP_TOOL_INPUT_SCHEMAS))
+      expect(byName.get(name)!.inputSchema).toBe(s);
+    expect(byName.get('searchFunds')!.outputSchema).toBe(FundListSchema);
+    expect(byName.get('getFund')!.outputSchema).toBe(FundSchema);
+    expect(byName.get('getTrailingReturns')!.outputSchema).toBe(TrailingReturnsSchema);
+    expect(byName.get('getCalendarReturns')!.outputSchema).toBe(CalendarReturnSchema);
+    const rows = byName.get('batchTrailingReturns')!.outputSchema!.properties!.rows as { items: unknown };
+    expect(rows.items).toBe(TrailingReturnsSchema);
+  });
+
+  it('names are exactly SPEC 4 tools', () => {
+    expect(TOOLS.map((t) => t.name)).toEqual(Object.keys(MCP_TOOL_INPUT_SCHEMAS));
+    expect(isToolName('getFund')).toBe(true);
+    expect(isToolName('toString')).toBe(false);
+    expect(SERVER_INSTRUCTIONS).toMatch(/not investment advice/);
+  });
+});
+
+describe('callTool without data', () => {
+  it('checks arguments first, then answers No data loaded (C24)', () => {
+    const bad = callTool(null, 'getTrailingReturns', { code: 'VTI', as_of: 'yesterday' });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toBe(
+      'Invalid arguments for getTrailingReturns: as_of: must be a calendar date YYYY-MM-DD (got "yesterday").',
+    );
+    const none = callTool(null, 'getTrailingReturns', { code: 'VTI' });
+    expect(none.isError).toBe(true);
+    expect(textOf(none)).toMatch(/^No data loaded/);
+  });
+
+  it('lists every problem of a call, with nested fields', () => {
+    const r = callTool(null, 'batchTrailingReturns', { codes: ['A', ''], as_of: 5 });
+    expect(textOf(r)).toMatch(/codes\[1\]: must NOT have fewer than 1 characters/);
+    expect(textOf(r)).toMatch(/as_of: must be string,null \(got 5\)/);
+    expect(textOf(callTool(null, 'searchFunds', undefined)).startsWith('No data loaded')).toBe(true);
+  });
+});

@@ -1,0 +1,418 @@
+/**
+ * The six MCP tools (SPEC 4 "MCP endpoint"), transport-free: their definitions as
+ * `tools/list` shows them and `callTool`, which answers one `tools/call` from a
+ * snapshot. Every tool calls the same answer functions as the REST routes
+ * (server/answers.ts), so an agent gets exactly the REST figures and errors.
+ *
+ * Schemas come from `schemas/` (the one source): inputs are MCP_TOOL_INPUT_SCHEMAS,
+ * outputs the REST response schemas. MCP wants `structuredContent` to be an object,
+ * so the two batch tools wrap the REST array as `{ rows: [...] }`.
+ */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import {
+  BATCH_MAX_CODES,
+  type CalendarReturn,
+  CalendarReturnListSchema,
+  CalendarReturnSchema,
+  type Fund,
+  type FundList,
+  FundListSchema,
+  FundSchema,
+  LIMIT_MAX,
+  MCP_TOOL_INPUT_SCHEMAS,
+  type McpToolName,
+  type TrailingReturns,
+  TrailingReturnsListSchema,
+  TrailingReturnsSchema,
+} from '../../schemas/index.js';
+import type { Answer, Params } from '../answers.js';
+import * as answers from '../answers.js';
+import type { ServingSnapshot } from '../snapshot/serving.js';
+import type { ValidationIssue } from '../validation.js';
+
+/** C24's sentence; over HTTP the whole POST is a 503 instead (see http.ts). */
+export const NO_DATA_DETAIL = 'No data loaded';
+
+const UNITS =
+  'Returns are percent as decimal strings with 4 decimals ("12.3456" means +12.3456 %, C1). Periods under 2 ' +
+  'years (1D, 1W, 1M, 3M, 6M, YTD, 1Y, MTD, QTD) are cumulative; 2 years and longer are annualized (CAGR). A ' +
+  'figure is null when the fund has too little history for the period or the data has a gap there; keys are never ' +
+  'omitted.';
+const NOT_ADVICE = 'Informational data only, not investment advice.';
+const CODES =
+  'Funds are identified by `code`, the bare US ticker (case-sensitive, no exchange suffix, e.g. "VTI").';
+
+export const SERVER_INSTRUCTIONS = [
+  'Fund Returns: trailing and calendar-year total returns plus metadata for about 32,000 US mutual funds and ETFs, ' +
+    'built from adjusted end-of-day prices and refreshed daily on trading days.',
+  CODES,
+  'When you only know a name, call searchFunds first to find the code. For one fund use getTrailingReturns or ' +
+    'getCalendarReturns; for several funds use batchTrailingReturns or batchCalendarReturns (up to ' +
+    `${BATCH_MAX_CODES} codes in one call, one request against the rate limit) instead of calling a single-fund tool ` +
+    'repeatedly. getFund gives metadata (name, type, exchange, ISIN, active or not, the date range with data).',
+  UNITS,
+  "Every tool call counts one request against the API key's plan limits, like a REST call.",
+  NOT_ADVICE,
+].join('\n\n');
+
+const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+/** structuredContent of the batch tools: the REST array under `rows`. */
+const rowsOf = (list: { description: string; items: object }) => ({
+  type: 'object',
+  required: ['rows'],
+  additionalProperties: false,
+  properties: { rows: { type: 'array', items: list.items, description: list.description } },
+});
+
+// The SDK's Tool type wants JSON Schema as loose objects; ours are deeply readonly consts.
+const schema = (s: object) => s as Tool['inputSchema'];
+
+export const TOOLS: Tool[] = [
+  {
+    name: 'searchFunds',
+    title: 'Search funds',
+    description:
+      'Find US mutual funds and ETFs by ticker or name (case-insensitive substring), optionally filtered by type ' +
+      '(ETF or FUND), country or exchange. Returns metadata only (no returns), in ascending code order, ' +
+      `up to \`limit\` funds (default 100, max ${LIMIT_MAX}); pass \`next_cursor\` back as \`cursor\` for the next ` +
+      'page. Use it first when you know a fund by name but not its ticker, then pass the codes to the returns ' +
+      `tools. ${NOT_ADVICE}`,
+    inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.searchFunds),
+    outputSchema: schema(FundListSchema),
+    annotations: { title: 'Search funds', ...READ_ONLY },
+  },
+  {
+    name: 'getFund',
+    title: 'Fund metadata',
+    description:
+      'Metadata of one fund by its code: name, type (ETF or FUND), exchange, currency, ISIN, whether it is ' +
+      'inactive, and the first and last dates with return data. Fields other than code, market, type and ' +
+      `is_inactive may be null. An unknown code is an error result; use searchFunds to find codes. ${CODES}`,
+    inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.getFund),
+    outputSchema: schema(FundSchema),
+    annotations: { title: 'Fund metadata', ...READ_ONLY },
+  },
+  {
+    name: 'getTrailingReturns',
+    title: 'Trailing returns of one fund',
+    description:
+      'Trailing total returns of one fund: 1D, 1W, 1M, 3M, 6M, YTD, 1Y, 2Y–20Y, since inception, and in ' +
+      'extra_returns MTD, QTD, 25Y, 30Y. Latest by default, or as of a date (a non-trading day snaps back to the ' +
+      `fund's previous observation; as_of_date in the result is the date used). ${UNITS} For more than one fund use ` +
+      `batchTrailingReturns. An unknown code is an error result. ${NOT_ADVICE}`,
+    inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.getTrailingReturns),
+    outputSchema: schema(TrailingReturnsSchema),
+    annotations: { title: 'Trailing returns of one fund', ...READ_ONLY },
+  },
+  {
+    name: 'batchTrailingReturns',
+    title: 'Trailing returns of many funds',
+    description:
+      `Trailing total returns of 1 to ${BATCH_MAX_CODES} funds in one call (one request against the rate limit), ` +
+      'latest or as of one date for all. Result: `rows`, one per code that has data, in the order asked; unknown ' +
+      `codes are left out (the text lists them), never an error. ${UNITS} ${NOT_ADVICE}`,
+    inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.batchTrailingReturns),
+    outputSchema: schema(rowsOf(TrailingReturnsListSchema)),
+    annotations: { title: 'Trailing returns of many funds', ...READ_ONLY },
+  },
+  {
+    name: 'getCalendarReturns',
+    title: 'Calendar-year return of one fund',
+    description:
+      'Total return of one fund over one calendar year (cumulative, percent with 4 decimals, C1), with the base ' +
+      "and end dates and is_partial (inception year, the running year, or a fund that stopped). Without `year`: the fund's " +
+      'latest complete year. A year without data or an unknown code is an error result. For more than one fund use ' +
+      `batchCalendarReturns. ${NOT_ADVICE}`,
+    inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.getCalendarReturns),
+    outputSchema: schema(CalendarReturnSchema),
+    annotations: { title: 'Calendar-year return of one fund', ...READ_ONLY },
+  },
+  {
+    name: 'batchCalendarReturns',
+    title: 'Calendar-year returns of many funds',
+    description:
+      `Calendar-year total returns of 1 to ${BATCH_MAX_CODES} funds for one year (or each fund's latest complete ` +
+      'year) in one call. Result: `rows`, in the order asked; codes without a row are left out (the text lists ' +
+      `them), never an error. Percent strings with 4 decimals, cumulative; null when not computable. ${NOT_ADVICE}`,
+    inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.batchCalendarReturns),
+    outputSchema: schema(rowsOf(CalendarReturnListSchema)),
+    annotations: { title: 'Calendar-year returns of many funds', ...READ_ONLY },
+  },
+];
+
+/** The `tools/list` result, built once. */
+export const LIST_TOOLS_RESULT = { tools: TOOLS };
+
+// ---------------------------------------------------------------------------
+// Argument validation: ajv validators compiled once from the tool input schemas.
+
+// ajv-formats is CommonJS; under NodeNext its default export is the module object.
+const addFormats = addFormatsModule.default;
+// verbose: errors carry the offending value, so the message can quote it back to the model.
+const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strict: true, verbose: true });
+addFormats(ajv, ['date']);
+
+const CHECKS = Object.fromEntries(
+  Object.entries(MCP_TOOL_INPUT_SCHEMAS).map(([name, s]) => [name, ajv.compile(s)]),
+) as Record<McpToolName, ValidateFunction>;
+
+export function isToolName(name: string): name is McpToolName {
+  return Object.hasOwn(CHECKS, name);
+}
+
+/** `codes/3` → `codes[3]`: the field an agent wrote. */
+function fieldOf(e: ErrorObject): string {
+  const path = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+    .join('')
+    .replace(/^\./, '');
+  if (e.keyword === 'required') {
+    const missing = (e.params as { missingProperty: string }).missingProperty;
+    return path === '' ? missing : `${path}.${missing}`;
+  }
+  return path === '' ? '(arguments)' : path;
+}
+
+function ajvProblems(errors: ErrorObject[]): string[] {
+  const out: string[] = [];
+  for (const e of errors) {
+    // allOf/anyOf wrappers repeat what their branches already said.
+    if (e.keyword === 'allOf' || e.keyword === 'anyOf' || e.keyword === 'if') continue;
+    const rule =
+      e.keyword === 'required'
+        ? 'is required'
+        : e.keyword === 'format' && e.params.format === 'date'
+          ? 'must be a calendar date YYYY-MM-DD'
+          : (e.message ?? e.keyword);
+    const got = e.keyword === 'required' || e.keyword === 'maxItems' ? '' : ` (got ${quote(e.data)})`;
+    const line = `${fieldOf(e)}: ${rule}${got}`;
+    if (!out.includes(line)) out.push(line);
+  }
+  return out;
+}
+
+function quote(v: unknown): string {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+/** REST's 422 issues (C20) in the same `field: rule` form; `loc` starts with body, query or path. */
+function issueProblems(issues: readonly ValidationIssue[]): string[] {
+  return issues.map((i) => {
+    const field = i.loc
+      .slice(1)
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
+      .join('')
+      .replace(/^\./, '');
+    return `${field || '(arguments)'}: ${i.msg}`;
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Calls
+
+type Args = Record<string, unknown>;
+
+const text = (t: string) => [{ type: 'text' as const, text: t }];
+
+export function errorResult(message: string): CallToolResult {
+  return { content: text(message), isError: true };
+}
+
+function invalidArgs(tool: string, problems: string[]): CallToolResult {
+  return errorResult(`Invalid arguments for ${tool}: ${problems.join('; ')}.`);
+}
+
+const str = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : String(v));
+
+function parseBody(body: Uint8Array | string): unknown {
+  return JSON.parse(
+    typeof body === 'string'
+      ? body
+      : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'),
+  );
+}
+
+/**
+ * Answer one `tools/call` for a known tool. Bad arguments, an unknown fund and a
+ * missing row are tool results with `isError` (MCP 2025-11-25: the model can
+ * correct itself); a snapshot of null is C24's "No data loaded".
+ */
+export function callTool(
+  snap: ServingSnapshot | null,
+  name: McpToolName,
+  rawArgs: Args | undefined,
+): CallToolResult {
+  const args = rawArgs ?? {};
+  const check = CHECKS[name];
+  if (!check(args)) return invalidArgs(name, ajvProblems(check.errors ?? []));
+  if (snap === null)
+    return errorResult(`${NO_DATA_DETAIL}: the server has no snapshot yet; try again shortly.`);
+  let a: Answer;
+  switch (name) {
+    case 'searchFunds': {
+      const params: Params = {
+        q: str(args.q),
+        type: str(args.type),
+        country: str(args.country),
+        exchange: str(args.exchange),
+        cursor: str(args.cursor),
+        limit: str(args.limit),
+      };
+      a = answers.listFunds(snap, params);
+      break;
+    }
+    case 'getFund':
+      a = answers.getFund(snap, args.code as string, { market: str(args.market) });
+      break;
+    case 'getTrailingReturns':
+      a = answers.getTrailing(snap, args.code as string, {
+        as_of: str(args.as_of),
+        market: str(args.market),
+      });
+      break;
+    case 'getCalendarReturns':
+      a = answers.getCalendar(snap, args.code as string, { year: str(args.year), market: str(args.market) });
+      break;
+    case 'batchTrailingReturns':
+      a = answers.trailingBatch(snap, JSON.stringify(args), 'application/json');
+      break;
+    case 'batchCalendarReturns':
+      a = answers.calendarBatch(snap, JSON.stringify(args), 'application/json');
+      break;
+  }
+  if (a.status === 422) return invalidArgs(name, issueProblems(a.issues));
+  if (a.status === 404) {
+    const hint = a.detail.startsWith('No fund with code')
+      ? ' Use searchFunds to find a fund code by name.'
+      : '';
+    return errorResult(`${a.detail}.${hint}`);
+  }
+  const value = parseBody(a.body);
+  switch (name) {
+    case 'searchFunds':
+      return result(value as FundList, renderFundList(value as FundList));
+    case 'getFund':
+      return result(value as Fund, renderFund(value as Fund));
+    case 'getTrailingReturns':
+      return result(
+        value as TrailingReturns,
+        `${TRAILING_HEADER}\n${renderTrailing(value as TrailingReturns)}`,
+      );
+    case 'getCalendarReturns':
+      return result(value as CalendarReturn, renderCalendar(value as CalendarReturn));
+    case 'batchTrailingReturns': {
+      const rows = value as TrailingReturns[];
+      const lines = [TRAILING_HEADER, ...rows.map(renderTrailing), missingLine(args.codes, rows)];
+      return result({ rows }, lines.filter((l) => l !== '').join('\n'));
+    }
+    case 'batchCalendarReturns': {
+      const rows = value as CalendarReturn[];
+      const lines = [
+        rows.length === 0 ? 'No calendar-year rows.' : '',
+        ...rows.map(renderCalendar),
+        missingLine(args.codes, rows),
+      ];
+      return result({ rows }, lines.filter((l) => l !== '').join('\n'));
+    }
+  }
+}
+
+function result(structured: object, rendered: string): CallToolResult {
+  return { content: text(rendered), structuredContent: structured as Record<string, unknown> };
+}
+
+// ---------------------------------------------------------------------------
+// Text renderings: compact, with units, the same figures as structuredContent.
+
+const TRAILING_HEADER =
+  'Trailing total returns in percent (under 2Y cumulative, 2Y and longer annualized; n/a = not computable):';
+
+const TRAILING_LABELS: Array<[keyof TrailingReturns, string]> = [
+  ['return_1d', '1D'],
+  ['return_1w', '1W'],
+  ['return_1m', '1M'],
+  ['return_3m', '3M'],
+  ['return_6m', '6M'],
+  ['return_ytd', 'YTD'],
+  ['return_1y', '1Y'],
+  ['return_2y', '2Y'],
+  ['return_3y', '3Y'],
+  ['return_4y', '4Y'],
+  ['return_5y', '5Y'],
+  ['return_7y', '7Y'],
+  ['return_10y', '10Y'],
+  ['return_15y', '15Y'],
+  ['return_20y', '20Y'],
+  ['return_earliest_available', 'since inception'],
+];
+const EXTRA_LABELS: Array<[keyof TrailingReturns['extra_returns'], string]> = [
+  ['return_mtd', 'MTD'],
+  ['return_qtd', 'QTD'],
+  ['return_25y', '25Y'],
+  ['return_30y', '30Y'],
+];
+
+const pct = (v: string | null) => (v === null ? 'n/a' : `${v}%`);
+
+function renderTrailing(r: TrailingReturns): string {
+  const parts: string[] = [];
+  for (const [k, label] of TRAILING_LABELS) parts.push(`${label} ${pct(r[k] as string | null)}`);
+  for (const [k, label] of EXTRA_LABELS) parts.push(`${label} ${pct(r.extra_returns[k])}`);
+  return `${r.code} as of ${r.as_of_date}: ${parts.join(', ')}`;
+}
+
+function renderCalendar(r: CalendarReturn): string {
+  const kind = r.is_partial ? 'partial year' : 'full year';
+  return `${r.code} ${r.year} total return ${pct(r.total_return)} (cumulative, ${r.start_date} to ${r.end_date}, ${kind})`;
+}
+
+function renderFund(f: Fund): string {
+  const facts = [
+    f.type,
+    f.exchange,
+    f.currency,
+    f.country && `domicile ${f.country}`,
+    f.isin && `ISIN ${f.isin}`,
+  ]
+    .filter((x) => x)
+    .join(', ');
+  const status = f.is_inactive ? `inactive${f.inactive_date ? ` since ${f.inactive_date}` : ''}` : 'active';
+  const range =
+    f.min_return_date && f.max_return_date
+      ? `return data ${f.min_return_date} to ${f.max_return_date}`
+      : 'no return data';
+  return `${f.code}: ${f.name ?? '(no name)'} (${facts}); ${status}; ${range}.`;
+}
+
+function renderFundList(l: FundList): string {
+  if (l.data.length === 0) return 'No funds match.';
+  const lines = l.data.map(
+    (f) =>
+      `${f.code}\t${f.name ?? '(no name)'}\t${f.type}${f.exchange ? `, ${f.exchange}` : ''}` +
+      (f.is_inactive ? ', inactive' : ''),
+  );
+  lines.push(
+    l.next_cursor === null
+      ? `${l.data.length} funds; no more pages.`
+      : `${l.data.length} funds shown; more match: pass cursor "${l.next_cursor}" for the next page.`,
+  );
+  return lines.join('\n');
+}
+
+/** Batch misses are silent in REST (SPEC); an agent is told which codes gave no row. */
+function missingLine(codes: unknown, rows: ReadonlyArray<{ code: string }>): string {
+  const got = new Set(rows.map((r) => r.code));
+  const missing = [...new Set(codes as string[])].filter((c) => !got.has(c));
+  return missing.length === 0 ? '' : `No row (unknown code or no data): ${missing.join(', ')}`;
+}

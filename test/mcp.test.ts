@@ -1,0 +1,427 @@
+/**
+ * The MCP endpoint end to end: a real `fundreturns serve` process spoken to by the
+ * SDK's own Client over StreamableHTTPClientTransport (real HTTP), and `fundreturns
+ * mcp --stdio` through the SDK's stdio client. Every tool's answer is compared with
+ * the REST answer for the same input: one implementation behind both (C30, SPEC 4).
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readCurrent } from '../builder/publish.js';
+import { SnapshotLookup } from '../core/lookup.js';
+import { loadSnapshot } from '../core/snapshot/reader.js';
+import { CLI, cli, generateAndBuild, type ServerProcess, startServe, tempDir } from './harness.js';
+
+const TOOL_NAMES = [
+  'searchFunds',
+  'getFund',
+  'getTrailingReturns',
+  'batchTrailingReturns',
+  'getCalendarReturns',
+  'batchCalendarReturns',
+];
+const MCP_ACCEPT = 'application/json, text/event-stream';
+
+let dir: string;
+let snapshots: string;
+let server: ServerProcess;
+let empty: ServerProcess;
+let lookup: SnapshotLookup;
+let codes: string[];
+let client: Client;
+
+async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const c = new Client({ name: 'fundreturns-test', version: '0.0.0' });
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }));
+  return c;
+}
+
+beforeAll(async () => {
+  dir = tempDir('mcp');
+  ({ snapshots } = generateAndBuild(dir, 120));
+  lookup = new SnapshotLookup((await loadSnapshot(join(snapshots, readCurrent(snapshots)!))).columns);
+  codes = lookup.cols.funds.code;
+  const none = join(dir, 'none');
+  mkdirSync(none);
+  [server, empty] = await Promise.all([
+    startServe(['--snapshots', snapshots, '--threads', '2']),
+    startServe(['--snapshots', none, '--threads', '1']),
+  ]);
+  client = await connect(server.url);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await Promise.all([server?.stop(), empty?.stop()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function rest(path: string, body?: unknown): Promise<unknown> {
+  const r = await fetch(
+    server.url + path,
+    body === undefined
+      ? undefined
+      : { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } },
+  );
+  expect(r.status, path).toBe(200);
+  return r.json();
+}
+
+async function call(name: string, args: Record<string, unknown>, c = client): Promise<CallToolResult> {
+  return (await c.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+const textOf = (r: CallToolResult) => (r.content[0] as { type: 'text'; text: string }).text;
+
+/** A fund with a calendar row for 2020. */
+function richFund(): string {
+  return codes.find((c) => lookup.calendarYearJson(lookup.find(c), 2020) !== null)!;
+}
+
+/** Funds with data on or before `day`. */
+function fundsSince(day: string, n: number): string[] {
+  return codes
+    .filter((c) => {
+      const f = JSON.parse(lookup.fundJson(lookup.find(c))) as { min_return_date: string | null };
+      return f.min_return_date !== null && f.min_return_date <= day;
+    })
+    .slice(0, n);
+}
+
+describe('protocol', () => {
+  it('initialize gives our name, version, instructions and the tools capability', () => {
+    expect(client.getServerVersion()).toMatchObject({ name: 'fundreturns', version: '1.0.0' });
+    expect(client.getServerCapabilities()?.tools).toBeDefined();
+    const instructions = client.getInstructions() ?? '';
+    expect(instructions).toMatch(/percent/);
+    expect(instructions).toMatch(/not investment advice/);
+    expect(instructions).toMatch(/searchFunds first/);
+  });
+
+  it('ping answers', async () => {
+    expect(await client.ping()).toEqual({});
+  });
+
+  it('tools/list: six tools, valid JSON Schemas from schemas/, read-only annotations', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
+    const ajv = new Ajv2020({ strict: false });
+    for (const t of tools) {
+      expect(ajv.validateSchema(t.inputSchema), `${t.name} input`).toBe(true);
+      expect(ajv.validateSchema(t.outputSchema!), `${t.name} output`).toBe(true);
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.outputSchema!.type).toBe('object');
+      expect(t.annotations).toMatchObject({
+        readOnlyHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+        destructiveHint: false,
+      });
+      expect(t.description).toMatch(/not investment advice|searchFunds/);
+    }
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(byName.get('getTrailingReturns')!.description).toMatch(/percent/);
+    expect(byName.get('getTrailingReturns')!.description).toMatch(/batchTrailingReturns/);
+    expect(byName.get('getTrailingReturns')!.inputSchema.required).toEqual(['code']);
+    expect(byName.get('batchTrailingReturns')!.inputSchema.properties!.codes).toMatchObject({
+      maxItems: 100,
+    });
+    expect(byName.get('searchFunds')!.outputSchema!.required).toEqual(['data', 'next_cursor']);
+  });
+
+  it('GET, DELETE and PUT on /mcp are 405 with Allow: POST', async () => {
+    for (const method of ['GET', 'DELETE', 'PUT']) {
+      const r = await fetch(`${server.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
+      expect(r.status, method).toBe(405);
+      expect(r.headers.get('allow')).toBe('POST');
+      expect(await r.json()).toEqual({ detail: 'Method Not Allowed' });
+    }
+  });
+
+  it('a body that is not JSON is a JSON-RPC parse error; over 1 MiB is 413', async () => {
+    const headers = { 'content-type': 'application/json', accept: MCP_ACCEPT };
+    const bad = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: '{nope' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const big = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers,
+      body: 'x'.repeat((1 << 20) + 1),
+    });
+    expect(big.status).toBe(413);
+  });
+
+  it('responses carry X-Data-As-Of and Server-Timing', async () => {
+    const r = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: MCP_ACCEPT,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(await r.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(r.headers.get('x-data-as-of')).toBe('2026-11-20');
+    expect(r.headers.get('server-timing')).toMatch(/^mcp;dur=\d+\.\d{3}$/);
+  });
+});
+
+describe('tools equal REST', () => {
+  it('searchFunds equals GET /v1/funds, cursor included', async () => {
+    const name = lookup.fundJson(5);
+    const word = (JSON.parse(name) as { name: string }).name.split(' ')[0];
+    const first = await call('searchFunds', { q: word, limit: 3 });
+    expect(first.isError).toBeFalsy();
+    expect(first.structuredContent).toEqual(await rest(`/v1/funds?q=${encodeURIComponent(word)}&limit=3`));
+    const all = await call('searchFunds', { type: 'ETF', limit: 5 });
+    const page = (await rest('/v1/funds?type=ETF&limit=5')) as { next_cursor: string };
+    expect(all.structuredContent).toEqual(page);
+    expect(textOf(all)).toContain(`cursor "${page.next_cursor}"`);
+    const next = await call('searchFunds', { type: 'ETF', limit: 5, cursor: page.next_cursor });
+    expect(next.structuredContent).toEqual(
+      await rest(`/v1/funds?type=ETF&limit=5&cursor=${encodeURIComponent(page.next_cursor)}`),
+    );
+  });
+
+  it('getFund equals GET /v1/funds/{code}', async () => {
+    const code = codes[3];
+    const r = await call('getFund', { code, market: 'US' });
+    expect(r.structuredContent).toEqual(await rest(`/v1/funds/${encodeURIComponent(code)}`));
+    expect(textOf(r)).toContain(code);
+  });
+
+  it('getTrailingReturns equals REST, latest and as_of; the text has the figures in percent', async () => {
+    const some = fundsSince('2020-06-12', 5);
+    expect(some).toHaveLength(5);
+    for (const code of some) {
+      const r = await call('getTrailingReturns', { code });
+      const row = (await rest(`/v1/funds/${encodeURIComponent(code)}/trailing-returns`)) as Record<
+        string,
+        unknown
+      >;
+      expect(r.structuredContent).toEqual(row);
+      expect(textOf(r)).toContain(`${code} as of ${row.as_of_date}`);
+      if (row.return_1y !== null) expect(textOf(r)).toContain(`1Y ${row.return_1y}%`);
+      const at = await call('getTrailingReturns', { code, as_of: '2020-06-13' });
+      expect(at.structuredContent).toEqual(
+        await rest(`/v1/funds/${encodeURIComponent(code)}/trailing-returns?as_of=2020-06-13`),
+      );
+    }
+  });
+
+  it('batchTrailingReturns equals the REST batch under rows, and names the misses', async () => {
+    const [a, b] = fundsSince('2021-03-01', 2);
+    const body = { codes: [b, 'NO-SUCH', codes[0], a, b], as_of: '2021-03-31' };
+    const r = await call('batchTrailingReturns', body);
+    expect(r.structuredContent).toEqual({ rows: await rest('/v1/trailing-returns/batch', body) });
+    expect(textOf(r)).toContain('NO-SUCH');
+    const latest = await call('batchTrailingReturns', { codes: codes.slice(0, 10) });
+    expect(latest.structuredContent).toEqual({
+      rows: await rest('/v1/trailing-returns/batch', { codes: codes.slice(0, 10) }),
+    });
+  });
+
+  it('getCalendarReturns equals REST, default and explicit year', async () => {
+    const code = richFund();
+    const path = `/v1/funds/${encodeURIComponent(code)}/calendar-returns`;
+    expect((await call('getCalendarReturns', { code })).structuredContent).toEqual(await rest(path));
+    const y = await call('getCalendarReturns', { code, year: 2020 });
+    expect(y.structuredContent).toEqual(await rest(`${path}?year=2020`));
+    expect(textOf(y)).toMatch(new RegExp(`^${code} 2020 total return (-?\\d+\\.\\d{4}%|n/a)`));
+  });
+
+  it('batchCalendarReturns equals the REST batch under rows', async () => {
+    const body = { codes: codes.slice(0, 20), year: 2020 };
+    const r = await call('batchCalendarReturns', body);
+    expect(r.structuredContent).toEqual({ rows: await rest('/v1/calendar-returns/batch', body) });
+    const plain = await call('batchCalendarReturns', { codes: codes.slice(0, 3) });
+    expect(plain.structuredContent).toEqual({
+      rows: await rest('/v1/calendar-returns/batch', { codes: codes.slice(0, 3) }),
+    });
+  });
+});
+
+describe('errors', () => {
+  it('bad arguments are a tool error naming the field and the rule', async () => {
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['getTrailingReturns', {}, /code: is required/],
+      ['getTrailingReturns', { code: 'A', as_of: '2024-02-30' }, /as_of: must be a calendar date YYYY-MM-DD/],
+      ['getFund', { code: '' }, /code: must NOT have fewer than 1 characters/],
+      ['getCalendarReturns', { code: 'A', year: 1800 }, /year: must be >= 1900/],
+      ['getCalendarReturns', { code: 'A', year: '2020' }, /year: must be integer/],
+      ['searchFunds', { limit: 0 }, /limit: must be >= 1/],
+      ['searchFunds', { type: 'STOCK' }, /type: must be equal to one of the allowed values/],
+      ['searchFunds', { cursor: '!!!' }, /cursor: .*next_cursor/],
+      ['batchTrailingReturns', { codes: [] }, /codes: must NOT have fewer than 1 items/],
+      [
+        'batchTrailingReturns',
+        { codes: Array.from({ length: 101 }, (_, i) => `C${i}`) },
+        /codes: must NOT have more than 100 items/,
+      ],
+      ['batchCalendarReturns', { codes: ['A', 7] }, /codes\[1\]: must be string/],
+    ];
+    for (const [name, args, re] of cases) {
+      const r = await call(name, args);
+      expect(r.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
+      expect(textOf(r)).toMatch(/^Invalid arguments for /);
+      expect(textOf(r)).toMatch(re);
+    }
+  });
+
+  it('an unknown tool is a JSON-RPC error (-32602)', async () => {
+    const e = await client.callTool({ name: 'getPrices', arguments: {} }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(McpError);
+    expect((e as McpError).code).toBe(ErrorCode.InvalidParams);
+  });
+
+  it('an unknown fund or a missing row is a tool error with a sentence', async () => {
+    const unknown = await call('getFund', { code: 'NO-SUCH' });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toMatch(/^No fund with code NO-SUCH\. Use searchFunds/);
+    const early = await call('getTrailingReturns', { code: codes[0], as_of: '1980-01-02' });
+    expect(early.isError).toBe(true);
+    expect(textOf(early)).toMatch(/has no data on or before 1980-01-02/);
+    const year = await call('getCalendarReturns', { code: codes[0], year: 1950 });
+    expect(year.isError).toBe(true);
+    expect(textOf(year)).toMatch(/no calendar-year return for 1950/);
+  });
+
+  it('no snapshot: initialize and tools/list work, tools/call is HTTP 503 No data loaded (C24)', async () => {
+    const c = await connect(empty.url);
+    try {
+      expect((await c.listTools()).tools).toHaveLength(6);
+      const e = await c.callTool({ name: 'getFund', arguments: { code: 'A' } }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(StreamableHTTPError);
+      expect((e as StreamableHTTPError).code).toBe(503);
+    } finally {
+      await c.close();
+    }
+    const r = await fetch(`${empty.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: MCP_ACCEPT },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getFund' } }),
+    });
+    expect(r.status).toBe(503);
+    expect(r.headers.get('retry-after')).toBe('30');
+    expect(await r.json()).toEqual({ detail: 'No data loaded' });
+  });
+});
+
+/**
+ * Access control is written concurrently; these follow the contract (C22, C29, C30)
+ * and run once it lands (FR_AUTH_READY=1).
+ */
+describe('keys and metering', () => {
+  const ready = Boolean(process.env.FR_AUTH_READY);
+  let authed: ServerProcess;
+  let key = '';
+
+  beforeAll(async () => {
+    if (!ready) return;
+    const store = join(dir, 'store');
+    expect(cli(['accounts', 'create', 'acme', '--plan', 'free', '--store', store]).status).toBe(0);
+    const k = cli(['keys', 'create', 'acme', '--json', '--store', store]);
+    expect(k.status).toBe(0);
+    key = (JSON.parse(k.stdout) as { key: string }).key;
+    authed = await startServe(['--snapshots', snapshots, '--threads', '1', '--store', store]);
+  });
+
+  afterAll(async () => {
+    await authed?.stop();
+  });
+
+  it.skipIf(!ready)(
+    'a missing or wrong key is 401 problem+json with WWW-Authenticate, before MCP',
+    async () => {
+      for (const auth of [undefined, 'Bearer fr_live_wrong']) {
+        const headers: Record<string, string> = { 'content-type': 'application/json', accept: MCP_ACCEPT };
+        if (auth) headers.authorization = auth;
+        // A body MCP would reject: the 401 must come first.
+        const r = await fetch(`${authed.url}/mcp`, { method: 'POST', headers, body: '{nope' });
+        expect(r.status).toBe(401);
+        expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
+        const p = (await r.json()) as { status: number; instance: string; type: string };
+        expect(p.status).toBe(401);
+        expect(p.instance).toBe('/mcp');
+        expect(p.type).toMatch(/\/problems\/unauthorized$/);
+      }
+      await expect(connect(authed.url)).rejects.toThrow();
+    },
+  );
+
+  it.skipIf(!ready)('every HTTP request to /mcp counts one (C29, C30)', async () => {
+    const left: number[] = [];
+    const c = new Client({ name: 'meter', version: '0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${authed.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+      fetch: async (input, init) => {
+        const r = await fetch(input, init);
+        const m = /"burst";r=(\d+)/.exec(r.headers.get('ratelimit') ?? '');
+        if (init?.method === 'POST') {
+          expect(r.headers.get('ratelimit-policy')).toMatch(/"burst";q=100;w=60/);
+          left.push(Number(m![1]));
+        }
+        return r;
+      },
+    });
+    await c.connect(transport); // initialize + notifications/initialized: two POSTs
+    await c.listTools();
+    await call('getTrailingReturns', { code: codes[0] }, c);
+    await call('batchTrailingReturns', { codes: codes.slice(0, 50) }, c);
+    await c.close();
+    expect(left).toHaveLength(5);
+    for (let k = 1; k < left.length; k++) expect(left[k]).toBe(left[k - 1] - 1);
+  });
+});
+
+describe('stdio mode', () => {
+  it('`fundreturns mcp --stdio` serves the same tools from a local snapshot, stdout JSON-RPC only', async () => {
+    const errors: Error[] = [];
+    const c = new Client({ name: 'desktop', version: '0' });
+    c.onerror = (e) => errors.push(e);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--stdio', '--snapshots', snapshots],
+      stderr: 'pipe',
+    });
+    await c.connect(transport);
+    try {
+      expect(c.getServerVersion()?.name).toBe('fundreturns');
+      expect((await c.listTools()).tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
+      const code = codes[1];
+      const r = (await c.callTool({ name: 'getTrailingReturns', arguments: { code } })) as CallToolResult;
+      expect(r.structuredContent).toEqual(
+        await rest(`/v1/funds/${encodeURIComponent(code)}/trailing-returns`),
+      );
+      const b = (await c.callTool({
+        name: 'batchCalendarReturns',
+        arguments: { codes: codes.slice(0, 5), year: 2020 },
+      })) as CallToolResult;
+      expect(b.structuredContent).toEqual({
+        rows: await rest('/v1/calendar-returns/batch', { codes: codes.slice(0, 5), year: 2020 }),
+      });
+      const bad = (await c.callTool({ name: 'getFund', arguments: { code: 'NO-SUCH' } })) as CallToolResult;
+      expect(bad.isError).toBe(true);
+    } finally {
+      await c.close();
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it('`fundreturns mcp` without --stdio is a usage error', () => {
+    const r = cli(['mcp', '--snapshots', snapshots]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--stdio/);
+    expect(r.stdout).toBe('');
+  });
+});
