@@ -7,7 +7,7 @@
 
 import type { Answer, Params } from './answers.js';
 import * as answers from './answers.js';
-import type { Gate } from './gate.js';
+import type { Gate, GateDecision } from './gate.js';
 import { readBody } from './http/body.js';
 import { Call, type Header } from './http/call.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
@@ -98,10 +98,11 @@ export function createApp(ctx: AppContext): TemplatedApp {
       const call = new Call(res, req, 'GET', req.getUrl());
       const code = pattern.includes(':code') ? pathParam(req.getParameter(0)) : null;
       const query = req.getQuery() ?? '';
-      if (!admit(ctx, call, req)) return;
-      const snap = ctx.snapshot();
-      if (!snap) return noData(call);
-      send(call, snap, answer(snap, code, parseQuery(query)));
+      gated(ctx, call, req, () => {
+        const snap = ctx.snapshot();
+        if (!snap) return noData(call);
+        send(call, snap, answer(snap, code, parseQuery(query)));
+      });
     });
   };
   data('/v1/funds', (snap, _code, params) => answers.listFunds(snap, params));
@@ -109,7 +110,11 @@ export function createApp(ctx: AppContext): TemplatedApp {
   data('/v1/funds/:code/trailing-returns', answers.getTrailing);
   data('/v1/funds/:code/calendar-returns', answers.getCalendar);
 
-  /** A POST batch route: gate before the body is read, then the answer over the whole body. */
+  /**
+   * A POST batch route. The body must be subscribed to inside the route callback,
+   * so it is read while an asynchronous gate decides; the answer waits for both,
+   * and a refused request is answered by the gate whatever its body (C23).
+   */
   const batch = (
     pattern: string,
     answer: (snap: ServingSnapshot, body: Uint8Array, type: string) => Answer,
@@ -118,17 +123,44 @@ export function createApp(ctx: AppContext): TemplatedApp {
       const call = new Call(res, req, 'POST', pattern);
       const contentType = req.getHeader('content-type');
       const contentLength = req.getHeader('content-length');
-      if (!admit(ctx, call, req)) return;
+      let admitted = false;
+      let body: Buffer | 'too-large' | null = null;
+      const proceed = () => {
+        if (!admitted || body === null) return;
+        if (body === 'too-large') {
+          call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, [['Connection', 'close']]);
+          return;
+        }
+        const snap = ctx.snapshot();
+        if (!snap) return noData(call);
+        send(call, snap, answer(snap, body, contentType));
+      };
+      const d = ctx.gate.admit(req.getHeader('authorization'), pattern);
+      if (!(d instanceof Promise)) {
+        if (!applyDecision(call, d)) return;
+        admitted = true;
+      }
       readBody(
         call,
         contentLength,
-        (body) => {
-          const snap = ctx.snapshot();
-          if (!snap) return noData(call);
-          send(call, snap, answer(snap, body, contentType));
+        (b) => {
+          body = b;
+          proceed();
         },
-        () => call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, [['Connection', 'close']]),
+        () => {
+          body = 'too-large';
+          proceed();
+        },
       );
+      if (d instanceof Promise) {
+        d.then(
+          (x) => {
+            admitted = applyDecision(call, x);
+            proceed();
+          },
+          () => gateFailed(call),
+        );
+      }
     });
   };
   batch('/v1/trailing-returns/batch', answers.trailingBatch);
@@ -149,15 +181,39 @@ export function createApp(ctx: AppContext): TemplatedApp {
   return app;
 }
 
-/** The gate step (C23). Returns false when it has answered (401/403/429). */
-function admit(ctx: AppContext, call: Call, req: HttpRequest): boolean {
+/**
+ * The gate step (C23): runs `next` once the request is admitted, at once for a
+ * synchronous gate or when an asynchronous one answers; a refusal is answered here.
+ */
+export function gated(ctx: AppContext, call: Call, req: HttpRequest, next: () => void): void {
   const d = ctx.gate.admit(req.getHeader('authorization'), call.path);
+  if (!(d instanceof Promise)) {
+    if (applyDecision(call, d)) next();
+    return;
+  }
+  call.watchAbort();
+  d.then(
+    (x) => {
+      if (applyDecision(call, x)) next();
+    },
+    () => gateFailed(call),
+  );
+}
+
+/** Apply a gate decision: remember its headers (C29), or answer its refusal. */
+export function applyDecision(call: Call, d: GateDecision): boolean {
   if (d.ok) {
-    call.extraHeaders = d.headers as Header[] | null;
+    call.extraHeaders = d.headers;
     return true;
   }
   call.reply(d.status, 'application/problem+json', d.body, d.headers);
   return false;
+}
+
+function gateFailed(call: Call): void {
+  call.reply('503 Service Unavailable', JSON_TYPE, '{"detail":"Access control is unavailable"}', [
+    ['Retry-After', '1'],
+  ]);
 }
 
 function statusLine(status: number): string {

@@ -20,6 +20,10 @@ export interface ServeConfig {
   pollMs: number;
   /** Log one access line in this many requests (0: none). */
   accessLogSample: number;
+  /** Accounts, keys and usage: a directory (embedded store) or a redis:// URL (C25–C30). */
+  store: string;
+  /** JSON file overriding plan limits (C26), or null for the defaults. */
+  plansFile: string | null;
 }
 
 export const SERVE_FLAGS = {
@@ -34,6 +38,7 @@ export const SERVE_FLAGS = {
   'poll-ms': 'string',
   'access-log-sample': 'string',
   store: 'string',
+  plans: 'string',
 } as const;
 
 export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeConfig {
@@ -70,6 +75,8 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     );
   }
   const claimFile = stringFlag(args, 'claim-file');
+  const store = stringFlag(args, 'store', './var/store');
+  const plansFile = stringFlag(args, 'plans');
   return {
     host,
     port,
@@ -81,5 +88,7 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     claimName,
     pollMs: intFlag(args, 'poll-ms', 500, 50, 60_000),
     accessLogSample: intFlag(args, 'access-log-sample', 1000, 0, 1_000_000_000),
+    store: /^rediss?:\/\//i.test(store) ? store : resolve(store),
+    plansFile: plansFile === undefined ? null : resolve(plansFile),
   };
 }

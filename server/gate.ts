@@ -17,8 +17,11 @@ export type GateDecision =
     };
 
 export interface Gate {
-  /** Decide on a request from its Authorization header value and path; must not throw. */
-  admit(authorization: string, path: string): GateDecision;
+  /**
+   * Decide on a request from its Authorization header value and path; must not
+   * throw. Synchronous on one machine; a Promise when limits live in Redis.
+   */
+  admit(authorization: string, path: string): GateDecision | Promise<GateDecision>;
 }
 
 const ADMITTED: GateDecision = { ok: true, headers: null };

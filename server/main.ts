@@ -10,6 +10,11 @@ import vm from 'node:vm';
 import type { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { startWorker } from '../core/worker.js';
+import { DEFAULT_SLOTS, LocalLimiter } from './access/limiter-local.js';
+import { type AccessStore, monthOf } from './access/model.js';
+import { openStore, redactUrl } from './access/open-store.js';
+import { loadPlans } from './access/plans.js';
+import { buildKeyTable, SlotMap } from './access/table.js';
 import type { ServeConfig } from './config.js';
 import { loadClaim } from './public/claim.js';
 import { SnapshotManager } from './snapshot/manager.js';
@@ -61,7 +66,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   loadUws();
   // Refuse a bad claim file here, with its message, rather than in every worker.
   loadClaim({ name: config.claimName, file: config.claimFile ?? undefined });
+  const plans = loadPlans(config.plansFile);
   const version = packageVersion();
+  const access = await startAccess(config.store, plans);
   const workers: Worker[] = [];
   const serving = new Map<Worker, string | null>();
   const waiters: Array<() => void> = [];
@@ -75,6 +82,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
         port,
         version,
         fixedNow: opts.fixedNow ? opts.fixedNow.getTime() : null,
+        access: { limiter: access.limiterShared, table: access.table(), redis: access.redisUrl },
       };
       const w = startWorker(import.meta.url, 'worker', { workerData: input });
       serving.set(w, null);
@@ -117,6 +125,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     }, 100).unref();
   }
 
+  access.onTable((table) => send({ type: 'keys', table }));
+
   const manager = new SnapshotManager(config.snapshots, config.pollMs, {
     onSnapshot: (msg) => {
       latest = msg;
@@ -152,6 +162,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const stop = () => {
     stopping ??= (async () => {
       manager.stop();
+      await access.stop();
       await Promise.all(
         workers.map(
           (w) =>
@@ -170,4 +181,84 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   };
 
   return { port: first.port, stop, waitForSnapshot: waitAll, manager };
+}
+
+/**
+ * Main-thread side of access control: the store, the limiter's shared counters and
+ * the key table. The table is rebuilt whenever the store reports a change (a key
+ * created, revoked or rotated, a plan or status changed: at once on every thread)
+ * and monthly counts are saved every second and on a clean stop (C25–C28).
+ */
+async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
+  const store: AccessStore = await openStore(spec);
+  const redisUrl = /^rediss?:\/\//i.test(spec) ? spec : null;
+  const { limiter, shared: limiterShared } = LocalLimiter.create(DEFAULT_SLOTS);
+  const slots = new SlotMap(limiter.slots);
+  let table = buildKeyTable(await store.read(), slots, plans);
+  let month = monthOf(Date.now());
+  // Embedded mode: this process is the only counter, seeded from the saved month.
+  if (redisUrl === null) {
+    for (const [account, count] of await store.readUsage(month))
+      limiter.seed(slots.slotOf(account), month, count);
+  }
+  const listeners: Array<(t: typeof table) => void> = [];
+  let refreshing = false;
+  const refresh = async () => {
+    if (refreshing) return;
+    refreshing = true;
+    try {
+      table = buildKeyTable(await store.read(), slots, plans);
+      for (const l of listeners) l(table);
+    } catch (e) {
+      log.error(
+        { error: (e as Error).message, store: redactUrl(spec) },
+        'access store unreadable: keeping the last known keys',
+      );
+    } finally {
+      refreshing = false;
+    }
+  };
+  const unsubscribe = store.subscribe(() => void refresh());
+  // A poll as well, so a missed notification costs at most a second.
+  const poll = setInterval(() => void refresh(), 1000);
+  poll.unref();
+
+  const saved = new Map<string, number>();
+  const saveUsage = async () => {
+    if (redisUrl !== null) return;
+    const now = Date.now();
+    const m = monthOf(now);
+    if (m !== month) {
+      month = m;
+      saved.clear();
+    }
+    const changed = new Map<string, number>();
+    for (const [account, slot] of slots.entries()) {
+      const n = limiter.used(slot, now);
+      if (saved.get(account) !== n) changed.set(account, n);
+    }
+    if (changed.size === 0) return;
+    const all = new Map<string, number>();
+    for (const [account, slot] of slots.entries()) all.set(account, limiter.used(slot, now));
+    await store.writeUsage(month, all);
+    for (const [k, v] of changed) saved.set(k, v);
+  };
+  const saver = setInterval(() => {
+    saveUsage().catch((e) => log.error({ error: (e as Error).message }, 'cannot save usage'));
+  }, 1000);
+  saver.unref();
+
+  return {
+    limiterShared,
+    redisUrl,
+    table: () => table,
+    onTable: (l: (t: typeof table) => void) => listeners.push(l),
+    stop: async () => {
+      clearInterval(poll);
+      clearInterval(saver);
+      unsubscribe();
+      await saveUsage().catch((e) => log.error({ error: (e as Error).message }, 'cannot save usage'));
+      await store.close();
+    },
+  };
 }

@@ -8,6 +8,7 @@
  * beyond the checks themselves.
  */
 
+import { isUtf8 } from 'node:buffer';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { isPossibleCode } from '../core/codes.js';
@@ -674,7 +675,9 @@ function parseBody(raw: Uint8Array | string, contentType: string | undefined): B
   if (typeof raw === 'string') text = raw;
   else {
     try {
-      text = utf8Strict.decode(raw);
+      // isUtf8 is a native scan; decoding through Buffer then skips TextDecoder's fatal mode.
+      if (!isUtf8(raw)) throw new Error('invalid UTF-8');
+      text = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8');
     } catch {
       // Python's json.loads raises UnicodeDecodeError here (FastAPI: 400); a 422 at
       // the body is the closer fit to C21's "a JSON body that does not parse".

@@ -6,9 +6,12 @@
  */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import pino from 'pino';
+import { AccessGate } from './access/gate.js';
+import { type LimiterShared, LocalLimiter } from './access/limiter-local.js';
+import type { Limiter } from './access/model.js';
+import type { KeyTableData } from './access/table.js';
 import { type AppContext, createApp, type StaticResource } from './app.js';
 import type { ServeConfig } from './config.js';
-import { OPEN_GATE } from './gate.js';
 import { inflight } from './http/body.js';
 import { onReply } from './http/call.js';
 import { registerMcpRoutes } from './mcp/http.js';
@@ -25,12 +28,19 @@ export interface WorkerInput {
   version: string;
   /** Fixed clock for tests (ms since epoch), else null. */
   fixedNow: number | null;
+  access: {
+    limiter: LimiterShared;
+    table: KeyTableData;
+    /** Set in multi-machine mode: limits are counted in this Redis. */
+    redis: string | null;
+  };
 }
 
 export type ToWorker =
   | SnapshotMessage
   | { type: 'problem'; message: string | null }
   | { type: 'collect' }
+  | { type: 'keys'; table: KeyTableData }
   | { type: 'shutdown' };
 
 export type FromWorker =
@@ -47,8 +57,26 @@ let current: ServingSnapshot | null = null;
 let problem: string | null = null;
 const resources = staticResources(config);
 
+const localLimiter = new LocalLimiter(input.access.limiter);
+const limiter =
+  input.access.redis === null ? localLimiter : await redisLimiter(input.access.redis, localLimiter);
+const gate = new AccessGate(config.baseUrl, limiter);
+gate.setTable(input.access.table);
+
+/** Redis counts for every server; the shared-memory limiter takes over while Redis is unreachable. */
+async function redisLimiter(url: string, fallback: LocalLimiter): Promise<Limiter> {
+  const { RedisLimiter } = await import('./access/limiter-redis.js');
+  const log = pino({ base: { service: 'fundreturns', thread: threadId } });
+  const r = new RedisLimiter(url, {
+    fallback,
+    log: (level, msg, fields) => log[level](fields ?? {}, msg),
+  });
+  await r.connect();
+  return r;
+}
+
 const ctx: AppContext = {
-  gate: OPEN_GATE,
+  gate,
   snapshot: () => current,
   health: () => {
     const h = healthBody({
@@ -111,6 +139,8 @@ parentPort!.on('message', (m: ToWorker) => {
     }
   } else if (m.type === 'problem') {
     problem = m.message;
+  } else if (m.type === 'keys') {
+    gate.setTable(m.table);
   } else if (m.type === 'collect') {
     // gc is exposed by the main thread (v8 flag set before this worker started).
     (globalThis as { gc?: () => void }).gc?.();

@@ -3,7 +3,7 @@
  * operator runs it) over small generated universes in temporary directories.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,4 +133,43 @@ export async function waitFor(
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+export interface TestAccess {
+  store: string;
+  plans: string;
+  key: string;
+  /** Headers carrying the key (C25). */
+  headers: Record<string, string>;
+  /** serve flags for this store and plans. */
+  flags: string[];
+}
+
+/**
+ * An embedded store with one active account and key, and a plans file whose
+ * limits tests do not hit unless they mean to.
+ */
+export function setupAccess(
+  dir: string,
+  plan = 'business',
+  limits: Record<string, { burst: number; monthly: number }> = {
+    business: { burst: 1_000_000, monthly: 100_000_000 },
+  },
+  account = 'tester',
+): TestAccess {
+  const store = join(dir, 'store');
+  const plans = join(dir, 'plans.json');
+  writeFileSync(plans, JSON.stringify(limits));
+  const a = cli(['accounts', 'create', account, '--plan', plan, '--store', store]);
+  if (a.status !== 0) throw new Error(a.stderr);
+  const k = cli(['keys', 'create', account, '--json', '--store', store]);
+  if (k.status !== 0) throw new Error(k.stderr);
+  const key = (JSON.parse(k.stdout) as { key: string }).key;
+  return {
+    store,
+    plans,
+    key,
+    headers: { authorization: `Bearer ${key}` },
+    flags: ['--store', store, '--plans', plans],
+  };
 }

@@ -16,19 +16,29 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCurrent, setCurrent } from '../builder/publish.js';
-import { cli, generateAndBuild, startServe, tempDir, waitFor } from './harness.js';
+import {
+  cli,
+  generateAndBuild,
+  setupAccess,
+  startServe,
+  type TestAccess,
+  tempDir,
+  waitFor,
+} from './harness.js';
 
 let dir: string;
+let access: TestAccess;
 
 beforeAll(() => {
   dir = tempDir('life');
+  access = setupAccess(dir);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function json(
   url: string,
 ): Promise<{ status: number; body: Record<string, unknown>; asOf: string | null }> {
-  const r = await fetch(url);
+  const r = await fetch(url, { headers: access.headers });
   return {
     status: r.status,
     body: (await r.json()) as Record<string, unknown>,
@@ -39,7 +49,15 @@ async function json(
 describe('hot swap', () => {
   it('serves without a single failed request while a daily append is published, and the new as_of appears', async () => {
     const { source, snapshots } = generateAndBuild(join(dir, 'swap'), 60, ['--daily-days', '2']);
-    const server = await startServe(['--snapshots', snapshots, '--threads', '2', '--poll-ms', '200']);
+    const server = await startServe([
+      ...access.flags,
+      '--snapshots',
+      snapshots,
+      '--threads',
+      '2',
+      '--poll-ms',
+      '200',
+    ]);
     try {
       const funds = (await json(`${server.url}/v1/funds?limit=5`)).body.data as Array<{ code: string }>;
       const before = (await json(`${server.url}/v1/funds/${funds[0].code}/trailing-returns`)).body.as_of_date;
@@ -51,7 +69,9 @@ describe('hot swap', () => {
         for (let k = 0; !stop && k < 100_000; k++) {
           const code = funds[k % funds.length].code;
           try {
-            const r = await fetch(`${server.url}/v1/funds/${code}/trailing-returns`);
+            const r = await fetch(`${server.url}/v1/funds/${code}/trailing-returns`, {
+              headers: access.headers,
+            });
             const body = (await r.json()) as { as_of_date: string };
             if (r.status !== 200) failures.push(`${r.status}`);
             else {
@@ -86,7 +106,15 @@ describe('hot swap', () => {
 
   it('refuses a corrupt snapshot, keeps serving the old one and says why in /healthz', async () => {
     const { snapshots } = generateAndBuild(join(dir, 'corrupt'), 20);
-    const server = await startServe(['--snapshots', snapshots, '--threads', '2', '--poll-ms', '100']);
+    const server = await startServe([
+      ...access.flags,
+      '--snapshots',
+      snapshots,
+      '--threads',
+      '2',
+      '--poll-ms',
+      '100',
+    ]);
     try {
       const good = readCurrent(snapshots)!;
       const bad = `${good}-corrupt`;
@@ -145,7 +173,7 @@ describe('data freshness (C24, C31)', () => {
       ]).status,
     ).toBe(0);
     expect(cli(['build', '--source', source, '--snapshots', snapshots]).status).toBe(0);
-    const server = await startServe(['--snapshots', snapshots, '--threads', '1']);
+    const server = await startServe([...access.flags, '--snapshots', snapshots, '--threads', '1']);
     try {
       const h = await json(`${server.url}/healthz`);
       expect(h.status).toBe(503);
@@ -162,6 +190,7 @@ describe('data freshness (C24, C31)', () => {
   it('--freshness-hours moves the threshold', async () => {
     const { snapshots } = generateAndBuild(join(dir, 'fresh'), 5);
     const server = await startServe([
+      ...access.flags,
       '--snapshots',
       snapshots,
       '--threads',
@@ -183,7 +212,15 @@ describe('data freshness (C24, C31)', () => {
     const root = join(dir, 'empty');
     const snapshots = join(root, 'snapshots');
     mkdirSync(snapshots, { recursive: true });
-    const server = await startServe(['--snapshots', snapshots, '--threads', '2', '--poll-ms', '100']);
+    const server = await startServe([
+      ...access.flags,
+      '--snapshots',
+      snapshots,
+      '--threads',
+      '2',
+      '--poll-ms',
+      '100',
+    ]);
     try {
       const h = await json(`${server.url}/healthz`);
       expect(h.status).toBe(503);
@@ -202,7 +239,7 @@ describe('data freshness (C24, C31)', () => {
       const b = await fetch(`${server.url}/v1/trailing-returns/batch`, {
         method: 'POST',
         body: '{"codes":["A"]}',
-        headers: { 'content-type': 'application/json' },
+        headers: { ...access.headers, 'content-type': 'application/json' },
       });
       expect(b.status).toBe(503);
       generateAndBuild(root, 5);
@@ -220,7 +257,7 @@ describe('data freshness (C24, C31)', () => {
 describe('graceful stop', () => {
   it('SIGTERM finishes a request whose body is still arriving, then exits 0', async () => {
     const { snapshots } = generateAndBuild(join(dir, 'stop'), 5);
-    const server = await startServe(['--snapshots', snapshots, '--threads', '1']);
+    const server = await startServe([...access.flags, '--snapshots', snapshots, '--threads', '1']);
     const funds = (await json(`${server.url}/v1/funds?limit=1`)).body.data as Array<{ code: string }>;
     const body = JSON.stringify({ codes: [funds[0].code] });
     const sock = connect(server.port, '127.0.0.1');
@@ -230,7 +267,8 @@ describe('graceful stop', () => {
     });
     await new Promise<void>((r) => sock.once('connect', () => r()));
     sock.write(
-      `POST /v1/trailing-returns/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+      `POST /v1/trailing-returns/batch HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${access.key}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
     );
     await new Promise((r) => setTimeout(r, 200));
     const exited = server.stop('SIGTERM');

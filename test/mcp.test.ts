@@ -18,7 +18,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCurrent } from '../builder/publish.js';
 import { SnapshotLookup } from '../core/lookup.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
-import { CLI, cli, generateAndBuild, type ServerProcess, startServe, tempDir } from './harness.js';
+import {
+  CLI,
+  cli,
+  generateAndBuild,
+  type ServerProcess,
+  setupAccess,
+  startServe,
+  type TestAccess,
+  tempDir,
+} from './harness.js';
 
 const TOOL_NAMES = [
   'searchFunds',
@@ -37,6 +46,7 @@ let empty: ServerProcess;
 let lookup: SnapshotLookup;
 let codes: string[];
 let client: Client;
+let access: TestAccess;
 
 async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const c = new Client({ name: 'fundreturns-test', version: '0.0.0' });
@@ -51,11 +61,12 @@ beforeAll(async () => {
   codes = lookup.cols.funds.code;
   const none = join(dir, 'none');
   mkdirSync(none);
+  access = setupAccess(dir);
   [server, empty] = await Promise.all([
-    startServe(['--snapshots', snapshots, '--threads', '2']),
-    startServe(['--snapshots', none, '--threads', '1']),
+    startServe([...access.flags, '--snapshots', snapshots, '--threads', '2']),
+    startServe([...access.flags, '--snapshots', none, '--threads', '1']),
   ]);
-  client = await connect(server.url);
+  client = await connect(server.url, access.headers);
 });
 
 afterAll(async () => {
@@ -68,8 +79,12 @@ async function rest(path: string, body?: unknown): Promise<unknown> {
   const r = await fetch(
     server.url + path,
     body === undefined
-      ? undefined
-      : { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } },
+      ? { headers: access.headers }
+      : {
+          method: 'POST',
+          body: JSON.stringify(body),
+          headers: { ...access.headers, 'content-type': 'application/json' },
+        },
   );
   expect(r.status, path).toBe(200);
   return r.json();
@@ -147,7 +162,7 @@ describe('protocol', () => {
   });
 
   it('a body that is not JSON is a JSON-RPC parse error; over 1 MiB is 413', async () => {
-    const headers = { 'content-type': 'application/json', accept: MCP_ACCEPT };
+    const headers = { ...access.headers, 'content-type': 'application/json', accept: MCP_ACCEPT };
     const bad = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: '{nope' });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
@@ -163,6 +178,7 @@ describe('protocol', () => {
     const r = await fetch(`${server.url}/mcp`, {
       method: 'POST',
       headers: {
+        ...access.headers,
         'content-type': 'application/json',
         accept: MCP_ACCEPT,
         'mcp-protocol-version': '2025-11-25',
@@ -296,7 +312,7 @@ describe('errors', () => {
   });
 
   it('no snapshot: initialize and tools/list work, tools/call is HTTP 503 No data loaded (C24)', async () => {
-    const c = await connect(empty.url);
+    const c = await connect(empty.url, access.headers);
     try {
       expect((await c.listTools()).tools).toHaveLength(6);
       const e = await c.callTool({ name: 'getFund', arguments: { code: 'A' } }).catch((x: unknown) => x);
@@ -307,7 +323,7 @@ describe('errors', () => {
     }
     const r = await fetch(`${empty.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: MCP_ACCEPT },
+      headers: { ...access.headers, 'content-type': 'application/json', accept: MCP_ACCEPT },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getFund' } }),
     });
     expect(r.status).toBe(503);
@@ -316,18 +332,15 @@ describe('errors', () => {
   });
 });
 
-/**
- * Access control is written concurrently; these follow the contract (C22, C29, C30)
- * and run once it lands (FR_AUTH_READY=1).
- */
+/** The same keys and limits as REST (C22, C29, C30). */
 describe('keys and metering', () => {
-  const ready = Boolean(process.env.FR_AUTH_READY);
+  const ready = true;
   let authed: ServerProcess;
   let key = '';
 
   beforeAll(async () => {
     if (!ready) return;
-    const store = join(dir, 'store');
+    const store = join(dir, 'store2');
     expect(cli(['accounts', 'create', 'acme', '--plan', 'free', '--store', store]).status).toBe(0);
     const k = cli(['keys', 'create', 'acme', '--json', '--store', store]);
     expect(k.status).toBe(0);

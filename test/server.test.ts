@@ -10,20 +10,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCurrent } from '../builder/publish.js';
 import { SnapshotLookup } from '../core/lookup.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
-import { cli, generateAndBuild, type ServerProcess, schemaErrors, startServe, tempDir } from './harness.js';
+import {
+  cli,
+  generateAndBuild,
+  type ServerProcess,
+  schemaErrors,
+  setupAccess,
+  startServe,
+  type TestAccess,
+  tempDir,
+} from './harness.js';
 
 let dir: string;
 let snapshots: string;
 let server: ServerProcess;
 let lookup: SnapshotLookup;
 let codes: string[];
+let access!: TestAccess;
 
 beforeAll(async () => {
   dir = tempDir('server');
   ({ snapshots } = generateAndBuild(dir, 120));
   lookup = new SnapshotLookup((await loadSnapshot(join(snapshots, readCurrent(snapshots)!))).columns);
   codes = lookup.cols.funds.code;
+  access = setupAccess(dir);
   server = await startServe([
+    ...access.flags,
     '--snapshots',
     snapshots,
     '--threads',
@@ -39,7 +51,10 @@ afterAll(async () => {
 });
 
 async function get(path: string, init?: RequestInit) {
-  const r = await fetch(server.url + path, init);
+  const r = await fetch(server.url + path, {
+    ...init,
+    headers: { ...access.headers, ...(init?.headers as Record<string, string>) },
+  });
   const text = await r.text();
   let json: unknown = null;
   try {
@@ -318,7 +333,7 @@ describe('trailing returns', () => {
 
   it('MessagePack when asked for, gzip for large bodies when accepted', async () => {
     const r = await fetch(`${server.url}/v1/funds/${codes[0]}/trailing-returns`, {
-      headers: { accept: 'application/msgpack' },
+      headers: { ...access.headers, accept: 'application/msgpack' },
     });
     expect(r.headers.get('content-type')).toBe('application/msgpack');
     const json = await get(`/v1/funds/${codes[0]}/trailing-returns`);
@@ -328,7 +343,10 @@ describe('trailing returns', () => {
     const gz = await new Promise<{ enc: string | undefined; body: Buffer }>((resolve, reject) => {
       const req = request(
         `${server.url}/v1/trailing-returns/batch`,
-        { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } },
+        {
+          method: 'POST',
+          headers: { ...access.headers, 'content-type': 'application/json', 'accept-encoding': 'gzip' },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c) => chunks.push(c));

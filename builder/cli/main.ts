@@ -33,6 +33,9 @@ const USAGE = `usage: fundreturns <command> [flags]
   serve [--host 127.0.0.1] [--port 8080] [--snapshots ./snapshots] [--threads <cores>] [--base-url URL]
         [--freshness-hours 120] [--claim-file FILE] [--claim-name glama] [--poll-ms 500]
   mcp --stdio [--snapshots ./snapshots]
+  accounts create NAME --plan free|developer|pro|business | list | show NAME | usage NAME  [--json] [--store ./var/store]
+  accounts set-plan NAME PLAN | set-status NAME active|none|canceled|past_due  [--store ./var/store]
+  keys create ACCOUNT | list [ACCOUNT] | revoke KEY_ID | rotate KEY_ID [--grace 86400]  [--json] [--store ./var/store]
 
 Every flag can also be set as FUNDRETURNS_<FLAG> (e.g. FUNDRETURNS_SNAPSHOTS); flags win.`;
 
@@ -69,6 +72,12 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
         // The server side loads uWS; imported only when asked for.
         const server = await import('../../server/cli.js');
         return await server.run(command, rest, io);
+      }
+      case 'accounts':
+      case 'keys': {
+        // Store administration only: no uWS, no snapshot.
+        const access = await import('../../server/access/cli.js');
+        return await access.run(command, rest, io);
       }
       case undefined:
       case 'help':

@@ -7,7 +7,7 @@
  * ends (SDK 1.32) and there are no sessions to delete.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { AppContext } from '../app.js';
+import { type AppContext, applyDecision } from '../app.js';
 import { readBody } from '../http/body.js';
 import { Call, type Header } from '../http/call.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
@@ -73,41 +73,67 @@ export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpS
   app.post('/mcp', (res, req) => {
     const call = new Call(res, req, 'POST', '/mcp');
     const contentLength = req.getHeader('content-length');
+    // Every HTTP request to /mcp passes the gate and counts one, like a REST call (C30).
     const d = ctx.gate.admit(req.getHeader('authorization'), '/mcp');
-    if (!d.ok) {
-      call.reply(d.status, 'application/problem+json', d.body, d.headers);
-      return;
+    let admitted = false;
+    if (!(d instanceof Promise)) {
+      if (!applyDecision(call, d)) return;
+      admitted = true;
     }
-    call.extraHeaders = d.headers as Header[] | null;
     // The request object is valid only in this callback: copy what the transport reads.
     const headers: Array<[string, string]> = [];
     req.forEach((k, v) => {
       if (k !== 'content-length' && k !== 'transfer-encoding') headers.push([k, v]);
     });
     const url = `http://${req.getHeader('host') || 'localhost'}/mcp`;
+    let raw: Buffer | 'too-large' | null = null;
+    const proceed = () => {
+      if (!admitted || raw === null) return;
+      if (raw === 'too-large') {
+        call.reply(STATUS[413], JSON_TYPE, TOO_LARGE, [['Connection', 'close']]);
+        return;
+      }
+      answer(raw);
+    };
+    const answer = (raw: Buffer) => {
+      const started = performance.now();
+      const snap = ctx.snapshot();
+      let body: unknown;
+      let request: Request;
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+        request = new Request(url, { method: 'POST', headers });
+      } catch {
+        // Not JSON: the transport reads the text itself and answers with its own JSON-RPC error.
+        body = undefined;
+        request = new Request(url, { method: 'POST', headers, body: raw });
+      }
+      handleMcpPost(request, body, snap, info).then(
+        (response) => writeResponse(call, response, snap, started),
+        () => call.reply(STATUS[500], JSON_TYPE, INTERNAL),
+      );
+    };
     readBody(
       call,
       contentLength,
-      (raw) => {
-        const started = performance.now();
-        const snap = ctx.snapshot();
-        let body: unknown;
-        let request: Request;
-        try {
-          body = JSON.parse(raw.toString('utf8'));
-          request = new Request(url, { method: 'POST', headers });
-        } catch {
-          // Not JSON: the transport reads the text itself and answers with its own JSON-RPC error.
-          body = undefined;
-          request = new Request(url, { method: 'POST', headers, body: raw });
-        }
-        handleMcpPost(request, body, snap, info).then(
-          (response) => writeResponse(call, response, snap, started),
-          () => call.reply(STATUS[500], JSON_TYPE, INTERNAL),
-        );
+      (b) => {
+        raw = b;
+        proceed();
       },
-      () => call.reply(STATUS[413], JSON_TYPE, TOO_LARGE, [['Connection', 'close']]),
+      () => {
+        raw = 'too-large';
+        proceed();
+      },
     );
+    if (d instanceof Promise) {
+      d.then(
+        (x) => {
+          admitted = applyDecision(call, x);
+          proceed();
+        },
+        () => call.reply(STATUS[500], JSON_TYPE, INTERNAL),
+      );
+    }
   });
   app.any('/mcp', (res, req) => {
     const call = new Call(res, req, req.getMethod().toUpperCase(), '/mcp');

@@ -1,0 +1,493 @@
+/**
+ * `fundreturns accounts …` and `fundreturns keys …` (DESIGN "Command line"): the
+ * operator's side of C25/C26. Every command works against the store a running
+ * server uses (`--store`); the server picks the change up within a second.
+ *
+ * A secret key is printed exactly once, by `keys create` and `keys rotate`, and is
+ * never logged or stored (only its SHA-256 hash is).
+ */
+import {
+  boolFlag,
+  type FlagKind,
+  intFlag,
+  parseArgs,
+  stringFlag,
+  UsageError,
+} from '../../builder/cli/args.js';
+import type { CliIo } from '../../builder/cli/main.js';
+import { generateKey, hashKey, KEY_PREFIX, looksLikeKey, newAccountId } from './keys.js';
+import {
+  type AccessState,
+  type AccessStore,
+  type Account,
+  DEFAULT_PLANS,
+  type KeyRecord,
+  monthOf,
+  PLAN_NAMES,
+  type PlanName,
+  STATUSES,
+  type SubscriptionStatus,
+} from './model.js';
+import { DEFAULT_STORE, openStore } from './open-store.js';
+import { ACCOUNT_NAME } from './store-file.js';
+
+/** How many months before the current one `accounts usage` looks back. */
+const HISTORY_MONTHS = 12;
+const MAX_GRACE_SECONDS = 366 * 86400;
+
+interface Ctx {
+  readonly store: AccessStore;
+  readonly io: CliIo;
+  readonly json: boolean;
+  readonly now: number;
+  readonly args: readonly string[];
+  readonly flags: ReturnType<typeof parseArgs>;
+}
+
+interface Sub {
+  /** Positional argument names; a trailing `?` marks an optional one. */
+  readonly params: readonly string[];
+  readonly flags: Record<string, FlagKind>;
+  /** Usage checks that must fail before the store is opened. */
+  readonly check?: (args: readonly string[], flags: ReturnType<typeof parseArgs>) => void;
+  readonly run: (ctx: Ctx) => Promise<number>;
+}
+
+const JSON_FLAG: Record<string, FlagKind> = { json: 'boolean' };
+
+const ACCOUNTS: Record<string, Sub> = {
+  create: {
+    params: ['NAME'],
+    flags: { plan: 'string', json: 'boolean' },
+    check: (args, flags) => {
+      checkName(args[0]);
+      planFlag(flags);
+    },
+    run: accountsCreate,
+  },
+  list: { params: [], flags: JSON_FLAG, run: accountsList },
+  show: { params: ['NAME'], flags: JSON_FLAG, run: accountsShow },
+  usage: { params: ['NAME'], flags: JSON_FLAG, run: accountsUsage },
+  'set-plan': {
+    params: ['NAME', 'PLAN'],
+    flags: JSON_FLAG,
+    check: (args) => planArg(args[1]),
+    run: accountsSetPlan,
+  },
+  'set-status': {
+    params: ['NAME', 'STATUS'],
+    flags: JSON_FLAG,
+    check: (args) => statusArg(args[1]),
+    run: accountsSetStatus,
+  },
+};
+
+const KEYS: Record<string, Sub> = {
+  create: { params: ['ACCOUNT'], flags: JSON_FLAG, run: keysCreate },
+  list: { params: ['ACCOUNT?'], flags: JSON_FLAG, run: keysList },
+  revoke: { params: ['KEY_ID'], flags: JSON_FLAG, run: keysRevoke },
+  rotate: {
+    params: ['KEY_ID'],
+    flags: { grace: 'string', json: 'boolean' },
+    check: (_args, flags) => graceFlag(flags),
+    run: keysRotate,
+  },
+};
+
+export async function run(command: 'accounts' | 'keys', argv: string[], io: CliIo): Promise<number> {
+  const table = command === 'accounts' ? ACCOUNTS : KEYS;
+  const [name, ...rest] = argv;
+  const sub = name === undefined ? undefined : Object.hasOwn(table, name) ? table[name] : undefined;
+  if (sub === undefined) {
+    const names = Object.keys(table).join(', ');
+    throw new UsageError(
+      name === undefined
+        ? `${command}: a subcommand is required (${names})`
+        : `${command}: unknown subcommand ${JSON.stringify(name)} (expected ${names})`,
+    );
+  }
+  const flags = parseArgs(rest, { store: 'string', ...sub.flags }, io.env);
+  const args = flags.positionals;
+  const required = sub.params.filter((p) => !p.endsWith('?'));
+  if (args.length < required.length)
+    throw new UsageError(`${command} ${name}: ${required[args.length]} is required`);
+  if (args.length > sub.params.length)
+    throw new UsageError(
+      `${command} ${name}: unexpected argument ${JSON.stringify(args[sub.params.length])}`,
+    );
+  sub.check?.(args, flags);
+  const store = await openStore(stringFlag(flags, 'store', DEFAULT_STORE));
+  try {
+    return await sub.run({ store, io, json: boolFlag(flags, 'json'), now: Date.now(), args, flags });
+  } finally {
+    await store.close();
+  }
+}
+
+// ---- arguments ----------------------------------------------------------
+
+function checkName(name: string): void {
+  if (!ACCOUNT_NAME.test(name)) {
+    throw new UsageError(
+      `NAME must be 1 to 64 letters, digits, '.', '_' or '-', not ${JSON.stringify(name)}`,
+    );
+  }
+}
+
+function planFlag(flags: ReturnType<typeof parseArgs>): PlanName {
+  const plan = stringFlag(flags, 'plan');
+  if (plan === undefined) throw new UsageError(`--plan is required (${PLAN_NAMES.join(', ')})`);
+  if (!isPlan(plan))
+    throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}, not ${JSON.stringify(plan)}`);
+  return plan;
+}
+
+function planArg(plan: string): PlanName {
+  if (!isPlan(plan))
+    throw new UsageError(`PLAN must be one of ${PLAN_NAMES.join(', ')}, not ${JSON.stringify(plan)}`);
+  return plan;
+}
+
+function statusArg(status: string): SubscriptionStatus {
+  if (!(STATUSES as readonly string[]).includes(status))
+    throw new UsageError(`STATUS must be one of ${STATUSES.join(', ')}, not ${JSON.stringify(status)}`);
+  return status as SubscriptionStatus;
+}
+
+function graceFlag(flags: ReturnType<typeof parseArgs>): number {
+  return intFlag(flags, 'grace', 86400, 0, MAX_GRACE_SECONDS);
+}
+
+function isPlan(v: string): v is PlanName {
+  return (PLAN_NAMES as readonly string[]).includes(v);
+}
+
+// ---- lookups ------------------------------------------------------------
+
+/** An account by name (or by its `acct_…` id, which scripts may hold instead). */
+function findAccount(state: AccessState, ref: string): Account {
+  const a = state.accounts.find((x) => x.name === ref) ?? state.accounts.find((x) => x.id === ref);
+  if (a === undefined) throw new Error(`no account named ${JSON.stringify(ref)}`);
+  return a;
+}
+
+/** A key by its id, or by the secret itself (an operator holding a leaked key has no id). */
+function findKey(state: AccessState, ref: string): KeyRecord {
+  if (looksLikeKey(ref) || ref.startsWith(KEY_PREFIX)) {
+    const hash = hashKey(ref);
+    const k = state.keys.find((x) => x.hash === hash);
+    // The secret is never echoed back.
+    if (k === undefined) throw new Error('no key matches the key given');
+    return k;
+  }
+  const k = state.keys.find((x) => x.id === ref);
+  if (k === undefined) throw new Error(`no key with id ${JSON.stringify(ref)}`);
+  return k;
+}
+
+function accountName(state: AccessState, id: string): string {
+  return state.accounts.find((a) => a.id === id)?.name ?? id;
+}
+
+// ---- views (never a hash, never a key) -----------------------------------
+
+interface KeyView {
+  readonly id: string;
+  readonly account: string;
+  readonly prefix: string;
+  readonly created_at: string;
+  readonly revoked_at: string | null;
+  readonly expires_at: string | null;
+}
+
+function keyView(state: AccessState, k: KeyRecord): KeyView {
+  return {
+    id: k.id,
+    account: accountName(state, k.account_id),
+    prefix: k.prefix,
+    created_at: k.created_at,
+    revoked_at: k.revoked_at,
+    expires_at: k.expires_at,
+  };
+}
+
+function keyState(k: KeyRecord, now: number): 'active' | 'revoked' | 'expired' | 'expiring' {
+  if (k.revoked_at !== null) return 'revoked';
+  if (k.expires_at !== null) return Date.parse(k.expires_at) <= now ? 'expired' : 'expiring';
+  return 'active';
+}
+
+function usable(k: KeyRecord, now: number): boolean {
+  const s = keyState(k, now);
+  return s === 'active' || s === 'expiring';
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function printJson(io: CliIo, value: unknown): void {
+  io.out(JSON.stringify(value, null, 2));
+}
+
+function printTable(io: CliIo, header: readonly string[], rows: readonly (readonly string[])[]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  io.out([line(header), ...rows.map(line)].join('\n'));
+}
+
+async function monthUsage(store: AccessStore, accountId: string, month: string): Promise<number> {
+  return (await store.readUsage(month)).get(accountId) ?? 0;
+}
+
+function usageView(a: Account, count: number, month: string) {
+  const limit = DEFAULT_PLANS[a.plan].monthly;
+  return { month, count, limit, remaining: Math.max(0, limit - count) };
+}
+
+function previousMonths(now: number, n: number): string[] {
+  const d = new Date(now);
+  const out: string[] = [];
+  for (let i = 1; i <= n; i++) out.push(monthOf(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - i, 1)));
+  return out;
+}
+
+// ---- accounts -----------------------------------------------------------
+
+async function accountsCreate(ctx: Ctx): Promise<number> {
+  const account: Account = {
+    id: newAccountId(),
+    name: ctx.args[0],
+    plan: planFlag(ctx.flags),
+    status: 'active',
+    created_at: iso(ctx.now),
+  };
+  await ctx.store.change({ op: 'account.create', account });
+  if (ctx.json) printJson(ctx.io, account);
+  else
+    ctx.io.out(
+      `created account ${account.name} (${account.id}) on plan ${account.plan}, status ${account.status}`,
+    );
+  return 0;
+}
+
+async function accountsList(ctx: Ctx): Promise<number> {
+  const state = await ctx.store.read();
+  const rows = state.accounts.map((a) => ({
+    ...a,
+    keys: state.keys.filter((k) => k.account_id === a.id && usable(k, ctx.now)).length,
+  }));
+  if (ctx.json) printJson(ctx.io, rows);
+  else if (rows.length === 0)
+    ctx.io.err('no accounts yet: create one with `fundreturns accounts create NAME --plan free`');
+  else
+    printTable(
+      ctx.io,
+      ['NAME', 'ID', 'PLAN', 'STATUS', 'KEYS', 'CREATED'],
+      rows.map((r) => [r.name, r.id, r.plan, r.status, String(r.keys), r.created_at]),
+    );
+  return 0;
+}
+
+async function accountsShow(ctx: Ctx): Promise<number> {
+  const state = await ctx.store.read();
+  const a = findAccount(state, ctx.args[0]);
+  const month = monthOf(ctx.now);
+  const usage = usageView(a, await monthUsage(ctx.store, a.id, month), month);
+  const limits = DEFAULT_PLANS[a.plan];
+  const keys = state.keys.filter((k) => k.account_id === a.id);
+  if (ctx.json) {
+    printJson(ctx.io, { ...a, limits, usage, keys: keys.map((k) => keyView(state, k)) });
+    return 0;
+  }
+  ctx.io.out(
+    [
+      `account   ${a.name}`,
+      `id        ${a.id}`,
+      `plan      ${a.plan} (${limits.burst}/min, ${limits.monthly}/month)`,
+      `status    ${a.status}`,
+      `created   ${a.created_at}`,
+      `usage     ${usage.count} of ${usage.limit} in ${month} (${usage.remaining} left)`,
+      `keys      ${keys.length === 0 ? 'none' : ''}`.trimEnd(),
+      ...keys.map((k) => `  ${k.id}  ${k.prefix}…  ${keyState(k, ctx.now)}  ${keyDates(k)}`),
+    ].join('\n'),
+  );
+  return 0;
+}
+
+function keyDates(k: KeyRecord): string {
+  const parts = [`created ${k.created_at}`];
+  if (k.expires_at !== null) parts.push(`expires ${k.expires_at}`);
+  if (k.revoked_at !== null) parts.push(`revoked ${k.revoked_at}`);
+  return parts.join(', ');
+}
+
+async function accountsUsage(ctx: Ctx): Promise<number> {
+  const state = await ctx.store.read();
+  const a = findAccount(state, ctx.args[0]);
+  const month = monthOf(ctx.now);
+  const current = usageView(a, await monthUsage(ctx.store, a.id, month), month);
+  const history: { month: string; count: number }[] = [];
+  for (const m of previousMonths(ctx.now, HISTORY_MONTHS)) {
+    const count = (await ctx.store.readUsage(m)).get(a.id);
+    if (count !== undefined) history.push({ month: m, count });
+  }
+  if (ctx.json) {
+    printJson(ctx.io, { account: a.name, account_id: a.id, plan: a.plan, ...current, history });
+    return 0;
+  }
+  ctx.io.out(
+    [
+      `${a.name} (${a.plan}): ${current.count} of ${current.limit} requests in ${month}, ${current.remaining} left`,
+      ...history.map((h) => `  ${h.month}  ${h.count}`),
+    ].join('\n'),
+  );
+  return 0;
+}
+
+async function accountsSetPlan(ctx: Ctx): Promise<number> {
+  const state = await ctx.store.read();
+  const a = findAccount(state, ctx.args[0]);
+  const plan = planArg(ctx.args[1]);
+  let after = state;
+  if (a.plan !== plan) after = await ctx.store.change({ op: 'account.plan', account_id: a.id, plan });
+  const updated = findAccount(after, a.id);
+  if (ctx.json) printJson(ctx.io, updated);
+  else if (a.plan === plan) ctx.io.out(`account ${a.name} is already on plan ${plan}`);
+  else ctx.io.out(`account ${a.name}: plan ${a.plan} -> ${plan}`);
+  return 0;
+}
+
+async function accountsSetStatus(ctx: Ctx): Promise<number> {
+  const state = await ctx.store.read();
+  const a = findAccount(state, ctx.args[0]);
+  const status = statusArg(ctx.args[1]);
+  let after = state;
+  if (a.status !== status) after = await ctx.store.change({ op: 'account.status', account_id: a.id, status });
+  const updated = findAccount(after, a.id);
+  if (ctx.json) printJson(ctx.io, updated);
+  else if (a.status === status) ctx.io.out(`account ${a.name} already has status ${status}`);
+  else ctx.io.out(`account ${a.name}: status ${a.status} -> ${status}`);
+  return 0;
+}
+
+// ---- keys ---------------------------------------------------------------
+
+/** Create a key for an account and return the record with its secret (to print once). */
+async function issueKey(ctx: Ctx, account: Account): Promise<{ record: KeyRecord; secret: string }> {
+  const g = generateKey();
+  const record: KeyRecord = {
+    id: g.id,
+    account_id: account.id,
+    prefix: g.prefix,
+    hash: g.hash,
+    created_at: iso(ctx.now),
+    revoked_at: null,
+    expires_at: null,
+  };
+  await ctx.store.change({ op: 'key.create', key: record });
+  return { record, secret: g.key };
+}
+
+function warnShownOnce(io: CliIo): void {
+  io.err(
+    'fundreturns: this key is shown only once: store it now (only its SHA-256 hash is kept, it cannot be recovered)',
+  );
+}
+
+async function keysCreate(ctx: Ctx): Promise<number> {
+  const state = await ctx.store.read();
+  const a = findAccount(state, ctx.args[0]);
+  const { record, secret } = await issueKey(ctx, a);
+  if (ctx.json) {
+    printJson(ctx.io, { id: record.id, account: a.name, key: secret, created_at: record.created_at });
+  } else {
+    ctx.io.out(`created key ${record.id} for account ${a.name}: ${secret}`);
+    warnShownOnce(ctx.io);
+  }
+  if (a.status !== 'active')
+    ctx.io.err(
+      `fundreturns: note: account ${a.name} has status ${a.status}; the key is refused (403) until it is active`,
+    );
+  return 0;
+}
+
+async function keysList(ctx: Ctx): Promise<number> {
+  const state = await ctx.store.read();
+  const account = ctx.args[0] === undefined ? undefined : findAccount(state, ctx.args[0]);
+  const keys = state.keys.filter((k) => account === undefined || k.account_id === account.id);
+  if (ctx.json)
+    printJson(
+      ctx.io,
+      keys.map((k) => keyView(state, k)),
+    );
+  else if (keys.length === 0) ctx.io.err('no keys');
+  else
+    printTable(
+      ctx.io,
+      ['ID', 'ACCOUNT', 'PREFIX', 'STATE', 'CREATED', 'EXPIRES', 'REVOKED'],
+      keys.map((k) => [
+        k.id,
+        accountName(state, k.account_id),
+        `${k.prefix}…`,
+        keyState(k, ctx.now),
+        k.created_at,
+        k.expires_at ?? '-',
+        k.revoked_at ?? '-',
+      ]),
+    );
+  return 0;
+}
+
+async function keysRevoke(ctx: Ctx): Promise<number> {
+  const state = await ctx.store.read();
+  const k = findKey(state, ctx.args[0]);
+  if (k.revoked_at !== null) throw new Error(`key ${k.id} was already revoked at ${k.revoked_at}`);
+  const after = await ctx.store.change({ op: 'key.revoke', key_id: k.id, at: iso(ctx.now) });
+  const updated = after.keys.find((x) => x.id === k.id) ?? k;
+  if (ctx.json) printJson(ctx.io, keyView(after, updated));
+  else ctx.io.out(`revoked key ${k.id} (${k.prefix}…) of account ${accountName(after, k.account_id)}`);
+  return 0;
+}
+
+async function keysRotate(ctx: Ctx): Promise<number> {
+  const grace = graceFlag(ctx.flags);
+  const state = await ctx.store.read();
+  const old = findKey(state, ctx.args[0]);
+  const s = keyState(old, ctx.now);
+  if (s === 'revoked' || s === 'expired')
+    throw new Error(`key ${old.id} is ${s}: create a new key with \`fundreturns keys create ACCOUNT\``);
+  const account = state.accounts.find((a) => a.id === old.account_id);
+  if (account === undefined) throw new Error(`key ${old.id} belongs to no known account`);
+  // The new key is durable before the old one is given an end: a crash in between
+  // leaves two working keys, never none.
+  const { record, secret } = await issueKey(ctx, account);
+  let until = ctx.now + grace * 1000;
+  // Rotating a key already in its grace period must not lengthen that period.
+  if (old.expires_at !== null) until = Math.min(until, Date.parse(old.expires_at));
+  const expiresAt = iso(until);
+  await ctx.store.change({ op: 'key.expire', key_id: old.id, at: expiresAt });
+  if (ctx.json) {
+    printJson(ctx.io, {
+      id: record.id,
+      account: account.name,
+      key: secret,
+      created_at: record.created_at,
+      replaces: old.id,
+      replaced_expires_at: expiresAt,
+    });
+  } else {
+    ctx.io.out(`created key ${record.id} for account ${account.name}: ${secret}`);
+    ctx.io.out(
+      grace === 0
+        ? `key ${old.id} (${old.prefix}…) no longer works`
+        : `key ${old.id} (${old.prefix}…) keeps working until ${expiresAt}`,
+    );
+    warnShownOnce(ctx.io);
+  }
+  return 0;
+}

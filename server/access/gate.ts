@@ -1,0 +1,137 @@
+/**
+ * The access gate (C22, C23, C25–C29): bearer key → account → subscription →
+ * limits, before anything else runs. Refusals are problem+json; every admitted
+ * (and rate-refused) response carries the RateLimit fields.
+ *
+ * The key check avoids hashing on every request: a bounded cache maps the exact
+ * presented token to its table entry, and is dropped whenever the table changes (so
+ * a revoke takes effect with the next table, within a second). Tokens are found by
+ * hashing (SHA-256) into a Map keyed by the stored hash, so no comparison ever runs
+ * over the secret itself, and keys are never logged.
+ */
+import { createHash } from 'node:crypto';
+import type { Gate, GateDecision } from '../gate.js';
+import type { Header } from '../http/call.js';
+import { problemJson } from '../public/problems.js';
+import { looksLikeKey, parseBearer } from './keys.js';
+import { type LimitDecision, type Limiter, monthSeconds, type PlanLimits } from './model.js';
+import type { KeyEntry, KeyTableData } from './table.js';
+
+/** Tokens remembered per thread; cleared wholesale when full (keys are few, clients fewer). */
+const CACHE_MAX = 10_000;
+
+export class AccessGate implements Gate {
+  private byHash = new Map<string, KeyEntry>();
+  private cache = new Map<string, KeyEntry>();
+  private readonly wwwAuthenticate: Header[];
+  private policyCache = new Map<string, string>();
+  private policyMonthSeconds = 0;
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly limiter: Limiter,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.wwwAuthenticate = [['WWW-Authenticate', 'Bearer']];
+  }
+
+  setTable(table: KeyTableData): void {
+    this.byHash = new Map(table.entries);
+    this.cache = new Map();
+  }
+
+  admit(authorization: string, path: string): GateDecision | Promise<GateDecision> {
+    const entry = this.lookup(authorization);
+    if (entry === undefined) {
+      return this.refuse(
+        '401 Unauthorized',
+        'unauthorized',
+        authorization === ''
+          ? 'Missing Authorization header: send Authorization: Bearer <API key>.'
+          : 'Invalid or revoked API key.',
+        path,
+        this.wwwAuthenticate,
+      );
+    }
+    const nowMs = this.now();
+    if (nowMs >= entry.expiresAt) {
+      return this.refuse(
+        '401 Unauthorized',
+        'unauthorized',
+        'This API key has expired (it was rotated).',
+        path,
+        this.wwwAuthenticate,
+      );
+    }
+    if (entry.status !== 'active') {
+      return this.refuse(
+        '403 Forbidden',
+        'forbidden',
+        `The account has no active subscription (status ${entry.status}).`,
+        path,
+        [],
+      );
+    }
+    const d = this.limiter.admit({ id: entry.accountId, slot: entry.slot }, entry.limits, nowMs);
+    if (d instanceof Promise) return d.then((x) => this.decide(x, entry.limits, nowMs, path));
+    return this.decide(d, entry.limits, nowMs, path);
+  }
+
+  private lookup(authorization: string): KeyEntry | undefined {
+    if (authorization === '') return undefined;
+    const hit = this.cache.get(authorization);
+    if (hit !== undefined) return hit;
+    const token = parseBearer(authorization);
+    if (token === null || !looksLikeKey(token)) return undefined;
+    const entry = this.byHash.get(createHash('sha256').update(token).digest('hex'));
+    if (entry !== undefined) {
+      if (this.cache.size >= CACHE_MAX) this.cache.clear();
+      this.cache.set(authorization, entry);
+    }
+    return entry;
+  }
+
+  private decide(d: LimitDecision, limits: PlanLimits, nowMs: number, path: string): GateDecision {
+    const headers: Header[] = [
+      ['RateLimit-Policy', this.policy(limits, nowMs)],
+      [
+        'RateLimit',
+        `"burst";r=${d.burstRemaining};t=${d.burstReset}, "quota";r=${d.quotaRemaining};t=${d.quotaReset}`,
+      ],
+    ];
+    if (d.ok) return { ok: true, headers };
+    headers.push(['Retry-After', String(d.retryAfter)]);
+    const slug = d.refused ?? 'rate-limited';
+    const detail =
+      slug === 'quota-exceeded'
+        ? `Monthly quota of ${limits.monthly} requests used up; it resets at the start of next month (UTC) or on moving to a higher plan.`
+        : `Burst limit of ${limits.burst} requests per minute exceeded; retry after ${d.retryAfter} s.`;
+    return this.refuse('429 Too Many Requests', slug, detail, path, headers);
+  }
+
+  /** C29 RateLimit-Policy, cached per plan limits for the current month length. */
+  private policy(limits: PlanLimits, nowMs: number): string {
+    const w = monthSeconds(nowMs);
+    if (w !== this.policyMonthSeconds) {
+      this.policyCache = new Map();
+      this.policyMonthSeconds = w;
+    }
+    const key = `${limits.burst}/${limits.monthly}`;
+    let p = this.policyCache.get(key);
+    if (p === undefined) {
+      p = `"burst";q=${limits.burst};w=60, "quota";q=${limits.monthly};w=${w}`;
+      this.policyCache.set(key, p);
+    }
+    return p;
+  }
+
+  private refuse(
+    status: string,
+    slug: 'unauthorized' | 'forbidden' | 'rate-limited' | 'quota-exceeded',
+    detail: string,
+    path: string,
+    headers: readonly Header[],
+  ): GateDecision {
+    return { ok: false, status, body: problemJson(this.baseUrl, slug, detail, path), headers };
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * Burst (C27) and monthly quota (C28) per account, exact across every worker
+ * thread of one process: each account has a slot in shared memory holding its GCRA
+ * theoretical arrival time and its month's count, updated under a per-slot spin
+ * lock (Atomics), so no thread can let an account past a limit by racing another.
+ * A refused request changes nothing (C23).
+ */
+import { type LimitDecision, type Limiter, nextMonthStart, type PlanLimits } from './model.js';
+
+/** Accounts one limiter can hold; slots are assigned by the main thread. */
+export const DEFAULT_SLOTS = 1 << 17;
+
+const FIELDS = 3;
+const TAT = 0;
+const MONTH = 1;
+const USED = 2;
+
+export interface LimiterShared {
+  locks: SharedArrayBuffer;
+  state: SharedArrayBuffer;
+}
+
+export class LocalLimiter implements Limiter {
+  private readonly locks: Int32Array;
+  private readonly state: Float64Array;
+  readonly slots: number;
+  /** The month a cached boundary belongs to, so most requests skip date arithmetic. */
+  private monthFrom = 0;
+  private monthTo = -1;
+  private monthKey = 0;
+
+  constructor(shared: LimiterShared) {
+    this.locks = new Int32Array(shared.locks);
+    this.state = new Float64Array(shared.state);
+    this.slots = this.locks.length;
+  }
+
+  static create(slots = DEFAULT_SLOTS): { limiter: LocalLimiter; shared: LimiterShared } {
+    const shared = {
+      locks: new SharedArrayBuffer(4 * slots),
+      state: new SharedArrayBuffer(8 * FIELDS * slots),
+    };
+    return { limiter: new LocalLimiter(shared), shared };
+  }
+
+  private month(nowMs: number): number {
+    if (nowMs < this.monthFrom || nowMs >= this.monthTo) {
+      const d = new Date(nowMs);
+      this.monthFrom = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+      this.monthTo = nextMonthStart(nowMs);
+      this.monthKey = d.getUTCFullYear() * 100 + d.getUTCMonth() + 1;
+    }
+    return this.monthKey;
+  }
+
+  private lock(slot: number): void {
+    // Critical sections are a few arithmetic operations: spinning beats parking.
+    while (Atomics.compareExchange(this.locks, slot, 0, 1) !== 0) {
+      /* spin */
+    }
+  }
+
+  private unlock(slot: number): void {
+    Atomics.store(this.locks, slot, 0);
+  }
+
+  admit(account: { readonly slot: number }, limits: PlanLimits, nowMs: number): LimitDecision {
+    const slot = account.slot;
+    const month = this.month(nowMs);
+    const quotaReset = Math.ceil((this.monthTo - nowMs) / 1000);
+    // GCRA: one request every T ms, up to `burst` at once (capacity = burst, C27).
+    const T = 60_000 / limits.burst;
+    const tau = T * (limits.burst - 1);
+    const s = this.state;
+    const base = slot * FIELDS;
+    this.lock(slot);
+    let used = s[base + MONTH] === month ? s[base + USED] : 0;
+    const tatStored = s[base + TAT];
+    const tat = tatStored > nowMs ? tatStored : nowMs;
+    if (used >= limits.monthly) {
+      this.unlock(slot);
+      return {
+        ok: false,
+        refused: 'quota-exceeded',
+        retryAfter: quotaReset,
+        burstRemaining: burstLeft(nowMs, tat, T, tau),
+        burstReset: Math.ceil((tat - nowMs) / 1000),
+        quotaRemaining: 0,
+        quotaReset,
+      };
+    }
+    if (tat - nowMs > tau) {
+      this.unlock(slot);
+      return {
+        ok: false,
+        refused: 'rate-limited',
+        retryAfter: Math.max(1, Math.ceil((tat - tau - nowMs) / 1000)),
+        burstRemaining: 0,
+        burstReset: Math.ceil((tat - nowMs) / 1000),
+        quotaRemaining: limits.monthly - used,
+        quotaReset,
+      };
+    }
+    const next = tat + T;
+    used += 1;
+    s[base + TAT] = next;
+    s[base + MONTH] = month;
+    s[base + USED] = used;
+    this.unlock(slot);
+    return {
+      ok: true,
+      retryAfter: 0,
+      burstRemaining: burstLeft(nowMs, next, T, tau),
+      burstReset: Math.ceil((next - nowMs) / 1000),
+      quotaRemaining: limits.monthly - used,
+      quotaReset,
+    };
+  }
+
+  /** This month's count for a slot (0 when the slot last counted another month). */
+  used(slot: number, nowMs: number): number {
+    const month = this.month(nowMs);
+    const base = slot * FIELDS;
+    this.lock(slot);
+    const n = this.state[base + MONTH] === month ? this.state[base + USED] : 0;
+    this.unlock(slot);
+    return n;
+  }
+
+  /** Seed a slot's count for a month (server start: counts saved by the store). */
+  seed(slot: number, month: string, count: number): void {
+    const [y, m] = month.split('-').map(Number);
+    const base = slot * FIELDS;
+    this.lock(slot);
+    this.state[base + MONTH] = y * 100 + m;
+    this.state[base + USED] = count;
+    this.unlock(slot);
+  }
+
+  /** Reset a slot (an account was removed from its slot's history). */
+  clear(slot: number): void {
+    const base = slot * FIELDS;
+    this.lock(slot);
+    this.state[base + TAT] = 0;
+    this.state[base + MONTH] = 0;
+    this.state[base + USED] = 0;
+    this.unlock(slot);
+  }
+}
+
+/** Requests still allowed at once after the new TAT (C29 `r` of the burst policy). */
+function burstLeft(nowMs: number, tat: number, T: number, tau: number): number {
+  // The epsilon absorbs T = 60000/burst not being exact in binary.
+  const left = Math.floor((nowMs + tau + T - tat) / T + 1e-9);
+  return left < 0 ? 0 : left;
+}

@@ -1,0 +1,329 @@
+import { createClient } from 'redis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  decide,
+  emissionUs,
+  gcraKey,
+  gcraStep,
+  MemoryLimiter,
+  QUOTA_EXCEEDED,
+  RATE_LIMITED,
+  RedisLimiter,
+  type RedisLimiterOptions,
+} from './limiter-redis.js';
+import type { LimitDecision, Limiter, PlanLimits } from './model.js';
+import { type RedisServer, startRedis } from './redis-server.test-helper.js';
+import { usageKey } from './store-redis.js';
+
+const T0 = Date.UTC(2025, 2, 15, 12, 0, 0); // 2025-03-15T12:00:00Z
+const TO_APRIL = (Date.UTC(2025, 3, 1) - T0) / 1000;
+const alice = { id: 'acct_alice', slot: 0 };
+const bob = { id: 'acct_bob', slot: 1 };
+
+let redis: RedisServer;
+const open: RedisLimiter[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+const clientFor = (url: string) => createClient({ url });
+
+async function withClient<T>(url: string, f: (c: ReturnType<typeof clientFor>) => Promise<T>): Promise<T> {
+  const c = clientFor(url);
+  await c.connect();
+  try {
+    return await f(c);
+  } finally {
+    await c.close();
+  }
+}
+
+const usage = (url: string, month: string, id: string) =>
+  withClient(url, async (c) => Number((await c.hGet(usageKey(month), id)) ?? 0));
+
+async function limiter(url = redis.url, opts: RedisLimiterOptions = {}): Promise<RedisLimiter> {
+  const l = new RedisLimiter(url, opts);
+  await l.connect();
+  open.push(l);
+  return l;
+}
+
+beforeEach(() => withClient(redis.url, (c) => c.flushAll()));
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((l) => l.close()));
+});
+
+describe('GCRA arithmetic', () => {
+  it('allows exactly burst at one instant and refills burst/60 per second', () => {
+    for (const burst of [1, 7, 70, 100, 250, 500, 999]) {
+      let tat = 0;
+      const now = 1_700_000_000_000_000;
+      for (let i = 0; i < burst; i++) {
+        tat = gcraStep(tat, now, burst);
+        expect(tat).toBeGreaterThan(0);
+      }
+      expect(gcraStep(tat, now, burst)).toBe(-1);
+      // One emission interval later exactly one more fits.
+      const t = emissionUs(burst);
+      expect(gcraStep(tat, now + t - 1, burst)).toBe(-1);
+      expect(gcraStep(tat, now + t, burst)).toBeGreaterThan(0);
+    }
+  });
+
+  it('reports headers and Retry-After from the GCRA state', () => {
+    const limits = { burst: 100, monthly: 250 };
+    const t = emissionUs(100); // 0.6 s
+    expect(decide(0, 1, t, limits, 99)).toEqual({
+      ok: true,
+      refused: undefined,
+      retryAfter: 0,
+      burstRemaining: 99,
+      burstReset: 1,
+      quotaRemaining: 249,
+      quotaReset: 99,
+    });
+    expect(decide(RATE_LIMITED, 10, 100 * t, limits, 99)).toMatchObject({
+      ok: false,
+      refused: 'rate-limited',
+      retryAfter: 1,
+      burstRemaining: 0,
+      burstReset: 60,
+    });
+    expect(decide(QUOTA_EXCEEDED, 250, 0, limits, 99)).toMatchObject({
+      ok: false,
+      refused: 'quota-exceeded',
+      retryAfter: 99,
+      quotaRemaining: 0,
+      burstRemaining: 100,
+      burstReset: 0,
+    });
+  });
+});
+
+describe('RedisLimiter', () => {
+  it('admits exactly burst requests, then refuses with rate-limited until Retry-After', async () => {
+    const l = await limiter();
+    const limits = { burst: 5, monthly: 1000 };
+    const seen: LimitDecision[] = [];
+    for (let i = 0; i < 5; i++) seen.push(await l.admit(alice, limits, T0));
+    expect(seen.map((d) => d.ok)).toEqual([true, true, true, true, true]);
+    expect(seen.map((d) => d.burstRemaining)).toEqual([4, 3, 2, 1, 0]);
+    expect(seen.map((d) => d.burstReset)).toEqual([12, 24, 36, 48, 60]);
+    expect(seen.map((d) => d.quotaRemaining)).toEqual([999, 998, 997, 996, 995]);
+    expect(seen[0].quotaReset).toBe(TO_APRIL);
+
+    const refused = await l.admit(alice, limits, T0);
+    expect(refused).toMatchObject({ ok: false, refused: 'rate-limited', retryAfter: 12, burstRemaining: 0 });
+    // Another account is not affected.
+    expect((await l.admit(bob, limits, T0)).ok).toBe(true);
+
+    expect((await l.admit(alice, limits, T0 + 12_000 - 1)).ok).toBe(false);
+    const back = await l.admit(alice, limits, T0 + 12_000);
+    expect(back).toMatchObject({ ok: true, burstRemaining: 0, burstReset: 60 });
+    // A full minute later the bucket is full again.
+    expect(await l.admit(alice, limits, T0 + 12_000 + 60_000)).toMatchObject({ ok: true, burstRemaining: 4 });
+
+    // Only admitted requests count (C23).
+    expect(await usage(redis.url, '2025-03', alice.id)).toBe(7);
+    const ttl = await withClient(redis.url, (c) => c.pTTL(gcraKey(alice.id)));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(12_000);
+  });
+
+  it('refuses at exactly the monthly quota with quota-exceeded until next month', async () => {
+    const l = await limiter();
+    const limits = { burst: 100, monthly: 3 };
+    const ok = [];
+    for (let i = 0; i < 3; i++) ok.push(await l.admit(alice, limits, T0 + i * 1000));
+    expect(ok.map((d) => [d.ok, d.quotaRemaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+    ]);
+    for (let i = 0; i < 4; i++) {
+      const d = await l.admit(alice, limits, T0 + 10_000);
+      expect(d).toMatchObject({
+        ok: false,
+        refused: 'quota-exceeded',
+        quotaRemaining: 0,
+        retryAfter: TO_APRIL - 10,
+        quotaReset: TO_APRIL - 10,
+      });
+    }
+    expect(await usage(redis.url, '2025-03', alice.id)).toBe(3);
+
+    // Moving to a higher plan takes effect at once (C28).
+    expect((await l.admit(alice, { burst: 100, monthly: 4 }, T0 + 11_000)).ok).toBe(true);
+
+    // The first second of April starts a new count.
+    const april = Date.UTC(2025, 3, 1);
+    expect((await l.admit(alice, limits, april - 1)).refused).toBe('quota-exceeded');
+    const d = await l.admit(alice, limits, april);
+    expect(d).toMatchObject({ ok: true, quotaRemaining: 2, quotaReset: 30 * 86400 });
+    expect(await usage(redis.url, '2025-04', alice.id)).toBe(1);
+    expect(await usage(redis.url, '2025-03', alice.id)).toBe(4);
+  });
+
+  it('does not count requests refused by the burst limit', async () => {
+    const l = await limiter();
+    for (let i = 0; i < 10; i++) await l.admit(alice, { burst: 2, monthly: 100 }, T0);
+    expect(await usage(redis.url, '2025-03', alice.id)).toBe(2);
+  });
+
+  it('shares one limit exactly between two servers under concurrency', async () => {
+    const [a, b] = await Promise.all([limiter(), limiter()]);
+    const burst = { burst: 50, monthly: 1000 };
+    const calls = Array.from({ length: 64 }, (_, i) => (i % 2 ? a : b).admit(alice, burst, T0));
+    const ds = await Promise.all(calls);
+    expect(ds.filter((d) => d.ok)).toHaveLength(50);
+    expect(ds.filter((d) => d.refused === 'rate-limited')).toHaveLength(14);
+    expect(new Set(ds.filter((d) => d.ok).map((d) => d.burstRemaining)).size).toBe(50);
+
+    const quota = { burst: 500, monthly: 40 };
+    const qs = await Promise.all(Array.from({ length: 64 }, (_, i) => (i % 2 ? a : b).admit(bob, quota, T0)));
+    expect(qs.filter((d) => d.ok)).toHaveLength(40);
+    expect(qs.filter((d) => d.refused === 'quota-exceeded')).toHaveLength(24);
+    expect(await usage(redis.url, '2025-03', bob.id)).toBe(40);
+  });
+
+  it('decides as the in-process limiter does, step for step', async () => {
+    const l = await limiter();
+    const mem = new MemoryLimiter();
+    // A deterministic pseudo-random walk over accounts, times and plans.
+    let seed = 42;
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const plans: PlanLimits[] = [
+      { burst: 3, monthly: 40 },
+      { burst: 7, monthly: 1000 },
+      { burst: 70, monthly: 90 },
+    ];
+    let now = T0;
+    for (let i = 0; i < 400; i++) {
+      now += Math.floor(rand() * 4000);
+      const account = rand() < 0.5 ? alice : bob;
+      const limits = plans[account === alice ? 0 : Math.floor(rand() * 3)];
+      const want = mem.admit(account, limits, now);
+      expect(await l.admit(account, limits, now), `step ${i}`).toEqual(want);
+    }
+  });
+
+  it('keeps admitting through a fallback during an outage and reconciles counts afterwards', async () => {
+    const own = await startRedis();
+    try {
+      const logs: Array<[string, string]> = [];
+      let fallbackCalls = 0;
+      const fake: Limiter = {
+        admit: (_a, limits) => {
+          fallbackCalls++;
+          return {
+            ok: true,
+            retryAfter: 0,
+            burstRemaining: limits.burst - 1,
+            burstReset: 1,
+            quotaRemaining: limits.monthly,
+            quotaReset: 1,
+          };
+        },
+      };
+      const l = await limiter(own.url, { fallback: fake, log: (level, msg) => logs.push([level, msg]) });
+      const limits = { burst: 100, monthly: 10 };
+      for (let i = 0; i < 3; i++) expect((await l.admit(alice, limits, T0)).ok).toBe(true);
+      expect(fallbackCalls).toBe(0);
+
+      await own.stop({ crash: true });
+      const during = [];
+      for (let i = 0; i < 8; i++) during.push(await l.admit(alice, limits, T0 + 1000));
+      expect(l.degraded).toBe(true);
+      // The fallback decides, bounded by the quota Redis last reported (3 of 10 used).
+      expect(during.map((d) => d.ok)).toEqual([true, true, true, true, true, true, true, false]);
+      expect(during.slice(0, 7).map((d) => d.quotaRemaining)).toEqual([6, 5, 4, 3, 2, 1, 0]);
+      expect(during[7].refused).toBe('quota-exceeded');
+      expect(fallbackCalls).toBe(7);
+      expect((await l.admit(bob, limits, T0 + 1000)).ok).toBe(true);
+      expect(logs.filter(([lvl]) => lvl === 'warn')).toHaveLength(1);
+
+      // The same port again, empty (no persistence): only the local counts come back.
+      const again = await startRedis({ port: own.port });
+      try {
+        const t0 = Date.now();
+        while (l.degraded && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
+        expect(l.degraded).toBe(false);
+        expect(await usage(again.url, '2025-03', alice.id)).toBe(7);
+        expect(await usage(again.url, '2025-03', bob.id)).toBe(1);
+        expect(logs.map(([lvl]) => lvl)).toEqual(['warn', 'info']);
+        // Back on Redis (the script is loaded again after the restart).
+        const d = await l.admit(alice, limits, T0 + 2000);
+        expect(d).toMatchObject({ ok: true, quotaRemaining: 2 });
+        expect(fallbackCalls).toBe(8);
+        expect(await usage(again.url, '2025-03', alice.id)).toBe(8);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('falls back when Redis is slower than the timeout, then returns to it', async () => {
+    const logs: string[] = [];
+    const l = await limiter(redis.url, { timeoutMs: 50, log: (level) => logs.push(level) });
+    const limits = { burst: 100, monthly: 1000 };
+    expect((await l.admit(alice, limits, T0)).ok).toBe(true);
+    // A script that keeps the single-threaded server busy for 400 ms.
+    const busy = withClient(redis.url, (c) =>
+      c.eval(
+        `local s = redis.call('TIME')
+         while true do
+           local n = redis.call('TIME')
+           if (n[1] - s[1]) * 1000000 + (n[2] - s[2]) > 400000 then break end
+         end
+         return 1`,
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    const t = Date.now();
+    const d = await l.admit(alice, limits, T0 + 1);
+    expect(Date.now() - t).toBeLessThan(250);
+    expect(d.ok).toBe(true);
+    expect(l.degraded).toBe(true);
+    await busy;
+    const t0 = Date.now();
+    while (l.degraded && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
+    expect(l.degraded).toBe(false);
+    expect(logs).toEqual(['warn', 'info']);
+    // The request that timed out may or may not have reached Redis: 2 or 3, never fewer.
+    expect(await usage(redis.url, '2025-03', alice.id)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('reloads its script when Redis has lost it', async () => {
+    const logs: string[] = [];
+    const l = await limiter(redis.url, { log: (level) => logs.push(level) });
+    await withClient(redis.url, (c) => c.scriptFlush());
+    expect((await l.admit(alice, { burst: 5, monthly: 10 }, T0)).ok).toBe(true);
+    expect(l.degraded).toBe(false);
+    expect(logs).toEqual([]);
+    expect(await usage(redis.url, '2025-03', alice.id)).toBe(1);
+  });
+
+  it('refuses every request of a plan with no burst', async () => {
+    const l = await limiter();
+    expect(await l.admit(alice, { burst: 0, monthly: 10 }, T0)).toMatchObject({
+      ok: false,
+      refused: 'rate-limited',
+    });
+    expect(await usage(redis.url, '2025-03', alice.id)).toBe(0);
+  });
+
+  it('fails fast with a clear message when Redis is not there', async () => {
+    const l = new RedisLimiter('redis://127.0.0.1:1');
+    await expect(l.connect()).rejects.toThrow(/cannot reach Redis/);
+    await l.close();
+  });
+});

@@ -1,0 +1,442 @@
+/**
+ * The Redis limiter: one burst (C27) and one monthly quota (C28) per account shared by
+ * every server process on every machine pointed at the same Redis.
+ *
+ * Each admitted request costs one round trip: a single Lua script (EVALSHA) reads the
+ * month's count and the account's GCRA state, decides, and only when both limits pass
+ * increments the count and advances the state, so concurrent servers never race and a
+ * refused request is not counted (C23). The caller's clock (`nowMs`) is passed in, which
+ * keeps tests deterministic and makes the servers', not Redis's, clock the reference.
+ *
+ * GCRA runs in whole microseconds: the emission interval is floor(60e6 / burst) µs, so the
+ * arithmetic is exact in both Lua and JS doubles (no rounding can turn the burst-th request
+ * of a burst into a refusal). Rounding T down makes the refill at most 1 µs per request
+ * faster than burst/60 per second, which nobody can observe.
+ *
+ * Outage: when Redis does not answer (refused, not ready, or slower than `timeoutMs`), the
+ * limiter decides locally with `fallback` (the server's shared-memory limiter) plus a quota
+ * guard seeded by the last counts Redis returned, logs once, counts what it admitted, and
+ * when Redis answers again adds those counts into `fr:usage:<month>`. See README
+ * ("Several servers on one Redis") for the overshoot bound.
+ */
+import { ErrorReply } from 'redis';
+import { type LimitDecision, type Limiter, nextMonthStart, type PlanLimits } from './model.js';
+import { type LogFn, makeClient, usageKey, withDeadline } from './store-redis.js';
+
+export const gcraKey = (accountId: string): string => `fr:gcra:${accountId}`;
+
+/**
+ * KEYS[1] = fr:usage:<month> (hash), KEYS[2] = fr:gcra:<account> (TAT in µs).
+ * ARGV = account id, now (µs), monthly quota, burst.
+ * Returns {code, count, TAT - now in µs}: code 0 admitted, 1 quota exceeded, 2 rate limited;
+ * count and TAT are the values after the step.
+ */
+export const ADMIT_SCRIPT = `
+local now = tonumber(ARGV[2])
+local monthly = tonumber(ARGV[3])
+local burst = tonumber(ARGV[4])
+local t = math.floor(60000000 / burst)
+local count = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
+if tat < now then tat = now end
+if count >= monthly then return {1, count, tat - now} end
+if tat - now > t * (burst - 1) then return {2, count, tat - now} end
+count = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+tat = tat + t
+redis.call('SET', KEYS[2], string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000))
+return {0, count, tat - now}
+`;
+
+export const ADMITTED = 0;
+export const QUOTA_EXCEEDED = 1;
+export const RATE_LIMITED = 2;
+
+/** The GCRA emission interval in whole µs (see the header on rounding). */
+export function emissionUs(burst: number): number {
+  return Math.floor(60_000_000 / burst);
+}
+
+/**
+ * One GCRA step in whole µs, the same arithmetic as ADMIT_SCRIPT: the new theoretical
+ * arrival time when a request at `nowUs` is allowed, or -1 when it is refused.
+ */
+export function gcraStep(tatUs: number, nowUs: number, burst: number): number {
+  const t = emissionUs(burst);
+  const tat = Math.max(tatUs, nowUs);
+  return tat - nowUs > t * (burst - 1) ? -1 : tat + t;
+}
+
+/** Whether one more request fits a monthly quota of which `count` is used. */
+export function quotaStep(count: number, monthly: number): boolean {
+  return count < monthly;
+}
+
+/**
+ * The decision for a step outcome, shared by the Redis and the in-process paths so both
+ * report the same headers. `tatDiffUs` = max(TAT, now) - now after the step.
+ */
+export function decide(
+  code: number,
+  count: number,
+  tatDiffUs: number,
+  limits: PlanLimits,
+  quotaReset: number,
+): LimitDecision {
+  const t = emissionUs(limits.burst);
+  const tau = t * (limits.burst - 1);
+  const left = Math.floor((tau + t - tatDiffUs) / t);
+  const burstRemaining = Math.min(Math.max(left, 0), limits.burst);
+  const burstReset = Math.ceil(tatDiffUs / 1e6);
+  const quotaLeft = limits.monthly - count;
+  const quotaRemaining = Math.max(quotaLeft, 0);
+  let retryAfter = 0;
+  if (code === QUOTA_EXCEEDED) retryAfter = quotaReset;
+  else if (code === RATE_LIMITED) {
+    retryAfter = Math.ceil((tatDiffUs - tau) / 1e6);
+    if (retryAfter < 1) retryAfter = 1;
+  }
+  return {
+    ok: code === ADMITTED,
+    // Always present (possibly undefined) so every decision shares one object shape.
+    refused: code === QUOTA_EXCEEDED ? 'quota-exceeded' : code === RATE_LIMITED ? 'rate-limited' : undefined,
+    retryAfter,
+    burstRemaining,
+    burstReset,
+    quotaRemaining,
+    quotaReset,
+  };
+}
+
+/**
+ * An in-process limiter with the same arithmetic, the fallback when the server does not
+ * inject its own. State is per process and forgotten on restart.
+ */
+export class MemoryLimiter implements Limiter {
+  readonly #tat = new Map<string, number>();
+  readonly #count = new Map<string, number>();
+  #month = -1;
+
+  admit(account: { readonly id: string }, limits: PlanLimits, nowMs: number): LimitDecision {
+    const next = nextMonthStart(nowMs);
+    if (next !== this.#month) {
+      this.#month = next;
+      this.#count.clear();
+    }
+    const quotaReset = Math.ceil((next - nowMs) / 1000);
+    const nowUs = Math.round(nowMs * 1000);
+    const tat = Math.max(this.#tat.get(account.id) ?? 0, nowUs);
+    const count = this.#count.get(account.id) ?? 0;
+    if (!quotaStep(count, limits.monthly))
+      return decide(QUOTA_EXCEEDED, count, tat - nowUs, limits, quotaReset);
+    const after = limits.burst >= 1 ? gcraStep(tat, nowUs, limits.burst) : -1;
+    if (after < 0) return decide(RATE_LIMITED, count, tat - nowUs, limits, quotaReset);
+    this.#tat.set(account.id, after);
+    this.#count.set(account.id, count + 1);
+    return decide(ADMITTED, count + 1, after - nowUs, limits, quotaReset);
+  }
+}
+
+export interface RedisLimiterOptions {
+  /** Decides while Redis is unreachable (default: a MemoryLimiter). */
+  fallback?: Limiter;
+  log?: LogFn;
+  /**
+   * How long Redis may go without answering anything while requests wait before it is
+   * taken as down (default 50 ms; detection takes between 1 and 1.5 times this).
+   */
+  timeoutMs?: number;
+  /** How often to check whether Redis is back during an outage (default 250 ms). */
+  probeMs?: number;
+}
+
+type Client = ReturnType<typeof makeClient>;
+
+/** Longest wait for the probe, script load and reconciliation after an outage. */
+const PROBE_DEADLINE_MS = 2000;
+
+export class RedisLimiter implements Limiter {
+  readonly #url: string;
+  #client: Client;
+  readonly #fallback: Limiter;
+  readonly #log: LogFn;
+  readonly #probeMs: number;
+  readonly #timeoutMs: number;
+  #sha = '';
+
+  /**
+   * Stall detection without a timer per request: a watchdog ticks every timeoutMs/2 and
+   * compares the replies counted; requests in flight and no reply for two ticks in a row
+   * means Redis (or the path to it) is stuck. Two ticks, not one, because a tick that fires
+   * late after the event loop was blocked runs before the replies waiting in the socket
+   * are read; the next tick then sees them.
+   */
+  #inflight = 0;
+  #replies = 0;
+  #inflightAtTick = 0;
+  #repliesAtTick = 0;
+  #quietTicks = 0;
+  #watchdog: NodeJS.Timeout | null = null;
+  #loading: Promise<void> | null = null;
+
+  /** The current month, cached so the hot path builds no Date. */
+  #monthStart = 0;
+  #monthEnd = 0;
+  #usageKey = '';
+  #monthKeyOf = '';
+  /** The count Redis last returned per account this month: the quota guard during an outage. */
+  readonly #known = new Map<string, number>();
+
+  #down = false;
+  #downSince = 0;
+  #probeTimer: NodeJS.Timeout | null = null;
+  #probing = false;
+  /** Requests admitted locally during an outage: month → account id → count, not yet in Redis. */
+  #pending = new Map<string, Map<string, number>>();
+
+  constructor(url: string, opts: RedisLimiterOptions = {}) {
+    this.#fallback = opts.fallback ?? new MemoryLimiter();
+    this.#log = opts.log ?? (() => {});
+    this.#probeMs = opts.probeMs ?? 250;
+    this.#timeoutMs = opts.timeoutMs ?? 50;
+    this.#url = url;
+    this.#client = this.#newClient(false);
+  }
+
+  #newClient(retryFromStart: boolean): Client {
+    const c = makeClient(this.#url, { retryFromStart, commandTimeoutMs: 0 });
+    c.on('error', (err: unknown) => {
+      // Before connect() has succeeded a failure is connect()'s to report, not an outage;
+      // a replaced client's errors are old news.
+      if (this.#sha !== '' && c === this.#client) this.#markDown(err);
+    });
+    c.on('ready', () => {
+      if (this.#down && c === this.#client) void this.#probe();
+    });
+    return c;
+  }
+
+  /** Drop a connection that stopped answering: its waiting requests fail over to local. */
+  #replaceClient(): void {
+    const old = this.#client;
+    this.#client = this.#newClient(true);
+    this.#client.connect().catch(() => {});
+    old.destroy();
+  }
+
+  async connect(): Promise<void> {
+    await this.#client.connect();
+    await this.#loadScript();
+    this.#watchdog = setInterval(() => this.#tick(), Math.max(1, this.#timeoutMs / 2));
+    this.#watchdog.unref();
+  }
+
+  #tick(): void {
+    if (!this.#down && this.#inflightAtTick > 0 && this.#replies === this.#repliesAtTick) {
+      if (++this.#quietTicks >= 2) {
+        this.#quietTicks = 0;
+        this.#markDown(new Error(`no reply from Redis within ${this.#timeoutMs} ms`));
+        this.#replaceClient();
+      }
+    } else this.#quietTicks = 0;
+    this.#inflightAtTick = this.#inflight;
+    this.#repliesAtTick = this.#replies;
+  }
+
+  /** True while Redis is unreachable and limits are enforced per process. */
+  get degraded(): boolean {
+    return this.#down;
+  }
+
+  admit(account: { readonly id: string; readonly slot: number }, limits: PlanLimits, nowMs: number) {
+    if (nowMs >= this.#monthEnd || nowMs < this.#monthStart) this.#rollMonth(nowMs);
+    if (!(limits.burst >= 1)) {
+      return Promise.resolve(decide(RATE_LIMITED, 0, 60e6, limits, this.#quotaReset(nowMs)));
+    }
+    if (this.#down) return this.#admitLocally(account, limits, nowMs);
+    if (!this.#client.isReady) {
+      this.#markDown(new Error('redis client not ready'));
+      return this.#admitLocally(account, limits, nowMs);
+    }
+    return this.#admitRemote(account, limits, nowMs);
+  }
+
+  async #admitRemote(
+    account: { readonly id: string; readonly slot: number },
+    limits: PlanLimits,
+    nowMs: number,
+  ): Promise<LimitDecision> {
+    const args = [
+      'EVALSHA',
+      this.#sha,
+      '2',
+      this.#usageKey,
+      gcraKey(account.id),
+      account.id,
+      String(Math.round(nowMs * 1000)),
+      String(limits.monthly),
+      String(limits.burst),
+    ];
+    let reply: number[];
+    this.#inflight++;
+    try {
+      reply = await this.#client.sendCommand<number[]>(args);
+    } catch (err) {
+      try {
+        if (!(err instanceof ErrorReply && err.message.startsWith('NOSCRIPT'))) throw err;
+        // Redis restarted and lost its script cache.
+        await this.#loadScript();
+        args[1] = this.#sha;
+        reply = await this.#client.sendCommand<number[]>(args);
+      } catch (err2) {
+        this.#markDown(err2);
+        return this.#admitLocally(account, limits, nowMs);
+      }
+    } finally {
+      this.#inflight--;
+      this.#replies++;
+    }
+    const count = reply[1];
+    this.#known.set(account.id, count);
+    return decide(reply[0], count, reply[2], limits, this.#quotaReset(nowMs));
+  }
+
+  async #admitLocally(
+    account: { readonly id: string; readonly slot: number },
+    limits: PlanLimits,
+    nowMs: number,
+  ): Promise<LimitDecision> {
+    const month = this.#monthKeyOf;
+    let pending = this.#pending.get(month);
+    if (!pending) {
+      pending = new Map();
+      this.#pending.set(month, pending);
+    }
+    const mine = pending.get(account.id) ?? 0;
+    const used = (this.#known.get(account.id) ?? 0) + mine;
+    const quotaReset = this.#quotaReset(nowMs);
+    if (!quotaStep(used, limits.monthly)) {
+      // The fallback is not consulted, so the burst fields can only say "not limited".
+      return decide(QUOTA_EXCEEDED, used, 0, limits, quotaReset);
+    }
+    // Reserve before a possibly asynchronous fallback so concurrent calls cannot both
+    // take the last unit of quota; released below if the fallback refuses.
+    pending.set(account.id, mine + 1);
+    const r = this.#fallback.admit(account, limits, nowMs);
+    const d = r instanceof Promise ? await r : r;
+    if (!d.ok) {
+      // Re-fetched: a reconciliation may have swapped the map meanwhile; a -1 there nets out.
+      const now = this.#pending.get(month) ?? new Map<string, number>();
+      this.#pending.set(month, now);
+      now.set(account.id, (now.get(account.id) ?? 0) - 1);
+      return d;
+    }
+    const left = limits.monthly - used - 1;
+    return d.quotaRemaining > left ? { ...d, quotaRemaining: left } : d;
+  }
+
+  #rollMonth(nowMs: number): void {
+    const d = new Date(nowMs);
+    this.#monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+    this.#monthEnd = nextMonthStart(nowMs);
+    this.#monthKeyOf = d.toISOString().slice(0, 7);
+    this.#usageKey = usageKey(this.#monthKeyOf);
+    this.#known.clear();
+  }
+
+  #quotaReset(nowMs: number): number {
+    return Math.ceil((this.#monthEnd - nowMs) / 1000);
+  }
+
+  #loadScript(): Promise<void> {
+    this.#loading ??= this.#client
+      .scriptLoad(ADMIT_SCRIPT)
+      .then((sha) => {
+        this.#sha = String(sha);
+      })
+      .finally(() => {
+        this.#loading = null;
+      });
+    return this.#loading;
+  }
+
+  #markDown(err: unknown): void {
+    if (this.#down) return;
+    this.#down = true;
+    this.#downSince = Date.now();
+    this.#log('warn', 'redis limiter: Redis unreachable, enforcing limits per process until it answers', {
+      error: err instanceof Error ? err.message : String(err),
+    });
+    this.#probeTimer = setInterval(() => void this.#probe(), this.#probeMs);
+    this.#probeTimer.unref();
+  }
+
+  /** During an outage: once Redis answers, add the local counts to it and go back to it. */
+  async #probe(): Promise<void> {
+    if (this.#probing || !this.#down || !this.#client.isReady) return;
+    this.#probing = true;
+    try {
+      await withDeadline(this.#client.sendCommand(['PING']), PROBE_DEADLINE_MS, () => this.#replaceClient());
+      await withDeadline(this.#loadScript(), PROBE_DEADLINE_MS, () => this.#replaceClient());
+      const { accounts, requests } = await this.#reconcile();
+      // Synchronous from the last (empty) check in #reconcile: no local admit can slip in.
+      this.#down = false;
+      if (this.#probeTimer) clearInterval(this.#probeTimer);
+      this.#probeTimer = null;
+      this.#log('info', 'redis limiter: Redis reachable again, local counts reconciled', {
+        outage_ms: Date.now() - this.#downSince,
+        accounts,
+        requests,
+      });
+    } catch {
+      // Still away: the next tick tries again.
+    } finally {
+      this.#probing = false;
+    }
+  }
+
+  async #reconcile(): Promise<{ accounts: number; requests: number }> {
+    let accounts = 0;
+    let requests = 0;
+    while (this.#pending.size > 0) {
+      const batch = this.#pending;
+      this.#pending = new Map();
+      const multi = this.#client.multi();
+      let n = 0;
+      let sum = 0;
+      for (const [month, counts] of batch) {
+        for (const [id, c] of counts) {
+          if (c === 0) continue;
+          multi.hIncrBy(usageKey(month), id, c);
+          n++;
+          sum += c;
+        }
+      }
+      try {
+        if (n > 0) await withDeadline(multi.exec(), PROBE_DEADLINE_MS, () => this.#replaceClient());
+      } catch (err) {
+        // Put the batch back (with anything counted meanwhile) for the next probe.
+        for (const [month, counts] of batch) {
+          const into = this.#pending.get(month) ?? new Map<string, number>();
+          this.#pending.set(month, into);
+          for (const [id, c] of counts) into.set(id, (into.get(id) ?? 0) + c);
+        }
+        throw err;
+      }
+      accounts += n;
+      requests += sum;
+    }
+    return { accounts, requests };
+  }
+
+  async close(): Promise<void> {
+    if (this.#down) await this.#probe();
+    if (this.#probeTimer) clearInterval(this.#probeTimer);
+    this.#probeTimer = null;
+    if (this.#watchdog) clearInterval(this.#watchdog);
+    this.#watchdog = null;
+    if (this.#client.isOpen) {
+      if (this.#client.isReady) await this.#client.close();
+      else this.#client.destroy();
+    }
+  }
+}

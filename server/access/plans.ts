@@ -1,0 +1,34 @@
+/**
+ * Plan limits (C26): the defaults, overridden per plan by `--plans FILE`, a JSON
+ * object such as {"free": {"burst": 100, "monthly": 250}}. Read once at start.
+ */
+import { readFileSync } from 'node:fs';
+import { DEFAULT_PLANS, PLAN_NAMES, type PlanLimits, type PlanName } from './model.js';
+
+export function loadPlans(file: string | null): Record<PlanName, PlanLimits> {
+  const plans: Record<PlanName, PlanLimits> = { ...DEFAULT_PLANS };
+  if (file === null) return plans;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`plans file ${file}: ${(e as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new Error(`plans file ${file}: not a JSON object`);
+  for (const [name, value] of Object.entries(json)) {
+    if (!(PLAN_NAMES as readonly string[]).includes(name)) {
+      throw new Error(
+        `plans file ${file}: unknown plan ${JSON.stringify(name)} (plans are ${PLAN_NAMES.join(', ')})`,
+      );
+    }
+    const v = value as Partial<PlanLimits>;
+    for (const k of ['burst', 'monthly'] as const) {
+      if (v?.[k] !== undefined && !(Number.isSafeInteger(v[k]) && (v[k] as number) > 0)) {
+        throw new Error(`plans file ${file}: ${name}.${k} must be a positive whole number`);
+      }
+    }
+    plans[name as PlanName] = { ...plans[name as PlanName], ...v };
+  }
+  return plans;
+}

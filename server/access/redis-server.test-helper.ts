@@ -1,0 +1,135 @@
+/**
+ * A throw-away redis-server for tests: a free loopback port, no persistence, killed
+ * afterwards. Tests use a real engine rather than a fake so the Lua scripts, pub/sub
+ * and reconnection paths run as they do in production.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
+
+export interface RedisServer {
+  readonly url: string;
+  readonly port: number;
+  /** Kill the server (SIGKILL when `crash`, as an outage would) and wait for it to exit. */
+  stop(opts?: { crash?: boolean }): Promise<void>;
+}
+
+let checked = false;
+
+function assertInstalled(): void {
+  if (checked) return;
+  const r = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (r.error || r.status !== 0) {
+    throw new Error(
+      'redis-server is not installed or not on PATH; install it with ' +
+        '`apt-get install -y redis-server` (.ci/run does this)',
+    );
+  }
+  checked = true;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** One PING over a raw socket: no client library, so the helper cannot mask a client bug. */
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect({ port, host: '127.0.0.1' });
+    let buf = '';
+    const done = (ok: boolean) => {
+      sock.destroy();
+      resolve(ok);
+    };
+    sock.setTimeout(500, () => done(false));
+    sock.once('error', () => done(false));
+    sock.on('data', (d) => {
+      buf += d.toString('latin1');
+      if (buf.includes('\r\n')) done(buf.startsWith('+PONG'));
+    });
+    sock.once('connect', () => sock.write('PING\r\n'));
+  });
+}
+
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // A test runner that dies mid-test must not leave servers behind.
+  process.once('exit', () => {
+    for (const child of live) child.kill('SIGKILL');
+  });
+}
+
+async function startOn(port: number): Promise<RedisServer> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  live.add(child);
+  let output = '';
+  child.stdout?.on('data', (d) => {
+    output += d;
+  });
+  child.stderr?.on('data', (d) => {
+    output += d;
+  });
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  exited.then(() => live.delete(child));
+
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`redis-server on port ${port} exited before answering PING:\n${output}`);
+    }
+    if (await ping(port)) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server on port ${port} did not answer PING within 10 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async stop(opts) {
+      if (child.exitCode === null && child.signalCode === null)
+        child.kill(opts?.crash ? 'SIGKILL' : 'SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * Start redis-server on a free loopback port (or on `port`, to restart one after a
+ * simulated outage) and resolve once it answers PING.
+ */
+export async function startRedis(opts?: { port?: number }): Promise<RedisServer> {
+  assertInstalled();
+  installExitHook();
+  if (opts?.port !== undefined) return startOn(opts.port);
+  // The free port can be taken between probing and binding; try a few.
+  let last: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startOn(await freePort());
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw last;
+}

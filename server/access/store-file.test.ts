@@ -1,0 +1,256 @@
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { generateKey, newAccountId } from './keys.js';
+import type { AccessChange, Account, KeyRecord } from './model.js';
+import { FileAccessStore, LOG_FILE } from './store-file.js';
+
+const dirs: string[] = [];
+const stores: FileAccessStore[] = [];
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'fr-store-'));
+  dirs.push(d);
+  return d;
+}
+
+async function openStore(dir: string, opts: ConstructorParameters<typeof FileAccessStore>[1] = {}) {
+  const s = await FileAccessStore.open(dir, opts);
+  stores.push(s);
+  return s;
+}
+
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((s) => s.close()));
+});
+
+function account(name: string, plan: Account['plan'] = 'free'): Account {
+  return { id: newAccountId(), name, plan, status: 'active', created_at: '2026-01-02T03:04:05.000Z' };
+}
+
+function key(accountId: string): KeyRecord {
+  const g = generateKey();
+  return {
+    id: g.id,
+    account_id: accountId,
+    prefix: g.prefix,
+    hash: g.hash,
+    created_at: '2026-01-02T03:04:05.000Z',
+    revoked_at: null,
+    expires_at: null,
+  };
+}
+
+const create = (a: Account): AccessChange => ({ op: 'account.create', account: a });
+
+describe('FileAccessStore', () => {
+  it('starts empty, records changes and replays them after reopening', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    expect(await s.read()).toEqual({ version: 0, accounts: [], keys: [] });
+    const a = account('acme');
+    const k = key(a.id);
+    await s.change(create(a));
+    await s.change({ op: 'account.plan', account_id: a.id, plan: 'pro' });
+    await s.change({ op: 'account.status', account_id: a.id, status: 'past_due' });
+    await s.change({ op: 'key.create', key: k });
+    const last = await s.change({ op: 'key.revoke', key_id: k.id, at: '2026-02-01T00:00:00.000Z' });
+    expect(last.version).toBe(5);
+    expect(last.accounts).toEqual([{ ...a, plan: 'pro', status: 'past_due' }]);
+    expect(last.keys).toEqual([{ ...k, revoked_at: '2026-02-01T00:00:00.000Z' }]);
+
+    const again = await openStore(dir);
+    expect(await again.read()).toEqual(last);
+    // One snapshot header, then one line per change; never the secret key.
+    const lines = readFileSync(join(dir, LOG_FILE), 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(6);
+    expect(JSON.parse(lines[0]).op).toBe('snapshot');
+    expect(JSON.parse(lines[4])).toEqual({ op: 'key.create', key: k });
+  });
+
+  it('refuses inconsistent changes with a clear message', async () => {
+    const s = await openStore(tempDir());
+    const a = account('acme');
+    await s.change(create(a));
+    await expect(s.change(create(account('acme')))).rejects.toThrow(/account named "acme" already exists/);
+    await expect(s.change(create(account('has space')))).rejects.toThrow(/account name/);
+    await expect(s.change(create(account('x'.repeat(65))))).rejects.toThrow(/account name/);
+    await expect(s.change(create({ ...account('b'), id: a.id }))).rejects.toThrow(/already exists/);
+    await expect(s.change({ op: 'account.plan', account_id: 'acct_nope', plan: 'pro' })).rejects.toThrow(
+      /no account with id acct_nope/,
+    );
+    await expect(
+      s.change({ op: 'account.plan', account_id: a.id, plan: 'gold' as Account['plan'] }),
+    ).rejects.toThrow(/not a valid access change/);
+    await expect(s.change({ op: 'key.create', key: key('acct_nope') })).rejects.toThrow(/no account/);
+    const k = key(a.id);
+    await s.change({ op: 'key.create', key: k });
+    await expect(s.change({ op: 'key.create', key: { ...key(a.id), hash: k.hash } })).rejects.toThrow(
+      /same hash|this hash/,
+    );
+    await s.change({ op: 'key.revoke', key_id: k.id, at: '2026-02-01T00:00:00.000Z' });
+    await expect(
+      s.change({ op: 'key.revoke', key_id: k.id, at: '2026-02-02T00:00:00.000Z' }),
+    ).rejects.toThrow(/already revoked/);
+    await expect(
+      s.change({ op: 'key.expire', key_id: 'key_000000000000', at: '2026-02-02T00:00:00.000Z' }),
+    ).rejects.toThrow(/no key with id/);
+    expect((await s.read()).version).toBe(3);
+  });
+
+  it('ignores a torn last line and cuts it off on the next change', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    const a = account('acme');
+    await s.change(create(a));
+    const log = join(dir, LOG_FILE);
+    // A crash mid-write: half a line, no newline.
+    appendFileSync(log, '{"op":"account.create","account":{"id":"acct_');
+    const fresh = await openStore(dir);
+    expect((await fresh.read()).accounts.map((x) => x.name)).toEqual(['acme']);
+    const b = account('bravo');
+    const after = await fresh.change(create(b));
+    expect(after.accounts.map((x) => x.name)).toEqual(['acme', 'bravo']);
+    expect((await (await openStore(dir)).read()).accounts.map((x) => x.name)).toEqual(['acme', 'bravo']);
+    expect(readFileSync(log, 'utf8')).not.toContain('"id":"acct_{');
+  });
+
+  it('ignores a garbled complete last line but refuses garbage earlier, naming file and line', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    await s.change(create(account('acme')));
+    const log = join(dir, LOG_FILE);
+    appendFileSync(log, '\u0000\u0000\u0000\n');
+    expect((await (await openStore(dir)).read()).accounts).toHaveLength(1);
+    // A line in the middle that does not parse is damage, not a crash: say where.
+    writeFileSync(
+      log,
+      `${readFileSync(log, 'utf8').trimEnd()}\nnot json\n${JSON.stringify(create(account('b')))}\n`,
+    );
+    await expect((await openStore(dir)).read()).rejects.toThrow(`${log}:3:`);
+  });
+
+  it('compacts past the threshold, keeping state and version, and a follower re-reads the new file', async () => {
+    const dir = tempDir();
+    const writer = await openStore(dir, { compactAfterLines: 10 });
+    const follower = await openStore(dir);
+    const a = account('acme');
+    await writer.change(create(a));
+    for (let i = 0; i < 5; i++) await writer.change({ op: 'key.create', key: key(a.id) });
+    expect((await follower.read()).keys).toHaveLength(5);
+    const inode = statSync(join(dir, LOG_FILE)).ino;
+    for (let i = 0; i < 6; i++) await writer.change({ op: 'key.create', key: key(a.id) });
+    const log = readFileSync(join(dir, LOG_FILE), 'utf8').trimEnd().split('\n');
+    expect(log.length).toBeLessThan(10);
+    expect(statSync(join(dir, LOG_FILE)).ino).not.toBe(inode);
+    const expected = await writer.read();
+    expect(expected.version).toBe(12);
+    expect(expected.keys).toHaveLength(11);
+    expect(await follower.read()).toEqual(expected);
+    expect(await (await openStore(dir)).read()).toEqual(expected);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('notices a log rewritten in place (same inode, a new first line)', async () => {
+    const dir = tempDir();
+    const a = await openStore(dir);
+    const b = await openStore(dir);
+    const acct = account('acme');
+    await a.change(create(acct));
+    await a.compact();
+    await a.change({ op: 'account.plan', account_id: acct.id, plan: 'pro' });
+    expect((await b.read()).accounts[0].plan).toBe('pro');
+    // As if the file system reused the inode for the next compaction's file.
+    const log = join(dir, LOG_FILE);
+    const size = statSync(log).size;
+    const state = { version: 10, accounts: [{ ...acct, plan: 'developer' }], keys: [] };
+    const snap = { op: 'snapshot', format: 1, id: 'f'.repeat(size), at: new Date().toISOString(), state };
+    writeFileSync(log, `${JSON.stringify(snap)}\n`);
+    const got = await b.read();
+    expect(got.version).toBe(10);
+    expect(got.accounts[0].plan).toBe('developer');
+  });
+
+  it('serialises concurrent changes from two instances and lets each see the other through subscribe', async () => {
+    const dir = tempDir();
+    const a = await openStore(dir);
+    const b = await openStore(dir);
+    let seen = 0;
+    const stop = b.subscribe(() => {
+      seen++;
+    });
+    const started = Date.now();
+    await a.change(create(account('acme')));
+    while (seen === 0 && Date.now() - started < 2000) await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toBeGreaterThan(0);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect((await b.read()).accounts.map((x) => x.name)).toEqual(['acme']);
+    stop();
+
+    const names = Array.from({ length: 40 }, (_, i) => `n${i}`);
+    await Promise.all(names.map((n, i) => (i % 2 === 0 ? a : b).change(create(account(n)))));
+    const state = await a.read();
+    expect(state.version).toBe(41);
+    expect(state.accounts.map((x) => x.name).sort()).toEqual(['acme', ...names].sort());
+    // Every line is whole: no two appends interleaved.
+    for (const line of readFileSync(join(dir, LOG_FILE), 'utf8').trimEnd().split('\n')) JSON.parse(line);
+    expect(existsSync(join(dir, 'access.lock'))).toBe(false);
+  });
+
+  it('takes over a lock left by a dead process and waits for a live one', async () => {
+    const dir = tempDir();
+    const lock = join(dir, 'access.lock');
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), at: new Date().toISOString() }),
+    );
+    const s = await openStore(dir, { lockTimeoutMs: 300 });
+    await s.change(create(account('acme')));
+    expect(existsSync(lock)).toBe(false);
+
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() }));
+    await expect(s.change(create(account('bravo')))).rejects.toThrow(/is held/);
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: process.pid, host: hostname(), at: '2000-01-01T00:00:00.000Z' }),
+    );
+    await s.change(create(account('bravo')));
+    expect((await s.read()).accounts).toHaveLength(2);
+  });
+
+  it('writes and reads monthly usage atomically, merging accounts', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    expect(await s.readUsage('2026-03')).toEqual(new Map());
+    await s.writeUsage('2026-03', new Map([['acct_a', 5]]));
+    await s.writeUsage('2026-03', new Map([['acct_b', 7]]));
+    await s.writeUsage('2026-03', new Map([['acct_a', 9]]));
+    expect(await s.readUsage('2026-03')).toEqual(
+      new Map([
+        ['acct_a', 9],
+        ['acct_b', 7],
+      ]),
+    );
+    expect(JSON.parse(readFileSync(join(dir, 'usage-2026-03.json'), 'utf8'))).toEqual({
+      acct_a: 9,
+      acct_b: 7,
+    });
+    expect(await (await openStore(dir)).readUsage('2026-04')).toEqual(new Map());
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => s.writeUsage('2026-05', new Map([[`acct_${i}`, i]]))),
+    );
+    expect((await s.readUsage('2026-05')).size).toBe(20);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    await expect(s.readUsage('../x')).rejects.toThrow(/YYYY-MM/);
+    await expect(s.writeUsage('2026-05', new Map([['acct_a', -1]]))).rejects.toThrow(/whole number/);
+  });
+});

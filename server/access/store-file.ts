@@ -1,0 +1,683 @@
+/**
+ * The embedded access store (the default, `--store ./var/store`): one directory that
+ * a running server and the `accounts`/`keys` commands share.
+ *
+ *   access.log            append-only JSON lines: a snapshot line, then one AccessChange per line
+ *   access.lock           held (created with O_EXCL) while a process appends or compacts
+ *   usage-YYYY-MM.json    {"<account id>": count}, rewritten atomically by the server
+ *
+ * Why an append-only log rather than SQLite or LMDB: it needs no native module and
+ * no install script (the lockfile stays free of build steps); an admin change costs
+ * one write() and one fsync, and is durable when `change()` resolves; it is
+ * crash-safe by construction, because a crash can only leave a torn last line,
+ * which readers skip and the next writer cuts off; compaction writes the whole
+ * state to a new file and renames it over the old one, so a reader sees the old log
+ * or the new one, never a mix. Admin changes are rare (hundreds, not millions), so
+ * replaying the log is instant; the hot path never reads the store at all.
+ *
+ * Writers take the lock so that validation (unique names, existing ids) sees the
+ * latest state, torn lines can be cut safely, and no append lands in a file that a
+ * concurrent compaction is about to replace. Readers never take it: they only
+ * consume complete lines and notice a compaction by the file's identity.
+ */
+import { randomBytes } from 'node:crypto';
+import { type FSWatcher, statSync, watch } from 'node:fs';
+import {
+  type FileHandle,
+  link,
+  mkdir,
+  open,
+  readFile,
+  rename,
+  stat,
+  truncate,
+  unlink,
+} from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import {
+  type AccessChange,
+  type AccessState,
+  type AccessStore,
+  type Account,
+  applyChange,
+  EMPTY_STATE,
+  type KeyRecord,
+  PLAN_NAMES,
+  type PlanName,
+  STATUSES,
+  type SubscriptionStatus,
+} from './model.js';
+
+export const LOG_FILE = 'access.log';
+const LOCK_FILE = 'access.lock';
+const LOG_FORMAT = 1;
+const NEWLINE = 0x0a;
+const HEAD_BYTES = 256;
+
+export const ACCOUNT_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/** The first line of every log: the whole state, as compaction writes it. */
+interface SnapshotLine {
+  readonly op: 'snapshot';
+  readonly format: number;
+  /** Random: tells two generations of the log apart even if the file system reuses an inode. */
+  readonly id: string;
+  readonly at: string;
+  readonly state: AccessState;
+}
+
+type LogLine = AccessChange | SnapshotLine;
+
+export interface FileStoreOptions {
+  /** Compact when the log holds more lines than this. */
+  compactAfterLines?: number;
+  /** How often `subscribe` polls the log in case a file-system event is missed. */
+  pollMs?: number;
+  /** Least time between two `onChange` calls. */
+  minNotifyMs?: number;
+  /** How long `change` waits for another process's lock before failing. */
+  lockTimeoutMs?: number;
+  /** A lock older than this is taken to belong to a crashed process. */
+  staleLockMs?: number;
+}
+
+/** Where this process has read the log up to, so a refresh reads only what was appended. */
+interface Follower {
+  readonly dev: number;
+  readonly ino: number;
+  /** The first bytes of the log's first line: a compacted log starts with different ones. */
+  readonly head: Buffer | null;
+  readonly offset: number;
+  readonly lines: number;
+  readonly state: AccessState;
+}
+
+interface Tail {
+  readonly exists: boolean;
+  readonly state: AccessState;
+  /** Bytes up to the end of the last good line; anything after is a torn or in-progress line. */
+  readonly goodEnd: number;
+  readonly size: number;
+  readonly lines: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function errCode(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException | null)?.code;
+}
+
+export class FileAccessStore implements AccessStore {
+  readonly dir: string;
+  private readonly logPath: string;
+  private readonly lockPath: string;
+  private readonly opts: Required<FileStoreOptions>;
+  private follower: Follower | null = null;
+  /** Serialises refreshes, locked sections and usage writes within this process. */
+  private refreshChain: Promise<unknown> = Promise.resolve();
+  private lockChain: Promise<unknown> = Promise.resolve();
+  private usageChain: Promise<unknown> = Promise.resolve();
+  private lockToken: string | null = null;
+  private readonly unsubscribers = new Set<() => void>();
+
+  constructor(dir: string, options: FileStoreOptions = {}) {
+    this.dir = dir;
+    this.logPath = join(dir, LOG_FILE);
+    this.lockPath = join(dir, LOCK_FILE);
+    this.opts = {
+      compactAfterLines: options.compactAfterLines ?? 1000,
+      pollMs: options.pollMs ?? 500,
+      minNotifyMs: options.minNotifyMs ?? 200,
+      lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
+      staleLockMs: options.staleLockMs ?? 30_000,
+    };
+  }
+
+  /** Open (creating the directory if needed) a store directory. */
+  static async open(dir: string, options: FileStoreOptions = {}): Promise<FileAccessStore> {
+    await mkdir(dir, { recursive: true });
+    return new FileAccessStore(dir, options);
+  }
+
+  async read(): Promise<AccessState> {
+    return (await this.refresh()).state;
+  }
+
+  async change(c: AccessChange): Promise<AccessState> {
+    return await this.withLock(async () => {
+      const tail = await this.refresh();
+      validateChange(tail.state, c);
+      if (!tail.exists) await this.writeSnapshot(tail.state);
+      // Under the lock nobody else is writing, so bytes after the last good line are
+      // a crashed writer's torn line: cut them, or the next append would bury them.
+      else if (tail.goodEnd < tail.size) await truncate(this.logPath, tail.goodEnd);
+      await this.append(`${JSON.stringify(c)}\n`);
+      const after = await this.refresh();
+      if (after.lines > this.opts.compactAfterLines) await this.writeSnapshot(after.state);
+      return after.state;
+    });
+  }
+
+  /** Rewrite the log as one snapshot line (done automatically past `compactAfterLines`). */
+  async compact(): Promise<void> {
+    await this.withLock(async () => {
+      const tail = await this.refresh();
+      if (tail.exists) await this.writeSnapshot(tail.state);
+    });
+  }
+
+  subscribe(onChange: () => void): () => void {
+    let last = this.signature();
+    let lastNotify = 0;
+    let timer: NodeJS.Timeout | null = null;
+    let closed = false;
+    const check = () => {
+      if (closed) return;
+      const sig = this.signature();
+      if (sig === last) return;
+      const wait = lastNotify + this.opts.minNotifyMs - Date.now();
+      if (wait > 0) {
+        schedule(wait);
+        return;
+      }
+      last = sig;
+      lastNotify = Date.now();
+      onChange();
+    };
+    const schedule = (ms: number) => {
+      if (timer !== null || closed) return;
+      timer = setTimeout(() => {
+        timer = null;
+        check();
+      }, ms);
+      timer.unref();
+    };
+    const poll = setInterval(check, this.opts.pollMs);
+    poll.unref();
+    let watcher: FSWatcher | null = null;
+    try {
+      watcher = watch(this.dir, { persistent: false }, (_event, name) => {
+        if (name !== null && !String(name).startsWith(LOG_FILE)) return;
+        // Coalesce the burst of events one append or rename produces.
+        schedule(20);
+      });
+      watcher.on('error', () => {
+        watcher?.close();
+        watcher = null;
+      });
+    } catch {
+      // No watcher (inotify limits, odd file systems): the poll alone still notices within pollMs.
+    }
+    const unsubscribe = () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(poll);
+      if (timer !== null) clearTimeout(timer);
+      watcher?.close();
+      this.unsubscribers.delete(unsubscribe);
+    };
+    this.unsubscribers.add(unsubscribe);
+    return unsubscribe;
+  }
+
+  async readUsage(month: string): Promise<Map<string, number>> {
+    const path = this.usagePath(month);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (e) {
+      if (errCode(e) === 'ENOENT') return new Map();
+      throw e;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new Error(`${path}: not valid JSON`);
+    }
+    if (!isObject(value)) throw new Error(`${path}: expected an object of account id to count`);
+    const out = new Map<string, number>();
+    for (const [id, n] of Object.entries(value)) {
+      if (!Number.isSafeInteger(n) || (n as number) < 0)
+        throw new Error(`${path}: the count of ${id} must be a whole number, not ${JSON.stringify(n)}`);
+      out.set(id, n as number);
+    }
+    return out;
+  }
+
+  async writeUsage(month: string, counts: ReadonlyMap<string, number>): Promise<void> {
+    const path = this.usagePath(month);
+    for (const [id, n] of counts) {
+      if (!Number.isSafeInteger(n) || n < 0)
+        throw new Error(`usage of ${id} must be a whole number, not ${n}`);
+    }
+    const run = this.usageChain.then(async () => {
+      // The server writes only the accounts it counted; others keep their stored counts.
+      const merged = await this.readUsage(month);
+      for (const [id, n] of counts) merged.set(id, n);
+      const body = Object.fromEntries([...merged].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      await writeAtomic(this.dir, path, `${JSON.stringify(body, null, 1)}\n`);
+    });
+    this.usageChain = run.catch(() => {});
+    await run;
+  }
+
+  async close(): Promise<void> {
+    for (const u of [...this.unsubscribers]) u();
+    await Promise.allSettled([this.lockChain, this.usageChain, this.refreshChain]);
+  }
+
+  // ---- reading ------------------------------------------------------------
+
+  private refresh(): Promise<Tail> {
+    const run = this.refreshChain.then(() => this.refreshNow());
+    this.refreshChain = run.catch(() => {});
+    return run;
+  }
+
+  private async refreshNow(): Promise<Tail> {
+    let fh: FileHandle;
+    try {
+      fh = await open(this.logPath, 'r');
+    } catch (e) {
+      if (errCode(e) !== 'ENOENT') throw e;
+      this.follower = null;
+      return { exists: false, state: EMPTY_STATE, goodEnd: 0, size: 0, lines: 0 };
+    }
+    try {
+      const st = await fh.stat();
+      let f = this.follower;
+      if (
+        f !== null &&
+        (f.dev !== st.dev || f.ino !== st.ino || st.size < f.offset || !(await startsWith(fh, f.head)))
+      ) {
+        f = null;
+      }
+      f ??= { dev: st.dev, ino: st.ino, head: null, offset: 0, lines: 0, state: EMPTY_STATE };
+      const buf = await readAt(fh, f.offset, st.size - f.offset);
+      const next = this.consume(f, buf);
+      this.follower = next;
+      return { exists: true, state: next.state, goodEnd: next.offset, size: st.size, lines: next.lines };
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Apply the complete lines of `buf` (read from `f.offset`) to the follower's state. */
+  private consume(f: Follower, buf: Buffer): Follower {
+    let { head, offset, lines, state } = f;
+    // Bytes after the last newline are a write in progress or a torn line: not ours yet.
+    const end = buf.lastIndexOf(NEWLINE) + 1;
+    let start = 0;
+    while (start < end) {
+      const nl = buf.indexOf(NEWLINE, start);
+      const raw = buf.subarray(start, nl + 1);
+      const text = raw.toString('utf8').trim();
+      const lineNo = lines + 1;
+      if (text !== '') {
+        const rec = parseLogLine(text);
+        if (rec === null) {
+          // A garbled last line is what a crash mid-write (on some file systems) leaves.
+          if (nl + 1 === end) break;
+          throw new Error(`${this.logPath}:${lineNo}: not a valid access record: ${clip(text)}`);
+        }
+        if (rec.op === 'snapshot') {
+          if (rec.format !== LOG_FORMAT)
+            throw new Error(`${this.logPath}:${lineNo}: unsupported log format ${rec.format}`);
+          state = rec.state;
+        } else {
+          state = applyChange(state, rec);
+        }
+      }
+      // The snapshot's random id sits in its first bytes; no need to compare a large state.
+      if (offset === 0 && start === 0) head = Buffer.from(raw.subarray(0, HEAD_BYTES));
+      lines++;
+      offset += raw.length;
+      start = nl + 1;
+    }
+    return { dev: f.dev, ino: f.ino, head, offset, lines, state };
+  }
+
+  private signature(): string {
+    try {
+      const s = statSync(this.logPath, { bigint: true });
+      return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+    } catch {
+      return 'none';
+    }
+  }
+
+  // ---- writing ------------------------------------------------------------
+
+  private async append(line: string): Promise<void> {
+    const fh = await open(this.logPath, 'a');
+    try {
+      // One write() of a whole line with O_APPEND, then fsync: durable when it resolves.
+      const buf = Buffer.from(line, 'utf8');
+      let done = 0;
+      while (done < buf.length) done += (await fh.write(buf, done)).bytesWritten;
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Replace the log with one snapshot line: atomic (tmp, fsync, rename, fsync dir). */
+  private async writeSnapshot(state: AccessState): Promise<void> {
+    const line: SnapshotLine = {
+      op: 'snapshot',
+      format: LOG_FORMAT,
+      id: randomBytes(8).toString('hex'),
+      at: new Date().toISOString(),
+      state: { version: state.version, accounts: state.accounts, keys: state.keys },
+    };
+    await writeAtomic(this.dir, this.logPath, `${JSON.stringify(line)}\n`);
+  }
+
+  private usagePath(month: string): string {
+    if (!MONTH.test(month)) throw new Error(`usage month must be YYYY-MM, not ${JSON.stringify(month)}`);
+    return join(this.dir, `usage-${month}.json`);
+  }
+
+  // ---- the lock -----------------------------------------------------------
+
+  private withLock<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lockChain.then(async () => {
+      await this.acquire();
+      try {
+        return await fn();
+      } finally {
+        await this.release();
+      }
+    });
+    this.lockChain = run.catch(() => {});
+    return run;
+  }
+
+  private async acquire(): Promise<void> {
+    const token = JSON.stringify({
+      pid: process.pid,
+      host: hostname(),
+      at: new Date().toISOString(),
+      nonce: randomBytes(6).toString('hex'),
+    });
+    const deadline = Date.now() + this.opts.lockTimeoutMs;
+    let delay = 2;
+    for (;;) {
+      try {
+        const fh = await open(this.lockPath, 'wx');
+        try {
+          await fh.writeFile(token);
+        } finally {
+          await fh.close();
+        }
+        this.lockToken = token;
+        return;
+      } catch (e) {
+        if (errCode(e) !== 'EEXIST') throw e;
+      }
+      if (await this.breakStaleLock()) continue;
+      if (Date.now() > deadline) {
+        const holder = await readFile(this.lockPath, 'utf8').catch(() => '?');
+        throw new Error(
+          `${this.lockPath} is held (${clip(holder)}): another process is changing the store. ` +
+            'If no fundreturns process is running, delete that file.',
+        );
+      }
+      await sleep(delay);
+      delay = Math.min(delay * 2, 50);
+    }
+  }
+
+  /** True when the lock was gone or stale and taking it may be retried at once. */
+  private async breakStaleLock(): Promise<boolean> {
+    let content: string;
+    let mtimeMs: number;
+    try {
+      content = await readFile(this.lockPath, 'utf8');
+      mtimeMs = (await stat(this.lockPath)).mtimeMs;
+    } catch (e) {
+      if (errCode(e) === 'ENOENT') return true;
+      throw e;
+    }
+    if (!this.isStale(content, mtimeMs)) return false;
+    // Move it aside first: if another process replaced the stale lock with its own
+    // in the meantime, the content tells, and its lock is put back.
+    const aside = `${this.lockPath}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+      await rename(this.lockPath, aside);
+    } catch (e) {
+      if (errCode(e) === 'ENOENT') return true;
+      throw e;
+    }
+    try {
+      const moved = await readFile(aside, 'utf8');
+      if (moved !== content) await link(aside, this.lockPath).catch(() => {});
+    } finally {
+      await unlink(aside).catch(() => {});
+    }
+    return true;
+  }
+
+  private isStale(content: string, mtimeMs: number): boolean {
+    let holder: { pid?: unknown; host?: unknown; at?: unknown } | null = null;
+    try {
+      const v: unknown = JSON.parse(content);
+      if (isObject(v)) holder = v;
+    } catch {
+      // Empty or half-written: its creator may be writing it right now; only age tells.
+    }
+    const at = holder !== null && typeof holder.at === 'string' ? Date.parse(holder.at) : Number.NaN;
+    const age = Date.now() - (Number.isFinite(at) ? at : mtimeMs);
+    if (age > this.opts.staleLockMs) return true;
+    if (holder !== null && holder.host === hostname() && typeof holder.pid === 'number') {
+      return !pidAlive(holder.pid);
+    }
+    return false;
+  }
+
+  private async release(): Promise<void> {
+    const token = this.lockToken;
+    this.lockToken = null;
+    const content = await readFile(this.lockPath, 'utf8').catch(() => null);
+    if (content !== null && content === token) await unlink(this.lockPath).catch(() => {});
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return errCode(e) === 'EPERM';
+  }
+}
+
+async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(Math.max(0, length));
+  let done = 0;
+  while (done < buf.length) {
+    const { bytesRead } = await fh.read(buf, done, buf.length - done, position + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return done === buf.length ? buf : buf.subarray(0, done);
+}
+
+async function startsWith(fh: FileHandle, head: Buffer | null): Promise<boolean> {
+  if (head === null) return true;
+  const got = await readAt(fh, 0, head.length);
+  return got.equals(head);
+}
+
+/** Write a file so that readers see the old content or the new, never a part (and it survives a crash). */
+async function writeAtomic(dir: string, path: string, content: string): Promise<void> {
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(content, 'utf8');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, path);
+  await fsyncDir(dir);
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  let fh: FileHandle | null = null;
+  try {
+    fh = await open(dir, 'r');
+    await fh.sync();
+  } catch (e) {
+    // Some platforms (Windows) cannot open or fsync a directory; the rename itself is still atomic.
+    if (!['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].includes(errCode(e) ?? '')) throw e;
+  } finally {
+    await fh?.close();
+  }
+}
+
+function clip(s: string): string {
+  return s.length > 120 ? `${s.slice(0, 120)}…` : s;
+}
+
+// ---- record shapes (the log is a file an operator can edit, so check it) ----
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isInstant(v: unknown): v is string {
+  return typeof v === 'string' && v.length > 0 && !Number.isNaN(Date.parse(v));
+}
+
+function isPlan(v: unknown): v is PlanName {
+  return typeof v === 'string' && (PLAN_NAMES as readonly string[]).includes(v);
+}
+
+function isStatus(v: unknown): v is SubscriptionStatus {
+  return typeof v === 'string' && (STATUSES as readonly string[]).includes(v);
+}
+
+function isId(v: unknown): v is string {
+  return typeof v === 'string' && v.length > 0 && v.length <= 100;
+}
+
+function isAccount(v: unknown): v is Account {
+  return (
+    isObject(v) &&
+    isId(v.id) &&
+    typeof v.name === 'string' &&
+    isPlan(v.plan) &&
+    isStatus(v.status) &&
+    isInstant(v.created_at)
+  );
+}
+
+function isKeyRecord(v: unknown): v is KeyRecord {
+  return (
+    isObject(v) &&
+    isId(v.id) &&
+    isId(v.account_id) &&
+    typeof v.prefix === 'string' &&
+    typeof v.hash === 'string' &&
+    /^[0-9a-f]{64}$/.test(v.hash) &&
+    isInstant(v.created_at) &&
+    (v.revoked_at === null || isInstant(v.revoked_at)) &&
+    (v.expires_at === null || isInstant(v.expires_at))
+  );
+}
+
+function isChange(v: unknown): v is AccessChange {
+  if (!isObject(v)) return false;
+  switch (v.op) {
+    case 'account.create':
+      return isAccount(v.account);
+    case 'account.plan':
+      return isId(v.account_id) && isPlan(v.plan);
+    case 'account.status':
+      return isId(v.account_id) && isStatus(v.status);
+    case 'key.create':
+      return isKeyRecord(v.key);
+    case 'key.revoke':
+    case 'key.expire':
+      return isId(v.key_id) && isInstant(v.at);
+    default:
+      return false;
+  }
+}
+
+function isSnapshot(v: unknown): v is SnapshotLine {
+  if (!isObject(v) || v.op !== 'snapshot' || typeof v.format !== 'number' || !isObject(v.state)) return false;
+  const s = v.state;
+  return (
+    Number.isSafeInteger(s.version) &&
+    Array.isArray(s.accounts) &&
+    s.accounts.every(isAccount) &&
+    Array.isArray(s.keys) &&
+    s.keys.every(isKeyRecord)
+  );
+}
+
+function parseLogLine(text: string): LogLine | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (isSnapshot(v) || isChange(v)) return v;
+  return null;
+}
+
+/** Refuse a change that would make the state inconsistent, with a message for the operator. */
+export function validateChange(state: AccessState, c: AccessChange): void {
+  if (!isChange(c)) throw new Error(`not a valid access change: ${clip(JSON.stringify(c) ?? String(c))}`);
+  const account = (id: string) => {
+    const a = state.accounts.find((x) => x.id === id);
+    if (a === undefined) throw new Error(`no account with id ${id}`);
+    return a;
+  };
+  const key = (id: string) => {
+    const k = state.keys.find((x) => x.id === id);
+    if (k === undefined) throw new Error(`no key with id ${id}`);
+    return k;
+  };
+  switch (c.op) {
+    case 'account.create': {
+      const a = c.account;
+      if (!ACCOUNT_NAME.test(a.name)) {
+        throw new Error(
+          `an account name is 1 to 64 letters, digits, '.', '_' or '-', not ${JSON.stringify(a.name)}`,
+        );
+      }
+      if (state.accounts.some((x) => x.name === a.name))
+        throw new Error(`an account named ${JSON.stringify(a.name)} already exists`);
+      if (state.accounts.some((x) => x.id === a.id)) throw new Error(`account id ${a.id} already exists`);
+      return;
+    }
+    case 'account.plan':
+    case 'account.status':
+      account(c.account_id);
+      return;
+    case 'key.create':
+      account(c.key.account_id);
+      if (state.keys.some((x) => x.id === c.key.id)) throw new Error(`key id ${c.key.id} already exists`);
+      if (state.keys.some((x) => x.hash === c.key.hash))
+        throw new Error('a key with this hash already exists');
+      return;
+    case 'key.revoke': {
+      const k = key(c.key_id);
+      if (k.revoked_at !== null) throw new Error(`key ${k.id} was already revoked at ${k.revoked_at}`);
+      return;
+    }
+    case 'key.expire': {
+      const k = key(c.key_id);
+      if (k.revoked_at !== null) throw new Error(`key ${k.id} was revoked at ${k.revoked_at}`);
+      return;
+    }
+  }
+}

@@ -1,0 +1,203 @@
+import { createClient } from 'redis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Account, KeyRecord } from './model.js';
+import { type RedisServer, startRedis } from './redis-server.test-helper.js';
+import { AccessChangeError, LOG_KEY, RedisAccessStore, usageKey, VERSION_KEY } from './store-redis.js';
+
+let redis: RedisServer;
+const open: RedisAccessStore[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+async function flush(): Promise<void> {
+  const c = createClient({ url: redis.url });
+  await c.connect();
+  await c.flushAll();
+  await c.close();
+}
+
+async function store(pollMs = 100): Promise<RedisAccessStore> {
+  const s = new RedisAccessStore(redis.url, { pollMs });
+  await s.connect();
+  open.push(s);
+  return s;
+}
+
+beforeEach(flush);
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+const at = '2025-01-02T03:04:05.000Z';
+const account = (id: string, name: string): Account => ({
+  id,
+  name,
+  plan: 'free',
+  status: 'active',
+  created_at: at,
+});
+const key = (id: string, account_id: string, hash = `h-${id}`): KeyRecord => ({
+  id,
+  account_id,
+  prefix: 'fr_live_AbCd',
+  hash,
+  created_at: at,
+  revoked_at: null,
+  expires_at: null,
+});
+
+describe('RedisAccessStore', () => {
+  it('records changes and replays them', async () => {
+    const s = await store();
+    expect(await s.read()).toEqual({ version: 0, accounts: [], keys: [] });
+    await s.change({ op: 'account.create', account: account('acct_1', 'alice') });
+    await s.change({ op: 'key.create', key: key('key_1', 'acct_1') });
+    await s.change({ op: 'account.plan', account_id: 'acct_1', plan: 'pro' });
+    await s.change({ op: 'account.status', account_id: 'acct_1', status: 'past_due' });
+    const st = await s.change({ op: 'key.revoke', key_id: 'key_1', at });
+    expect(st.version).toBe(5);
+    expect(st.accounts).toEqual([{ ...account('acct_1', 'alice'), plan: 'pro', status: 'past_due' }]);
+    expect(st.keys).toEqual([{ ...key('key_1', 'acct_1'), revoked_at: at }]);
+
+    // A fresh process replays the whole log to the same state.
+    const other = await store();
+    expect(await other.read()).toEqual(st);
+  });
+
+  it('refuses invalid changes and leaves the log as it was', async () => {
+    const s = await store();
+    await s.change({ op: 'account.create', account: account('acct_1', 'alice') });
+    await s.change({ op: 'key.create', key: key('key_1', 'acct_1') });
+    const bad = [
+      { op: 'account.create', account: account('acct_2', 'alice') },
+      { op: 'account.create', account: account('acct_1', 'bob') },
+      { op: 'account.plan', account_id: 'acct_9', plan: 'pro' },
+      { op: 'account.status', account_id: 'acct_9', status: 'active' },
+      { op: 'key.create', key: key('key_2', 'acct_9') },
+      { op: 'key.create', key: key('key_1', 'acct_1', 'other') },
+      { op: 'key.create', key: key('key_3', 'acct_1', 'h-key_1') },
+      { op: 'key.revoke', key_id: 'key_9', at },
+      { op: 'key.expire', key_id: 'key_9', at },
+    ] as const;
+    for (const c of bad) await expect(s.change(c)).rejects.toBeInstanceOf(AccessChangeError);
+    await expect(s.change(bad[0])).rejects.toThrow(/alice.*already exists/);
+    const c = createClient({ url: redis.url });
+    await c.connect();
+    expect(await c.lLen(LOG_KEY)).toBe(2);
+    expect(await c.get(VERSION_KEY)).toBe('2');
+    await c.close();
+  });
+
+  it('keeps names unique when several processes create the same account at once', async () => {
+    const stores = await Promise.all([store(), store(), store(), store()]);
+    const results = await Promise.allSettled(
+      stores.flatMap((s, i) => [
+        s.change({ op: 'account.create', account: account(`acct_${i}a`, 'same') }),
+        s.change({ op: 'account.create', account: account(`acct_${i}b`, `own-${i}`) }),
+      ]),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
+    const st = await (await store()).read();
+    expect(st.version).toBe(5);
+    expect(st.accounts.filter((a) => a.name === 'same')).toHaveLength(1);
+  });
+
+  it('reads only the entries added since its cached version', async () => {
+    const a = await store();
+    const b = await store();
+    await a.change({ op: 'account.create', account: account('acct_1', 'alice') });
+    expect((await b.read()).version).toBe(1);
+    // Tamper with an entry b has already applied: if b re-read it, it would show up.
+    const c = createClient({ url: redis.url });
+    await c.connect();
+    await c.lSet(LOG_KEY, 0, JSON.stringify({ op: 'account.create', account: account('acct_1', 'mallory') }));
+    await c.close();
+    await a.change({ op: 'account.plan', account_id: 'acct_1', plan: 'business' });
+    const st = await b.read();
+    expect(st.version).toBe(2);
+    expect(st.accounts).toEqual([{ ...account('acct_1', 'alice'), plan: 'business' }]);
+    // Reading again at the same version changes nothing.
+    expect(await b.read()).toBe(st);
+  });
+
+  it('replays from scratch when the log was flushed', async () => {
+    const s = await store();
+    await s.change({ op: 'account.create', account: account('acct_1', 'alice') });
+    expect((await s.read()).version).toBe(1);
+    await flush();
+    expect(await s.read()).toEqual({ version: 0, accounts: [], keys: [] });
+  });
+
+  it("tells subscribers about another process's changes within a second", async () => {
+    const a = await store();
+    // A poll too slow to matter: only pub/sub can deliver within the second.
+    const b = await store(60_000);
+    await b.read();
+    let calls = 0;
+    const seen = new Promise<number>((resolve) => {
+      const t0 = Date.now();
+      b.subscribe(() => {
+        calls++;
+        resolve(Date.now() - t0);
+      });
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    await a.change({ op: 'account.create', account: account('acct_1', 'alice') });
+    expect(await seen).toBeLessThan(1000);
+    expect((await b.read()).accounts.map((x) => x.name)).toEqual(['alice']);
+    await a.change({ op: 'account.create', account: account('acct_2', 'bob') });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(calls).toBe(2);
+  });
+
+  it('notices changes through the poll when pub/sub is lost', async () => {
+    const a = await store();
+    const b = await store();
+    let calls = 0;
+    const unsubscribe = b.subscribe(() => {
+      calls++;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    // Append without publishing, as if the message had been lost.
+    const c = createClient({ url: redis.url });
+    await c.connect();
+    await c.rPush(LOG_KEY, JSON.stringify({ op: 'account.create', account: account('acct_1', 'alice') }));
+    await c.incr(VERSION_KEY);
+    await c.close();
+    const t0 = Date.now();
+    while (calls === 0 && Date.now() - t0 < 1000) await new Promise((r) => setTimeout(r, 20));
+    expect(calls).toBe(1);
+    unsubscribe();
+    await a.change({ op: 'account.create', account: account('acct_2', 'bob') });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(calls).toBe(1);
+  });
+
+  it('reads usage from the month hash and leaves writeUsage to the limiter', async () => {
+    const s = await store();
+    const c = createClient({ url: redis.url });
+    await c.connect();
+    await c.hSet(usageKey('2025-03'), { acct_1: '7', acct_2: '250' });
+    await c.close();
+    expect(await s.readUsage('2025-03')).toEqual(
+      new Map([
+        ['acct_1', 7],
+        ['acct_2', 250],
+      ]),
+    );
+    expect(await s.readUsage('2025-04')).toEqual(new Map());
+    await s.writeUsage('2025-03', new Map([['acct_1', 1]]));
+    expect((await s.readUsage('2025-03')).get('acct_1')).toBe(7);
+  });
+
+  it('fails fast with a clear message when Redis is not there', async () => {
+    const s = new RedisAccessStore('redis://127.0.0.1:1');
+    await expect(s.connect()).rejects.toThrow(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
+    await s.close();
+  });
+});

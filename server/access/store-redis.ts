@@ -1,0 +1,307 @@
+/**
+ * The Redis-backed AccessStore (`--store redis://HOST:PORT`): several server processes
+ * or machines share one key base and one set of limits.
+ *
+ * Layout (all keys under `fr:`):
+ * - `fr:access:log`      list of AccessChange JSON, append-only; replaying it with
+ *                        `applyChange` gives the state, so both stores share one definition.
+ * - `fr:access:version`  the number of entries in the log (= AccessState.version).
+ * - `fr:access:changed`  pub/sub channel; the payload is the new version.
+ * - `fr:usage:<YYYY-MM>` hash account id → requests admitted that month, incremented
+ *                        atomically by RedisLimiter (limiter-redis.ts).
+ *
+ * Appends are compare-and-set on the version inside one Lua script: the change is
+ * validated in TypeScript against the state at version v, and the script appends it only
+ * if the version is still v (otherwise the state is refreshed and validation runs again).
+ * Validation therefore lives in one readable place and no interleaving of two admins can
+ * create duplicate names or dangling references.
+ */
+import { createClient, ErrorReply } from 'redis';
+import {
+  type AccessChange,
+  type AccessState,
+  type AccessStore,
+  applyChange,
+  EMPTY_STATE,
+  PLAN_NAMES,
+  STATUSES,
+} from './model.js';
+
+export const LOG_KEY = 'fr:access:log';
+export const VERSION_KEY = 'fr:access:version';
+export const CHANGED_CHANNEL = 'fr:access:changed';
+export const usageKey = (month: string): string => `fr:usage:${month}`;
+
+export type LogFn = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+
+/** Returns the new version, or -1 when the expected version is stale. */
+const APPEND_SCRIPT = `
+local v = tonumber(redis.call('GET', KEYS[2]) or '0')
+if v ~= tonumber(ARGV[1]) then return -1 end
+redis.call('RPUSH', KEYS[1], ARGV[2])
+v = redis.call('INCR', KEYS[2])
+redis.call('PUBLISH', ARGV[3], v)
+return v
+`;
+
+/** Thrown for a change that is not valid against the current state (the CLI prints it). */
+export class AccessChangeError extends Error {
+  override readonly name = 'AccessChangeError';
+}
+
+/** Why `c` cannot be applied to `s`, or null when it can. */
+export function invalidChange(s: AccessState, c: AccessChange): string | null {
+  const account = (id: string) => s.accounts.some((a) => a.id === id);
+  const key = (id: string) => s.keys.some((k) => k.id === id);
+  switch (c.op) {
+    case 'account.create':
+      if (s.accounts.some((a) => a.name === c.account.name))
+        return `an account named "${c.account.name}" already exists`;
+      if (account(c.account.id)) return `account id ${c.account.id} already exists`;
+      if (!PLAN_NAMES.includes(c.account.plan)) return `unknown plan "${c.account.plan}"`;
+      if (!STATUSES.includes(c.account.status)) return `unknown status "${c.account.status}"`;
+      return null;
+    case 'account.plan':
+      if (!account(c.account_id)) return `no account with id ${c.account_id}`;
+      return PLAN_NAMES.includes(c.plan) ? null : `unknown plan "${c.plan}"`;
+    case 'account.status':
+      if (!account(c.account_id)) return `no account with id ${c.account_id}`;
+      return STATUSES.includes(c.status) ? null : `unknown status "${c.status}"`;
+    case 'key.create':
+      if (!account(c.key.account_id)) return `no account with id ${c.key.account_id}`;
+      if (key(c.key.id)) return `key id ${c.key.id} already exists`;
+      if (s.keys.some((k) => k.hash === c.key.hash)) return 'a key with the same hash already exists';
+      return null;
+    case 'key.revoke':
+    case 'key.expire':
+      return key(c.key_id) ? null : `no key with id ${c.key_id}`;
+    default:
+      return `unknown change ${JSON.stringify(c)}`;
+  }
+}
+
+type Client = ReturnType<typeof makeClient>;
+
+/**
+ * A client that, by default, fails fast on the first connection (a wrong URL at start-up
+ * should stop the server, not hang it) and retries quickly forever once it has been
+ * connected. Commands are rejected at once while it is reconnecting instead of queueing:
+ * callers have a local answer (last known keys, local counting) meanwhile.
+ */
+export function makeClient(url: string, opts: { retryFromStart?: boolean; commandTimeoutMs?: number } = {}) {
+  let connected = opts.retryFromStart ?? false;
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    // node-redis applies this only until a command is written, not to its reply; 0 also
+    // spares an AbortSignal per command on the hot path. Stalls are detected by callers.
+    commandOptions: opts.commandTimeoutMs === undefined ? undefined : { timeout: opts.commandTimeoutMs },
+    socket: {
+      connectTimeout: 2000,
+      reconnectStrategy: (retries: number, cause: Error) =>
+        connected
+          ? Math.min(50 * 2 ** retries, 1000)
+          : new Error(`cannot reach Redis at ${url}: ${cause.message}`),
+    },
+  });
+  client.on('ready', () => {
+    connected = true;
+  });
+  return client;
+}
+
+/**
+ * `p`, or a rejection after `ms` (calling `onTimeout` first). A peer that vanished without
+ * closing the TCP connection never answers, and node-redis has no reply timeout.
+ */
+export function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new Error(`no answer from Redis within ${ms} ms`));
+    }, ms);
+  });
+  return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
+}
+
+export interface RedisStoreOptions {
+  log?: LogFn;
+  /** Fallback poll of the version when a pub/sub message was missed (default 1000 ms). */
+  pollMs?: number;
+  /** Longest wait for any reply before the connection is taken as dead and replaced (default 3000 ms). */
+  timeoutMs?: number;
+}
+
+export class RedisAccessStore implements AccessStore {
+  readonly #url: string;
+  #client: Client;
+  readonly #log: LogFn;
+  readonly #pollMs: number;
+  readonly #timeoutMs: number;
+  #appendSha = '';
+  /** Replayed state; entries [0, version) of the log are applied. */
+  #state: AccessState = EMPTY_STATE;
+  #reading: Promise<AccessState> | null = null;
+  readonly #subscriptions = new Set<() => Promise<void>>();
+
+  constructor(url: string, opts: RedisStoreOptions = {}) {
+    this.#log = opts.log ?? (() => {});
+    this.#pollMs = opts.pollMs ?? 1000;
+    this.#timeoutMs = opts.timeoutMs ?? 3000;
+    this.#url = url;
+    this.#client = makeClient(url);
+    // Without a listener node-redis would throw connection errors as uncaught exceptions.
+    this.#client.on('error', () => {});
+  }
+
+  /** One call with a deadline; past it the connection is replaced, failing whatever waits on it. */
+  #call<T>(f: (c: Client) => Promise<T>): Promise<T> {
+    const c = this.#client;
+    return withDeadline(f(c), this.#timeoutMs, () => {
+      if (this.#client !== c) return;
+      this.#client = makeClient(this.#url, { retryFromStart: true });
+      this.#client.on('error', () => {});
+      this.#client.connect().catch(() => {});
+      c.destroy();
+    });
+  }
+
+  async connect(): Promise<void> {
+    await this.#client.connect();
+    this.#appendSha = String(await this.#client.scriptLoad(APPEND_SCRIPT));
+  }
+
+  read(): Promise<AccessState> {
+    // Concurrent readers share one round trip and never apply the same entries twice.
+    this.#reading ??= this.#refresh().finally(() => {
+      this.#reading = null;
+    });
+    return this.#reading;
+  }
+
+  async #refresh(): Promise<AccessState> {
+    const known = this.#state.version;
+    const [version, entries] = (await this.#call((c) =>
+      c.multi().get(VERSION_KEY).lRange(LOG_KEY, known, -1).exec(),
+    )) as unknown as [string | null, string[]];
+    const v = Number(version ?? 0);
+    if (v < known) {
+      // The log shrank (FLUSHALL, a restored backup): nothing cached can be trusted.
+      this.#log('warn', 'redis access log is shorter than the cached state; replaying it whole', {
+        cached: known,
+        redis: v,
+      });
+      this.#state = EMPTY_STATE;
+      return this.#refresh();
+    }
+    let s = this.#state;
+    for (const e of entries) s = applyChange(s, JSON.parse(e) as AccessChange);
+    this.#state = s;
+    return s;
+  }
+
+  async change(c: AccessChange): Promise<AccessState> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const s = await this.read();
+      const why = invalidChange(s, c);
+      if (why) throw new AccessChangeError(why);
+      const v = await this.#evalAppend(s.version, JSON.stringify(c));
+      if (v >= 0) {
+        // A read already in flight may predate the append; the next one cannot.
+        const after = await this.read();
+        return after.version >= v ? after : this.read();
+      }
+      // Someone else appended since we read: validate again against the newer state.
+    }
+    throw new Error('access store: too much contention appending a change');
+  }
+
+  async #evalAppend(expected: number, json: string): Promise<number> {
+    const args = ['2', LOG_KEY, VERSION_KEY, String(expected), json, CHANGED_CHANNEL];
+    try {
+      return Number(await this.#call((c) => c.sendCommand(['EVALSHA', this.#appendSha, ...args])));
+    } catch (err) {
+      // Redis restarted without its script cache.
+      if (!(err instanceof ErrorReply && err.message.startsWith('NOSCRIPT'))) throw err;
+      this.#appendSha = String(await this.#call((c) => c.scriptLoad(APPEND_SCRIPT)));
+      return Number(await this.#call((c) => c.sendCommand(['EVALSHA', this.#appendSha, ...args])));
+    }
+  }
+
+  subscribe(onChange: () => void): () => void {
+    let seen = this.#state.version;
+    let closed = false;
+    const notify = (version: number) => {
+      if (closed || !(version > seen)) return;
+      seen = version;
+      onChange();
+    };
+    const sub = this.#client.duplicate();
+    sub.on('error', () => {});
+    const connecting = sub
+      .connect()
+      .then(() => sub.subscribe(CHANGED_CHANNEL, (msg) => notify(Number(msg))))
+      .catch((err: unknown) => {
+        // The poll below still notices changes, only later.
+        this.#log('warn', 'redis access store: cannot subscribe to changes; polling only', {
+          error: String(err),
+        });
+      });
+    let polling = false;
+    let unreachable = false;
+    const timer = setInterval(async () => {
+      if (polling) return;
+      polling = true;
+      try {
+        const v = Number((await this.#call((c) => c.get(VERSION_KEY))) ?? 0);
+        if (unreachable) this.#log('info', 'redis access store reachable again');
+        unreachable = false;
+        // A shorter log (flushed Redis) is a change too.
+        if (v < seen) seen = -1;
+        notify(v);
+      } catch (err) {
+        if (!unreachable) {
+          this.#log('warn', 'redis access store unreachable; serving the last known keys', {
+            error: String(err),
+          });
+        }
+        unreachable = true;
+      } finally {
+        polling = false;
+      }
+    }, this.#pollMs);
+    timer.unref();
+    const stop = async () => {
+      closed = true;
+      clearInterval(timer);
+      this.#subscriptions.delete(stop);
+      await connecting;
+      if (sub.isOpen) sub.destroy();
+    };
+    this.#subscriptions.add(stop);
+    return () => {
+      void stop();
+    };
+  }
+
+  async readUsage(month: string): Promise<Map<string, number>> {
+    const h = await this.#call((c) => c.hGetAll(usageKey(month)));
+    const m = new Map<string, number>();
+    for (const [id, n] of Object.entries(h)) m.set(id, Number(n));
+    return m;
+  }
+
+  /**
+   * A no-op: in Redis mode the counters live in `fr:usage:<month>` and RedisLimiter
+   * increments them atomically with each admitted request, so there is nothing to copy
+   * back; writing absolute counts here would erase other servers' increments.
+   */
+  async writeUsage(_month: string, _counts: ReadonlyMap<string, number>): Promise<void> {}
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#subscriptions].map((stop) => stop()));
+    if (this.#client.isReady) await this.#client.close();
+    else if (this.#client.isOpen) this.#client.destroy();
+  }
+}

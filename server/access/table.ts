@@ -1,0 +1,85 @@
+/**
+ * The key table a server enforces: key hash → account, plan limits, status and the
+ * account's limiter slot. Built on the main thread from the store's state and sent
+ * to every worker, which answers from it without touching the store.
+ */
+import {
+  type AccessState,
+  DEFAULT_PLANS,
+  type PlanLimits,
+  type PlanName,
+  type SubscriptionStatus,
+} from './model.js';
+
+export interface KeyEntry {
+  readonly keyId: string;
+  readonly accountId: string;
+  readonly accountName: string;
+  readonly slot: number;
+  readonly plan: PlanName;
+  readonly limits: PlanLimits;
+  readonly status: SubscriptionStatus;
+  /** ms since epoch after which the key is refused; Infinity when it never expires. */
+  readonly expiresAt: number;
+}
+
+export interface KeyTableData {
+  readonly version: number;
+  /** [hash, entry] pairs of usable (not revoked) keys. */
+  readonly entries: ReadonlyArray<readonly [string, KeyEntry]>;
+}
+
+/**
+ * Limiter slots by account id, stable for the life of the process so an account's
+ * counters survive table rebuilds.
+ */
+export class SlotMap {
+  private readonly slots = new Map<string, number>();
+
+  constructor(private readonly capacity: number) {}
+
+  slotOf(accountId: string): number {
+    let s = this.slots.get(accountId);
+    if (s === undefined) {
+      if (this.slots.size >= this.capacity)
+        throw new Error(`more than ${this.capacity} accounts: raise the limiter's slot count`);
+      s = this.slots.size;
+      this.slots.set(accountId, s);
+    }
+    return s;
+  }
+
+  entries(): IterableIterator<[string, number]> {
+    return this.slots.entries();
+  }
+}
+
+export function buildKeyTable(
+  state: AccessState,
+  slots: SlotMap,
+  plans: Readonly<Record<PlanName, PlanLimits>> = DEFAULT_PLANS,
+): KeyTableData {
+  const accounts = new Map(state.accounts.map((a) => [a.id, a]));
+  const entries: Array<readonly [string, KeyEntry]> = [];
+  for (const k of state.keys) {
+    if (k.revoked_at !== null) continue;
+    const a = accounts.get(k.account_id);
+    if (!a) continue;
+    entries.push([
+      k.hash,
+      {
+        keyId: k.id,
+        accountId: a.id,
+        accountName: a.name,
+        slot: slots.slotOf(a.id),
+        plan: a.plan,
+        limits: plans[a.plan],
+        status: a.status,
+        expiresAt: k.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(k.expires_at),
+      },
+    ]);
+  }
+  // Accounts without keys still get a slot so their saved usage is restored.
+  for (const a of state.accounts) slots.slotOf(a.id);
+  return { version: state.version, entries };
+}
