@@ -4,7 +4,7 @@ DEMO_SOURCE ?= var/demo-source
 SNAPSHOTS ?= snapshots
 DEMO_FUNDS ?= 2000
 
-.PHONY: setup build demo run test lint bench-build bench-http clean
+.PHONY: system-deps setup build demo demo-key run test lint bench-build bench-http clean
 
 node_modules/.package-lock.json: package-lock.json
 	npm ci --no-audit --no-fund
@@ -25,12 +25,36 @@ demo: setup
 
 HOST ?= 127.0.0.1
 PORT ?= 8080
+STORE ?= var/store
+DEMO_KEY ?= var/demo-key
 
-run: demo
+# A demo account and key, made once; the key is kept in $(DEMO_KEY) (mode 600)
+# because the store keeps only its hash.
+demo-key: setup
+	@if [ ! -s $(DEMO_KEY) ]; then \
+	  ./bin/fundreturns.js accounts show demo --store $(STORE) >/dev/null 2>&1 || \
+	    ./bin/fundreturns.js accounts create demo --plan business --store $(STORE) >/dev/null; \
+	  umask 077; ./bin/fundreturns.js keys create demo --json --store $(STORE) \
+	    | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s).key+"\n"))' > $(DEMO_KEY); \
+	fi
+
+run: demo demo-key
 	./bin/fundreturns.js inspect --snapshots $(SNAPSHOTS)
-	./bin/fundreturns.js serve --host $(HOST) --port $(PORT) --snapshots $(SNAPSHOTS)
+	@echo
+	@echo "Demo API key (account 'demo', plan business): $$(cat $(DEMO_KEY))"
+	@echo "Try: curl -H \"Authorization: Bearer $$(cat $(DEMO_KEY))\" 'http://$(HOST):$(PORT)/v1/funds?limit=3'"
+	@echo
+	./bin/fundreturns.js serve --host $(HOST) --port $(PORT) --snapshots $(SNAPSHOTS) --store $(STORE)
 
-test: node_modules/.package-lock.json
+# The Redis store's tests start their own redis-server (free loopback port, no
+# persistence) from Debian's package; installed here when missing.
+system-deps:
+	@command -v redis-server >/dev/null || { \
+	  SUDO=; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null; }
+
+test: system-deps node_modules/.package-lock.json
 	npm test
 
 lint: node_modules/.package-lock.json
