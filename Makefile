@@ -6,8 +6,12 @@ DEMO_FUNDS ?= 2000
 
 .PHONY: system-deps setup build demo demo-key run test lint bench-build bench-http clean
 
-node_modules/.package-lock.json: package-lock.json
-	npm ci --no-audit --no-fund
+# Not `npm ci`: the registry reachable here lacks some other platforms' optional
+# binaries (e.g. @biomejs/cli-win32-x64 answers 404), so npm records no lock entry
+# for them and `npm ci` then refuses the lock as out of sync. `npm install
+# --no-save` installs exactly the locked versions and never rewrites the lock.
+node_modules/.package-lock.json: package-lock.json package.json
+	npm install --no-save --no-audit --no-fund
 
 setup: node_modules/.package-lock.json build
 
