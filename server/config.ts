@@ -13,6 +13,8 @@ export interface ServeConfig {
   threads: number;
   /** Public base URL without a trailing slash (problem types, catalog, OpenAPI servers). */
   baseUrl: string;
+  /** True when --base-url was not given: it follows the port actually bound (port 0). */
+  baseUrlDerived: boolean;
   freshnessHours: number;
   claimFile: string | null;
   claimName: string;
@@ -41,6 +43,11 @@ export const SERVE_FLAGS = {
   plans: 'string',
 } as const;
 
+/** http://host:port for a listening address (IPv6 hosts in brackets). */
+export function localBaseUrl(host: string, port: number): string {
+  return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+}
+
 export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeConfig {
   const args = parseArgs(argv, SERVE_FLAGS, env);
   if (args.positionals.length > 0)
@@ -57,7 +64,7 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
       `--freshness-hours must be a positive number of hours, not ${JSON.stringify(freshnessText)}`,
     );
   }
-  const defaultBase = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+  const defaultBase = localBaseUrl(host, port);
   const baseUrl = stringFlag(args, 'base-url', defaultBase).replace(/\/+$/, '');
   let parsed: URL;
   try {
@@ -83,6 +90,7 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     snapshots: resolve(stringFlag(args, 'snapshots', './snapshots')),
     threads,
     baseUrl,
+    baseUrlDerived: stringFlag(args, 'base-url') === undefined,
     freshnessHours,
     claimFile: claimFile === undefined ? null : resolve(claimFile),
     claimName,

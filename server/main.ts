@@ -15,7 +15,7 @@ import { type AccessStore, monthOf } from './access/model.js';
 import { openStore, redactUrl } from './access/open-store.js';
 import { loadPlans } from './access/plans.js';
 import { buildKeyTable, SlotMap } from './access/table.js';
-import type { ServeConfig } from './config.js';
+import { localBaseUrl, type ServeConfig } from './config.js';
 import { loadClaim } from './public/claim.js';
 import { SnapshotManager } from './snapshot/manager.js';
 import type { SnapshotMessage } from './snapshot/serving.js';
@@ -62,7 +62,8 @@ const log = pino({ base: { service: 'fundreturns' } });
 v8.setFlagsFromString('--expose-gc');
 const collect = vm.runInNewContext('gc') as () => void;
 
-export async function startServer(config: ServeConfig, opts: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(given: ServeConfig, opts: StartOptions = {}): Promise<RunningServer> {
+  let config = given;
   loadUws();
   // Refuse a bad claim file here, with its message, rather than in every worker.
   loadClaim({ name: config.claimName, file: config.claimFile ?? undefined });
@@ -104,6 +105,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
 
   // uWS sets SO_REUSEPORT only for a fixed port, so port 0 is resolved here first.
   const port = config.port === 0 ? await freePort(config.host) : config.port;
+  if (config.baseUrlDerived) config = { ...config, baseUrl: localBaseUrl(config.host, port) };
   const first = await spawn(port);
   workers.push(first.worker);
   for (let k = 1; k < config.threads; k++) workers.push((await spawn(first.port)).worker);

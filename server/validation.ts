@@ -437,8 +437,6 @@ export function validateYear(raw: string | undefined, loc: Loc = QUERY_YEAR): Va
 // ---------------------------------------------------------------------------
 // Cursor (C18): see cursor.ts for the format.
 
-const utf8Strict = new TextDecoder('utf-8', { fatal: true });
-
 const CURSOR_ERROR = 'cursor is not a next_cursor value of this API';
 
 // ---------------------------------------------------------------------------

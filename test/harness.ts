@@ -3,7 +3,7 @@
  * operator runs it) over small generated universes in temporary directories.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -159,6 +159,7 @@ export function setupAccess(
 ): TestAccess {
   const store = join(dir, 'store');
   const plans = join(dir, 'plans.json');
+  mkdirSync(dir, { recursive: true });
   writeFileSync(plans, JSON.stringify(limits));
   const a = cli(['accounts', 'create', account, '--plan', plan, '--store', store]);
   if (a.status !== 0) throw new Error(a.stderr);

@@ -76,7 +76,7 @@ export class LocalLimiter implements Limiter {
     this.lock(slot);
     let used = s[base + MONTH] === month ? s[base + USED] : 0;
     const tatStored = s[base + TAT];
-    const tat = tatStored > nowMs ? tatStored : nowMs;
+    const tat = Math.max(tatStored, nowMs);
     if (used >= limits.monthly) {
       this.unlock(slot);
       return {
@@ -152,5 +152,5 @@ export class LocalLimiter implements Limiter {
 function burstLeft(nowMs: number, tat: number, T: number, tau: number): number {
   // The epsilon absorbs T = 60000/burst not being exact in binary.
   const left = Math.floor((nowMs + tau + T - tat) / T + 1e-9);
-  return left < 0 ? 0 : left;
+  return Math.max(0, left);
 }

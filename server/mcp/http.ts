@@ -9,7 +9,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { type AppContext, applyDecision } from '../app.js';
 import { readBody } from '../http/body.js';
-import { Call, type Header } from '../http/call.js';
+import { Call } from '../http/call.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import type { TemplatedApp } from '../uws.js';
 import { createMcpServer, type McpServerInfo } from './server.js';

@@ -1,0 +1,374 @@
+/**
+ * Access control and metering end to end (SPEC 5, 7, 8; C22, C23, C25–C30): real
+ * server processes, real keys from the operator CLI, limits from a plans file.
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  cli,
+  generateAndBuild,
+  type ServerProcess,
+  setupAccess,
+  startServe,
+  tempDir,
+  waitFor,
+} from './harness.js';
+
+let dir: string;
+let snapshots: string;
+let code: string;
+
+beforeAll(async () => {
+  dir = tempDir('access');
+  ({ snapshots } = generateAndBuild(dir, 10));
+  // Any fund with prices will do: the first code the snapshot lists.
+  const list = cli(['query', 'fund', firstCode(), '--snapshots', snapshots]);
+  code = (JSON.parse(list.stdout) as { code: string }).code;
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function firstCode(): string {
+  const rows = readFileSync(join(dir, 'source', 'funds.csv'), 'utf8')
+    .split('\n')
+    .slice(1);
+  return rows.filter((r) => /,(ETF|FUND),/.test(r))[0].split(',')[0];
+}
+
+interface Reply {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+async function req(
+  server: ServerProcess,
+  path: string,
+  auth?: string,
+  init: RequestInit = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...(init.headers as Record<string, string>) };
+  if (auth !== undefined) headers.authorization = auth;
+  const r = await fetch(server.url + path, { ...init, headers });
+  const text = await r.text();
+  return {
+    status: r.status,
+    headers: r.headers,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+  };
+}
+
+function rateLimit(h: Headers): { burst: number; quota: number } {
+  const m = /"burst";r=(\d+);t=\d+, "quota";r=(\d+);t=\d+/.exec(h.get('ratelimit') ?? '');
+  if (!m) throw new Error(`no RateLimit header: ${h.get('ratelimit')}`);
+  return { burst: Number(m[1]), quota: Number(m[2]) };
+}
+
+describe('authentication (C22, C25)', () => {
+  let server: ServerProcess;
+  let key: string;
+  let store: string;
+
+  beforeAll(async () => {
+    const a = setupAccess(join(dir, 'auth'), 'pro');
+    key = a.key;
+    store = a.store;
+    server = await startServe([...a.flags, '--snapshots', snapshots, '--threads', '2']);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('missing header, wrong scheme, unknown key: 401 problem+json with WWW-Authenticate', async () => {
+    for (const auth of [
+      undefined,
+      `Basic ${key}`,
+      'Bearer fr_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      'Bearer',
+      `Bearer ${key}x`,
+    ]) {
+      const r = await req(server, `/v1/funds/${code}`, auth);
+      expect(r.status, String(auth)).toBe(401);
+      expect(r.headers.get('content-type')).toBe('application/problem+json');
+      expect(r.headers.get('www-authenticate')).toBe('Bearer');
+      expect(r.body).toMatchObject({
+        type: `${server.url}/problems/unauthorized`,
+        status: 401,
+        instance: `/v1/funds/${code}`,
+      });
+      expect(typeof r.body.title).toBe('string');
+      expect(typeof r.body.detail).toBe('string');
+      expect(r.headers.get('ratelimit')).toBeNull();
+    }
+  });
+
+  it('the scheme is case-insensitive (C25)', async () => {
+    expect((await req(server, `/v1/funds/${code}`, `bearer ${key}`)).status).toBe(200);
+    expect((await req(server, `/v1/funds/${code}`, `BEARER ${key}`)).status).toBe(200);
+  });
+
+  it('auth comes before validation and lookup (C23)', async () => {
+    expect((await req(server, `/v1/funds/${'X'.repeat(40)}`)).status).toBe(401);
+    expect((await req(server, '/v1/funds?limit=0')).status).toBe(401);
+    const post = await req(server, '/v1/trailing-returns/batch', undefined, {
+      method: 'POST',
+      body: '{bad json',
+    });
+    expect(post.status).toBe(401);
+  });
+
+  it('public endpoints need no key', async () => {
+    expect((await req(server, '/openapi.json')).status).toBe(200);
+    expect((await req(server, '/.well-known/api-catalog')).status).toBe(200);
+    expect([200, 503]).toContain((await req(server, '/healthz')).status);
+  });
+
+  it('an inactive subscription is 403; reactivating lifts it within a second (C25)', async () => {
+    expect(cli(['accounts', 'set-status', 'tester', 'past_due', '--store', store]).status).toBe(0);
+    await waitFor(
+      async () => (await req(server, `/v1/funds/${code}`, `Bearer ${key}`)).status === 403,
+      3000,
+      '403',
+    );
+    const r = await req(server, `/v1/funds/${code}`, `Bearer ${key}`);
+    expect(r.body).toMatchObject({ status: 403, type: `${server.url}/problems/forbidden` });
+    expect(cli(['accounts', 'set-status', 'tester', 'active', '--store', store]).status).toBe(0);
+    await waitFor(
+      async () => (await req(server, `/v1/funds/${code}`, `Bearer ${key}`)).status === 200,
+      3000,
+      '200',
+    );
+  });
+
+  it('the CLI round trip: create, use, revoke, rejected on the running server within a second', async () => {
+    const k = cli(['keys', 'create', 'tester', '--json', '--store', store]);
+    expect(k.status).toBe(0);
+    const created = JSON.parse(k.stdout) as { id: string; account: string; key: string; created_at: string };
+    expect(Object.keys(created).sort()).toEqual(['account', 'created_at', 'id', 'key']);
+    expect(created.key).toMatch(/^fr_live_[A-Za-z0-9_-]{32,}$/);
+    await waitFor(
+      async () => (await req(server, `/v1/funds/${code}`, `Bearer ${created.key}`)).status === 200,
+      3000,
+      'new key',
+    );
+    const list = cli(['keys', 'list', 'tester', '--json', '--store', store]);
+    expect(list.stdout).not.toContain(created.key);
+    expect(cli(['keys', 'revoke', created.id, '--store', store]).status).toBe(0);
+    const started = Date.now();
+    await waitFor(
+      async () => (await req(server, `/v1/funds/${code}`, `Bearer ${created.key}`)).status === 401,
+      3000,
+      'revoked',
+    );
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('a rotated key works through its grace period, then is refused', async () => {
+    const k = JSON.parse(cli(['keys', 'create', 'tester', '--json', '--store', store]).stdout) as {
+      id: string;
+      key: string;
+    };
+    const rot = cli(['keys', 'rotate', k.id, '--grace', '2', '--json', '--store', store]);
+    expect(rot.status).toBe(0);
+    const fresh = (JSON.parse(rot.stdout) as { key: string }).key;
+    await waitFor(
+      async () => (await req(server, `/v1/funds/${code}`, `Bearer ${fresh}`)).status === 200,
+      3000,
+      'new key',
+    );
+    expect((await req(server, `/v1/funds/${code}`, `Bearer ${k.key}`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2200));
+    expect((await req(server, `/v1/funds/${code}`, `Bearer ${k.key}`)).status).toBe(401);
+    expect((await req(server, `/v1/funds/${code}`, `Bearer ${fresh}`)).status).toBe(200);
+  });
+});
+
+describe('limits (C26–C30)', () => {
+  it('burst: 429 rate-limited after the plan burst, Retry-After, then recovery', async () => {
+    const a = setupAccess(join(dir, 'burst'), 'free', { free: { burst: 60, monthly: 100_000 } });
+    const server = await startServe([...a.flags, '--snapshots', snapshots, '--threads', '2']);
+    try {
+      const auth = `Bearer ${a.key}`;
+      const results = await Promise.all(
+        Array.from({ length: 60 }, () => req(server, `/v1/funds/${code}`, auth)),
+      );
+      expect(results.every((r) => r.status === 200)).toBe(true);
+      const over = await req(server, `/v1/funds/${code}`, auth);
+      expect(over.status).toBe(429);
+      expect(over.headers.get('content-type')).toBe('application/problem+json');
+      expect(over.body).toMatchObject({ status: 429, type: `${server.url}/problems/rate-limited` });
+      const retry = Number(over.headers.get('retry-after'));
+      expect(retry).toBeGreaterThanOrEqual(1);
+      expect(retry).toBeLessThanOrEqual(2);
+      expect(rateLimit(over.headers).burst).toBe(0);
+      await new Promise((r) => setTimeout(r, retry * 1000 + 100));
+      expect((await req(server, `/v1/funds/${code}`, auth)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('quota: exactly the plan count, then 429 quota-exceeded until a plan upgrade lifts it at once', async () => {
+    const a = setupAccess(join(dir, 'quota'), 'free', {
+      free: { burst: 100_000, monthly: 25 },
+      pro: { burst: 100_000, monthly: 50 },
+    });
+    const server = await startServe([...a.flags, '--snapshots', snapshots, '--threads', '2']);
+    try {
+      const auth = `Bearer ${a.key}`;
+      const first = await req(server, `/v1/funds/${code}`, auth);
+      expect(first.headers.get('ratelimit-policy')).toMatch(/^"burst";q=100000;w=60, "quota";q=25;w=\d+$/);
+      expect(rateLimit(first.headers).quota).toBe(24);
+      // A batch counts one, whatever its size (SPEC 8.2).
+      const batch = await req(server, '/v1/trailing-returns/batch', auth, {
+        method: 'POST',
+        body: JSON.stringify({ codes: [code, code, 'NOPE'] }),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(rateLimit(batch.headers).quota).toBe(23);
+      // Validation failures count (C23): admitted by the limiter.
+      const bad = await req(server, '/v1/funds?limit=0', auth);
+      expect(bad.status).toBe(422);
+      expect(rateLimit(bad.headers).quota).toBe(22);
+      // Refused requests count nothing.
+      for (let k = 0; k < 5; k++) await req(server, `/v1/funds/${code}`, 'Bearer nope');
+      for (let k = 0; k < 22; k++) expect((await req(server, `/v1/funds/${code}`, auth)).status).toBe(200);
+      const over = await req(server, `/v1/funds/${code}`, auth);
+      expect(over.status).toBe(429);
+      expect(over.body).toMatchObject({ type: `${server.url}/problems/quota-exceeded` });
+      const nextMonth = new Date();
+      nextMonth.setUTCMonth(nextMonth.getUTCMonth() + 1, 1);
+      nextMonth.setUTCHours(0, 0, 0, 0);
+      const retry = Number(over.headers.get('retry-after'));
+      expect(Math.abs(retry - (nextMonth.getTime() - Date.now()) / 1000)).toBeLessThan(5);
+      expect(cli(['accounts', 'set-plan', 'tester', 'pro', '--store', a.store]).status).toBe(0);
+      await waitFor(
+        async () => (await req(server, `/v1/funds/${code}`, auth)).status === 200,
+        3000,
+        'upgrade',
+      );
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('counts survive a restart and are visible to the operator', async () => {
+    const a = setupAccess(join(dir, 'restart'), 'free', { free: { burst: 100_000, monthly: 1000 } });
+    let server = await startServe([...a.flags, '--snapshots', snapshots, '--threads', '2']);
+    const auth = `Bearer ${a.key}`;
+    for (let k = 0; k < 7; k++) await req(server, `/v1/funds/${code}`, auth);
+    expect(await server.stop()).toBe(0);
+    const usage = JSON.parse(cli(['accounts', 'usage', 'tester', '--json', '--store', a.store]).stdout) as {
+      count: number;
+    };
+    expect(usage.count).toBe(7);
+    server = await startServe([...a.flags, '--snapshots', snapshots, '--threads', '2']);
+    try {
+      expect(rateLimit((await req(server, `/v1/funds/${code}`, auth)).headers).quota).toBe(1000 - 8);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('concurrent requests across threads never exceed the quota', async () => {
+    const a = setupAccess(join(dir, 'race'), 'free', { free: { burst: 100_000, monthly: 150 } });
+    const server = await startServe([...a.flags, '--snapshots', snapshots, '--threads', '2']);
+    try {
+      const auth = `Bearer ${a.key}`;
+      const results = await Promise.all(
+        Array.from({ length: 400 }, () => req(server, `/v1/funds/${code}`, auth)),
+      );
+      expect(results.filter((r) => r.status === 200)).toHaveLength(150);
+      expect(results.filter((r) => r.status === 429)).toHaveLength(250);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('MCP requests count one each against the same limits (C30)', async () => {
+    const a = setupAccess(join(dir, 'mcp'), 'free', { free: { burst: 100_000, monthly: 3 } });
+    const server = await startServe([...a.flags, '--snapshots', snapshots, '--threads', '1']);
+    try {
+      const auth = `Bearer ${a.key}`;
+      const ping = {
+        method: 'POST',
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      };
+      expect((await req(server, '/mcp', auth, ping)).status).toBe(200);
+      expect((await req(server, `/v1/funds/${code}`, auth)).status).toBe(200);
+      expect((await req(server, '/mcp', auth, ping)).status).toBe(200);
+      const over = await req(server, '/mcp', auth, ping);
+      expect(over.status).toBe(429);
+      expect(over.body).toMatchObject({ type: `${server.url}/problems/quota-exceeded`, instance: '/mcp' });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('refuses a plans file with an unknown plan or a bad limit', () => {
+    const bad = join(dir, 'bad-plans.json');
+    writeFileSync(bad, JSON.stringify({ gold: { burst: 1, monthly: 1 } }));
+    const r = cli([
+      'serve',
+      '--port',
+      '0',
+      '--snapshots',
+      snapshots,
+      '--plans',
+      bad,
+      '--store',
+      join(dir, 'store-x'),
+    ]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/gold/);
+  });
+});
+
+describe('many machines: one Redis (C26–C28)', () => {
+  it('two server processes against one Redis share one key base and one quota', async () => {
+    const { startRedis } = await import('../server/access/redis-server.test-helper.js');
+    const redis = await startRedis();
+    const plans = join(dir, 'redis-plans.json');
+    writeFileSync(plans, JSON.stringify({ free: { burst: 100_000, monthly: 120 } }));
+    const flags = ['--store', redis.url, '--plans', plans, '--snapshots', snapshots, '--threads', '2'];
+    expect(cli(['accounts', 'create', 'shared', '--plan', 'free', '--store', redis.url]).status).toBe(0);
+    const key = (
+      JSON.parse(cli(['keys', 'create', 'shared', '--json', '--store', redis.url]).stdout) as { key: string }
+    ).key;
+    const [a, b] = await Promise.all([startServe(flags), startServe(flags)]);
+    try {
+      const auth = `Bearer ${key}`;
+      const results = await Promise.all(
+        Array.from({ length: 300 }, (_, k) => req(k % 2 === 0 ? a : b, `/v1/funds/${code}`, auth)),
+      );
+      expect(results.filter((r) => r.status === 200)).toHaveLength(120);
+      expect(results.filter((r) => r.status === 429)).toHaveLength(180);
+      const usage = JSON.parse(
+        cli(['accounts', 'usage', 'shared', '--json', '--store', redis.url]).stdout,
+      ) as { count: number };
+      expect(usage.count).toBe(120);
+      // A key revoked through Redis is refused by both servers within a second.
+      const k2 = JSON.parse(cli(['keys', 'create', 'shared', '--json', '--store', redis.url]).stdout) as {
+        id: string;
+        key: string;
+      };
+      await waitFor(
+        async () => (await req(b, `/v1/funds/${code}`, `Bearer ${k2.key}`)).status !== 401,
+        3000,
+        'new key on b',
+      );
+      expect(cli(['keys', 'revoke', k2.id, '--store', redis.url]).status).toBe(0);
+      for (const s of [a, b]) {
+        await waitFor(
+          async () => (await req(s, `/v1/funds/${code}`, `Bearer ${k2.key}`)).status === 401,
+          3000,
+          'revoked',
+        );
+      }
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await redis.stop();
+    }
+  });
+});
