@@ -105,12 +105,16 @@ function wrk(port: number, script: string, duration = seconds): WrkResult {
  * servers). Requests formatted at load time get no Host header from wrk, and uWS
  * rightly drops HTTP/1.1 requests without one, so it is set explicitly.
  */
-function script(name: string, requests: Array<{ method: string; path: string; body?: string }>): string {
+function script(
+  name: string,
+  requests: Array<{ method: string; path: string; body?: string }>,
+  key = benchKey,
+): string {
   const lua = [
     'local reqs = {}',
     ...requests.map(
       (r, i) =>
-        `reqs[${i + 1}] = wrk.format(${JSON.stringify(r.method)}, ${JSON.stringify(r.path)}, {["Host"]="127.0.0.1", ["Content-Type"]="application/json"}, ${r.body === undefined ? 'nil' : JSON.stringify(r.body)})`,
+        `reqs[${i + 1}] = wrk.format(${JSON.stringify(r.method)}, ${JSON.stringify(r.path)}, {["Host"]="127.0.0.1", ["Content-Type"]="application/json", ["Authorization"]="Bearer ${key}"}, ${r.body === undefined ? 'nil' : JSON.stringify(r.body)})`,
     ),
     'local n = #reqs',
     'local i = 0',
@@ -131,6 +135,23 @@ function rng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+// --- access: a store with one account whose limits no run reaches (auth and metering stay on)
+const plansFile = join(work, 'plans.json');
+writeFileSync(plansFile, JSON.stringify({ business: { burst: 1e12, monthly: 1e12 } }));
+function makeKey(store: string): string {
+  const run = (a: string[]) =>
+    spawnSync(process.execPath, [join(root, 'bin/fundreturns.js'), ...a, '--store', store], {
+      encoding: 'utf8',
+    });
+  run(['accounts', 'create', 'bench', '--plan', 'business']);
+  const k = run(['keys', 'create', 'bench', '--json']);
+  if (k.status !== 0) throw new Error(k.stderr);
+  return (JSON.parse(k.stdout) as { key: string }).key;
+}
+const fileStore = join(work, `store-${Date.now()}`);
+const benchKey = makeKey(fileStore);
+const authHeaders = { authorization: `Bearer ${benchKey}` };
 
 // --- our server
 const current = readCurrent(snapshots);
@@ -160,16 +181,19 @@ const rssLoaded = rssMiB(ours.pid!);
 
 const codes: string[] = [];
 const names: string[] = [];
+const firstDay = new Map<string, number>();
 for (let cursor: string | null = null; ; ) {
   const res = await fetch(
     `http://127.0.0.1:${ourPort}/v1/funds?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+    { headers: authHeaders },
   );
   const page = (await res.json()) as {
-    data: Array<{ code: string; name: string | null }>;
+    data: Array<{ code: string; name: string | null; min_return_date: string }>;
     next_cursor: string | null;
   };
   for (const f of page.data) {
     codes.push(f.code);
+    firstDay.set(f.code, Date.parse(f.min_return_date));
     if (f.name) names.push(f.name);
   }
   cursor = page.next_cursor;
@@ -178,8 +202,10 @@ for (let cursor: string | null = null; ; ) {
 const rand = rng(42);
 const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
 const sample = Array.from({ length: 2000 }, () => pick(codes));
-const day = () => {
-  const t = Date.UTC(2000, 0, 1) + rand() * (Date.UTC(2026, 10, 20) - Date.UTC(2000, 0, 1));
+/** A random date within the fund's history, so as_of lookups find rows rather than 404s. */
+const day = (code: string) => {
+  const from = Math.max(firstDay.get(code) ?? 0, Date.UTC(2000, 0, 1));
+  const t = from + rand() * (Date.UTC(2026, 10, 13) - from);
   return new Date(t).toISOString().slice(0, 10);
 };
 const words = [...new Set(names.flatMap((n) => n.split(/\s+/)).filter((w) => w.length >= 3))];
@@ -196,7 +222,7 @@ const batchBytes = (
     await fetch(`http://127.0.0.1:${ourPort}/v1/trailing-returns/batch`, {
       method: 'POST',
       body: batchBodies[0],
-      headers: { 'content-type': 'application/json' },
+      headers: { ...authHeaders, 'content-type': 'application/json' },
     })
   ).arrayBuffer()
 ).byteLength;
@@ -212,7 +238,7 @@ const scripts = {
   ),
   asOf: script(
     'asof',
-    sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}/trailing-returns?as_of=${day()}` })),
+    sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}/trailing-returns?as_of=${day(c)}` })),
   ),
   calendar: script(
     'calendar',
@@ -286,6 +312,51 @@ if (others.length > 0) {
 }
 ours.kill('SIGTERM');
 
+// --- the same single lookup with the Redis store (limits counted in Redis), same run
+let redisRow = 'Redis mode: skipped (redis-server not installed).';
+if (spawnSync('redis-server', ['--version']).status === 0) {
+  const { startRedis } = await import('../server/access/redis-server.test-helper.js');
+  const redis = await startRedis();
+  try {
+    const redisKey = makeKey(redis.url);
+    const redisPort = await freePort();
+    const viaRedis = await startProcess(
+      [
+        join(root, 'bin/fundreturns.js'),
+        'serve',
+        '--port',
+        String(redisPort),
+        '--threads',
+        String(threads),
+        '--snapshots',
+        snapshots,
+        '--access-log-sample',
+        '0',
+        '--store',
+        redis.url,
+        '--plans',
+        plansFile,
+      ],
+      /serving on/,
+    );
+    const redisScript = script(
+      'trailing-redis',
+      sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}/trailing-returns` })),
+      redisKey,
+    );
+    wrk(redisPort, redisScript, 3);
+    const r = wrk(redisPort, redisScript);
+    viaRedis.kill('SIGTERM');
+    const e = results.trailing;
+    redisRow =
+      `Redis mode (latest trailing, limits counted in Redis by a Lua script per request): ${Math.round(r.rps).toLocaleString('en-US')} req/s, ` +
+      `p99 ${r.p99ms.toFixed(2)} ms, ${r.errors + r.non2xx} errors — ${((r.rps / e.rps) * 100).toFixed(0)} % of the embedded store's ` +
+      `${Math.round(e.rps).toLocaleString('en-US')} req/s (p99 ${e.p99ms.toFixed(2)} ms) in the same run.`;
+  } finally {
+    await redis.stop();
+  }
+}
+
 // --- the baseline, same tool, scripts and thread layout
 const basePort = await freePort();
 const base = await startProcess(
@@ -315,6 +386,7 @@ const report = [
   `Run: \`npm run build && npx tsx bench/http.bench.ts --snapshots ${snapshots}\` on ${new Date().toISOString().slice(0, 10)}; ` +
     `wrk -t2 -c${connections} -d${seconds}s on loopback; server and baseline with ${threads} worker threads; ` +
     `snapshot ${manifest.counts.funds} funds, ${manifest.counts.observations.toLocaleString('en-US')} observations. ` +
+    'Every request carries an API key and passes auth and limits (embedded store, limits set beyond reach). ' +
     'The 2-core machine runs wrk and the server together, so absolute figures are low; ratios are what compare.',
   '',
   `Baseline (trivial uWS, fixed small body): ${Math.round(baseRps).toLocaleString('en-US')} req/s (p99 ${baseGet.p99ms.toFixed(2)} ms); ` +
@@ -329,6 +401,8 @@ const report = [
   row('batch of 100 latest (vs same-size fixed POST)', results.batch, basePost.rps, '≥ 60 %'),
   row('q search, limit=10', results.search, baseRps, '≥ 50 %'),
   row('q search, default limit 100', results.search100, baseRps, '(bigger bodies)'),
+  '',
+  redisRow,
   '',
   swap
     ? `Hot swap under load (CURRENT flipped twice during 15 s of wrk on latest trailing): ${swap.requests.toLocaleString('en-US')} requests, ${swap.errors} socket errors, ${swap.non2xx} non-2xx.`
