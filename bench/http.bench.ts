@@ -174,6 +174,10 @@ const ours = await startProcess(
     snapshots,
     '--access-log-sample',
     '0',
+    '--store',
+    fileStore,
+    '--plans',
+    plansFile,
   ],
   /serving on/,
 );
@@ -187,6 +191,7 @@ for (let cursor: string | null = null; ; ) {
     `http://127.0.0.1:${ourPort}/v1/funds?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
     { headers: authHeaders },
   );
+  if (res.status !== 200) throw new Error(`listing funds: ${res.status} ${await res.text()}`);
   const page = (await res.json()) as {
     data: Array<{ code: string; name: string | null; min_return_date: string }>;
     next_cursor: string | null;
