@@ -53,13 +53,7 @@ export class BuildError extends Error {
 }
 
 export async function buildFromSource(opts: BuildOptions): Promise<BuildResult> {
-  const timings: Record<string, number> = {};
-  let t0 = performance.now();
-  const lap = (name: string) => {
-    const t = performance.now();
-    timings[name] = Math.round(t - t0);
-    t0 = t;
-  };
+  const { timings, lap } = phaseTimer();
   const report = new BuildReport();
   const paths = sourcePaths(opts.source);
 
@@ -130,6 +124,20 @@ export async function buildFromSource(opts: BuildOptions): Promise<BuildResult> 
     timings,
     lap,
   );
+}
+
+/** Milliseconds per named phase of a build, for the operator's summary line. */
+export function phaseTimer(): { timings: Record<string, number>; lap: (name: string) => void } {
+  const timings: Record<string, number> = {};
+  let t0 = performance.now();
+  return {
+    timings,
+    lap: (name) => {
+      const t = performance.now();
+      timings[name] = Math.round(t - t0);
+      t0 = t;
+    },
+  };
 }
 
 /** C36: too many skipped rows fails the build before anything is written. */

@@ -9,7 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { formatDay } from '../core/dates.js';
 import { nextIndexValue } from '../core/growth.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
-import { BuildError, type BuildResult, checkBound, writeAndPublish } from './build.js';
+import { BuildError, type BuildResult, checkBound, phaseTimer, writeAndPublish } from './build.js';
 import { deriveRows, UNCHANGED } from './derive.js';
 import { readCurrent } from './publish.js';
 import { BuildReport } from './report.js';
@@ -32,13 +32,7 @@ interface Appended {
 }
 
 export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
-  const timings: Record<string, number> = {};
-  let t0 = performance.now();
-  const lap = (name: string) => {
-    const t = performance.now();
-    timings[name] = Math.round(t - t0);
-    t0 = t;
-  };
+  const { timings, lap } = phaseTimer();
   const report = new BuildReport();
   const current = readCurrent(opts.snapshots);
   if (current === null) {

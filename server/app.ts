@@ -122,45 +122,11 @@ export function createApp(ctx: AppContext): TemplatedApp {
     app.post(pattern, (res, req) => {
       const call = new Call(res, req, 'POST', pattern);
       const contentType = req.getHeader('content-type');
-      const contentLength = req.getHeader('content-length');
-      let admitted = false;
-      let body: Buffer | 'too-large' | null = null;
-      const proceed = () => {
-        if (!admitted || body === null) return;
-        if (body === 'too-large') {
-          call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, [['Connection', 'close']]);
-          return;
-        }
+      gatedBody(ctx, call, req, (body) => {
         const snap = ctx.snapshot();
         if (!snap) return noData(call);
         send(call, snap, answer(snap, body, contentType));
-      };
-      const d = ctx.gate.admit(req.getHeader('authorization'), pattern);
-      if (!(d instanceof Promise)) {
-        if (!applyDecision(call, d)) return;
-        admitted = true;
-      }
-      readBody(
-        call,
-        contentLength,
-        (b) => {
-          body = b;
-          proceed();
-        },
-        () => {
-          body = 'too-large';
-          proceed();
-        },
-      );
-      if (d instanceof Promise) {
-        d.then(
-          (x) => {
-            admitted = applyDecision(call, x);
-            proceed();
-          },
-          () => gateFailed(call),
-        );
-      }
+      });
     });
   };
   batch('/v1/trailing-returns/batch', answers.trailingBatch);
@@ -208,6 +174,50 @@ export function applyDecision(call: Call, d: GateDecision): boolean {
   }
   call.reply(d.status, 'application/problem+json', d.body, d.headers);
   return false;
+}
+
+/**
+ * The gate step for a request with a body (C23). The body must be subscribed to
+ * inside the route callback, so it is read while an asynchronous gate decides;
+ * `next` runs once both are in, a refusal is answered by the gate whatever the body,
+ * and a body over 1 MiB is a 413 only for an admitted request.
+ */
+export function gatedBody(ctx: AppContext, call: Call, req: HttpRequest, next: (body: Buffer) => void): void {
+  const contentLength = req.getHeader('content-length');
+  let admitted = false;
+  let body: Buffer | 'too-large' | null = null;
+  const proceed = () => {
+    if (!admitted || body === null) return;
+    if (body === 'too-large')
+      call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, [['Connection', 'close']]);
+    else next(body);
+  };
+  const d = ctx.gate.admit(req.getHeader('authorization'), call.path);
+  if (!(d instanceof Promise)) {
+    if (!applyDecision(call, d)) return;
+    admitted = true;
+  }
+  readBody(
+    call,
+    contentLength,
+    (b) => {
+      body = b;
+      proceed();
+    },
+    () => {
+      body = 'too-large';
+      proceed();
+    },
+  );
+  if (d instanceof Promise) {
+    d.then(
+      (x) => {
+        admitted = applyDecision(call, x);
+        proceed();
+      },
+      () => gateFailed(call),
+    );
+  }
 }
 
 function gateFailed(call: Call): void {

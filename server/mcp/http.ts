@@ -7,8 +7,7 @@
  * ends (SDK 1.32) and there are no sessions to delete.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { type AppContext, applyDecision } from '../app.js';
-import { readBody } from '../http/body.js';
+import { type AppContext, gatedBody } from '../app.js';
 import { Call } from '../http/call.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import type { TemplatedApp } from '../uws.js';
@@ -18,7 +17,6 @@ import { NO_DATA_DETAIL } from './tools.js';
 const JSON_TYPE = 'application/json';
 const NO_DATA = JSON.stringify({ detail: NO_DATA_DETAIL });
 const METHOD_NOT_ALLOWED = '{"detail":"Method Not Allowed"}';
-const TOO_LARGE = '{"detail":"Request body too large: the limit is 1 MiB"}';
 const INTERNAL = '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}';
 
 const STATUS: Record<number, string> = {
@@ -72,29 +70,13 @@ export async function handleMcpPost(
 export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpServerInfo): void {
   app.post('/mcp', (res, req) => {
     const call = new Call(res, req, 'POST', '/mcp');
-    const contentLength = req.getHeader('content-length');
     // Every HTTP request to /mcp passes the gate and counts one, like a REST call (C30).
-    const d = ctx.gate.admit(req.getHeader('authorization'), '/mcp');
-    let admitted = false;
-    if (!(d instanceof Promise)) {
-      if (!applyDecision(call, d)) return;
-      admitted = true;
-    }
     // The request object is valid only in this callback: copy what the transport reads.
     const headers: Array<[string, string]> = [];
     req.forEach((k, v) => {
       if (k !== 'content-length' && k !== 'transfer-encoding') headers.push([k, v]);
     });
     const url = `http://${req.getHeader('host') || 'localhost'}/mcp`;
-    let raw: Buffer | 'too-large' | null = null;
-    const proceed = () => {
-      if (!admitted || raw === null) return;
-      if (raw === 'too-large') {
-        call.reply(STATUS[413], JSON_TYPE, TOO_LARGE, [['Connection', 'close']]);
-        return;
-      }
-      answer(raw);
-    };
     const answer = (raw: Buffer) => {
       const started = performance.now();
       const snap = ctx.snapshot();
@@ -113,27 +95,7 @@ export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpS
         () => call.reply(STATUS[500], JSON_TYPE, INTERNAL),
       );
     };
-    readBody(
-      call,
-      contentLength,
-      (b) => {
-        raw = b;
-        proceed();
-      },
-      () => {
-        raw = 'too-large';
-        proceed();
-      },
-    );
-    if (d instanceof Promise) {
-      d.then(
-        (x) => {
-          admitted = applyDecision(call, x);
-          proceed();
-        },
-        () => call.reply(STATUS[500], JSON_TYPE, INTERNAL),
-      );
-    }
+    gatedBody(ctx, call, req, answer);
   });
   app.any('/mcp', (res, req) => {
     const call = new Call(res, req, req.getMethod().toUpperCase(), '/mcp');
