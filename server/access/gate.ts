@@ -24,8 +24,11 @@ export class AccessGate implements Gate {
   private byHash = new Map<string, KeyEntry>();
   private cache = new Map<string, KeyEntry>();
   private readonly wwwAuthenticate: Header[];
-  private policyCache = new Map<string, string>();
+  /** Keyed by the plan's limits object (one per plan for the life of the table). */
+  private policyCache = new Map<PlanLimits, string>();
   private policyMonthSeconds = 0;
+  private policyFrom = 0;
+  private policyTo = -1;
 
   constructor(
     private readonly baseUrl: string,
@@ -38,6 +41,8 @@ export class AccessGate implements Gate {
   setTable(table: KeyTableData): void {
     this.byHash = new Map(table.entries);
     this.cache = new Map();
+    // Limits objects arrive cloned with each table; keep the cache to this table's.
+    this.policyCache = new Map();
   }
 
   admit(authorization: string, path: string): GateDecision | Promise<GateDecision> {
@@ -109,18 +114,19 @@ export class AccessGate implements Gate {
     return this.refuse('429 Too Many Requests', slug, detail, path, headers);
   }
 
-  /** C29 RateLimit-Policy, cached per plan limits for the current month length. */
+  /** C29 RateLimit-Policy, cached per plan limits until the month changes (its `w` is the month's length). */
   private policy(limits: PlanLimits, nowMs: number): string {
-    const w = monthSeconds(nowMs);
-    if (w !== this.policyMonthSeconds) {
+    if (nowMs < this.policyFrom || nowMs >= this.policyTo) {
+      const d = new Date(nowMs);
+      this.policyFrom = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+      this.policyTo = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+      this.policyMonthSeconds = monthSeconds(nowMs);
       this.policyCache = new Map();
-      this.policyMonthSeconds = w;
     }
-    const key = `${limits.burst}/${limits.monthly}`;
-    let p = this.policyCache.get(key);
+    let p = this.policyCache.get(limits);
     if (p === undefined) {
-      p = `"burst";q=${limits.burst};w=60, "quota";q=${limits.monthly};w=${w}`;
-      this.policyCache.set(key, p);
+      p = `"burst";q=${limits.burst};w=60, "quota";q=${limits.monthly};w=${this.policyMonthSeconds}`;
+      this.policyCache.set(limits, p);
     }
     return p;
   }
