@@ -6,13 +6,13 @@
  * Output depends only on (seed, funds, from, to): not on `threads`, and `dailyDays`
  * only moves the last rows from price files into daily files.
  */
+
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { type Day, formatDay } from '../../core/dates.js';
+import { startWorker } from '../../core/worker.js';
 import { DAILY_HEADER } from './series.js';
 import { runShard, type ShardResult, type ShardTask } from './shard.js';
 import { fundsCsv, planUniverse, type Universe } from './universe.js';
@@ -168,25 +168,8 @@ function progressReporter(total: number, cb: GenerateOptions['onProgress']): (k:
   };
 }
 
-/**
- * Compiled, this module is a .js file with a .js worker beside it. Under vitest or
- * tsx it is the .ts source, and the worker needs tsx's loader to import .ts files;
- * Node 20 does not apply loader hooks from a worker's `execArgv: ['--import', 'tsx']`
- * to the worker's own entry, so a small bootstrap registers tsx and then imports it.
- */
 function spawnWorker(task: ShardTask): Worker {
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./worker.js', import.meta.url), { workerData: task });
-  const entry = new URL('./worker.ts', import.meta.url).href;
-  const boot = `import(${JSON.stringify(tsxApiUrl())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true, workerData: task });
-}
-
-function tsxApiUrl(): string {
-  // Some test runners leave import.meta.resolve out; tsx's own files are the fallback.
-  if (typeof import.meta.resolve === 'function') return import.meta.resolve('tsx/esm/api');
-  const pkg = createRequire(import.meta.url).resolve('tsx/package.json');
-  return pathToFileURL(join(dirname(pkg), 'dist', 'esm', 'api', 'index.mjs')).href;
+  return startWorker(import.meta.url, 'worker', { workerData: task });
 }
 
 function runWorkers(
