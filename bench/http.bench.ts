@@ -17,6 +17,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listSnapshots, readCurrent, setCurrent } from '../builder/publish.js';
+import { seededRandom } from '../test/seeded-random.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = new Map<string, string>();
@@ -125,17 +126,6 @@ function script(
   return path;
 }
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // --- access: a store with one account whose limits no run reaches (auth and metering stay on)
 const plansFile = join(work, 'plans.json');
 writeFileSync(plansFile, JSON.stringify({ business: { burst: 1e12, monthly: 1e12 } }));
@@ -153,6 +143,26 @@ const fileStore = join(work, `store-${Date.now()}`);
 const benchKey = makeKey(fileStore);
 const authHeaders = { authorization: `Bearer ${benchKey}` };
 
+/** `fundreturns serve` as the benchmark runs it: auth on, limits beyond reach, no access log. */
+function serveArgs(port: number, store: string): string[] {
+  return [
+    join(root, 'bin/fundreturns.js'),
+    'serve',
+    '--port',
+    String(port),
+    '--threads',
+    String(threads),
+    '--snapshots',
+    snapshots,
+    '--access-log-sample',
+    '0',
+    '--store',
+    store,
+    '--plans',
+    plansFile,
+  ];
+}
+
 // --- our server
 const current = readCurrent(snapshots);
 if (!current) throw new Error(`no snapshot in ${snapshots}`);
@@ -162,25 +172,7 @@ const diskBytes = Object.values(manifest.files as Record<string, { bytes: number
   0,
 );
 const ourPort = await freePort();
-const ours = await startProcess(
-  [
-    join(root, 'bin/fundreturns.js'),
-    'serve',
-    '--port',
-    String(ourPort),
-    '--threads',
-    String(threads),
-    '--snapshots',
-    snapshots,
-    '--access-log-sample',
-    '0',
-    '--store',
-    fileStore,
-    '--plans',
-    plansFile,
-  ],
-  /serving on/,
-);
+const ours = await startProcess(serveArgs(ourPort, fileStore), /serving on/);
 const rssLoaded = rssMiB(ours.pid!);
 
 const codes: string[] = [];
@@ -204,7 +196,7 @@ for (let cursor: string | null = null; ; ) {
   cursor = page.next_cursor;
   if (!cursor) break;
 }
-const rand = rng(42);
+const rand = seededRandom(42);
 const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
 const sample = Array.from({ length: 2000 }, () => pick(codes));
 /** A random date within the fund's history, so as_of lookups find rows rather than 404s. */
@@ -334,25 +326,7 @@ if (spawnSync('redis-server', ['--version']).status === 0) {
   try {
     const redisKey = makeKey(redis.url);
     const redisPort = await freePort();
-    const viaRedis = await startProcess(
-      [
-        join(root, 'bin/fundreturns.js'),
-        'serve',
-        '--port',
-        String(redisPort),
-        '--threads',
-        String(threads),
-        '--snapshots',
-        snapshots,
-        '--access-log-sample',
-        '0',
-        '--store',
-        redis.url,
-        '--plans',
-        plansFile,
-      ],
-      /serving on/,
-    );
+    const viaRedis = await startProcess(serveArgs(redisPort, redis.url), /serving on/);
     const redisScript = script(
       'trailing-redis',
       sample.map((c) => ({ method: 'GET', path: `/v1/funds/${c}/trailing-returns` })),

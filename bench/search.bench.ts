@@ -8,19 +8,9 @@ import { compareCodes } from '../core/codes.js';
 import { type FundColumns, NULL_DAY } from '../core/snapshot/columns.js';
 import type { FundType } from '../core/types.js';
 import { FundSearch, type SearchQuery } from '../server/search.js';
+import { seededRandom } from '../test/seeded-random.js';
 
 const FUNDS = 32_000;
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SPONSORS = [
   'Vanguard',
@@ -94,7 +84,7 @@ const COUNTRIES = ['USA', 'USA', 'USA', 'USA', 'Canada', 'Ireland', 'Luxembourg'
 const EXCHANGES = ['NYSE', 'NASDAQ', 'NYSE ARCA', 'BATS', 'OTC'];
 
 function universe(count: number): FundColumns {
-  const rand = rng(20250630);
+  const rand = seededRandom(20250630);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
   const codes = new Set<string>();
   while (codes.size < count) {

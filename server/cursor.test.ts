@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../test/seeded-random.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const payload = (...bytes: number[]) => Buffer.from(bytes).toString('base64url');
 
@@ -86,7 +76,7 @@ describe('cursor (C18)', () => {
   it('rejects base64url of garbage text and of random bytes', () => {
     expect(decodeCursor(Buffer.from('not a cursor at all').toString('base64url'))).toBeNull();
     expect(decodeCursor(Buffer.from('{"v":1,"c":"SPY"}').toString('base64url'))).toBeNull();
-    const rand = rng(7);
+    const rand = seededRandom(7);
     for (let n = 0; n < 2000; n++) {
       const bytes = Buffer.alloc(1 + Math.floor(rand() * 40));
       for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(rand() * 256);

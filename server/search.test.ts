@@ -2,19 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { compareCodes } from '../core/codes.js';
 import { type FundColumns, NULL_DAY } from '../core/snapshot/columns.js';
 import type { FundType } from '../core/types.js';
+import { seededRandom } from '../test/seeded-random.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { FundSearch, type SearchPage, type SearchQuery } from './search.js';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Row {
   code: string;
@@ -95,7 +85,7 @@ const SPECIAL_CODES = [
 ];
 
 function fixture(count: number, seed: number): FundColumns {
-  const rand = rng(seed);
+  const rand = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
   const codes = new Set<string>(SPECIAL_CODES);
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.';
@@ -212,7 +202,7 @@ function walk(s: FundSearch, cols: FundColumns, query: Omit<SearchQuery, 'after'
 
 describe('FundSearch (C18, C19)', () => {
   it('matches the brute-force reference for random q, filters, cursors and limits', () => {
-    const rand = rng(1);
+    const rand = seededRandom(1);
     let nonEmpty = 0;
     let withMore = 0;
     for (let n = 0; n < 600; n++) {
@@ -267,7 +257,7 @@ describe('FundSearch (C18, C19)', () => {
   });
 
   it('pages visit every match exactly once, with no gaps, no duplicates and no empty last page (C18)', () => {
-    const rand = rng(2);
+    const rand = seededRandom(2);
     const queries: (string | undefined)[] = [
       undefined,
       'a',
@@ -460,7 +450,7 @@ describe('FundSearch (C18, C19)', () => {
     const s = new FundSearch(big);
     const ms = performance.now() - t0;
     expect(ms).toBeLessThan(1000);
-    const rand = rng(4);
+    const rand = seededRandom(4);
     const queries = ['ünï', 'zür', 'ο', 'i̇s', 'bond index', 'growth', 'qux', 'x', 'ab', '日本', '\u{1F4C8}'];
     for (let n = 0; n < 120; n++) {
       const query: SearchQuery = {
