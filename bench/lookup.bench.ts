@@ -6,16 +6,15 @@
  *
  *   npm run build && npx tsx bench/lookup.bench.ts [--snapshots /tmp/fr-bench/snapshots]
  */
-import { join } from 'node:path';
 import { Bench } from 'tinybench';
 import { readCurrent } from '../builder/publish.js';
 import { parseDay } from '../core/dates.js';
-import { SnapshotLookup } from '../core/lookup.js';
 import { trailingFigures } from '../core/returns.js';
 import { trailingRowJson } from '../core/rows.js';
-import { loadSnapshot } from '../core/snapshot/reader.js';
 import { TRAILING_KEYS } from '../core/types.js';
-import { PreparedRows, prepareRows, RowKind } from '../server/snapshot/prepared.js';
+import { loadForServing } from '../server/snapshot/manager.js';
+import { RowKind } from '../server/snapshot/prepared.js';
+import { ServingSnapshot } from '../server/snapshot/serving.js';
 import { validateTrailingBatchBody, validateTrailingParams } from '../server/validation.js';
 
 const args = new Map<string, string>();
@@ -24,10 +23,9 @@ for (let i = 2; i < process.argv.length; i += 2)
 const snapshots = args.get('snapshots') ?? '/tmp/fr-bench/snapshots';
 const current = readCurrent(snapshots);
 if (!current) throw new Error(`no snapshot in ${snapshots}`);
-const snap = await loadSnapshot(join(snapshots, current));
-const lookup = new SnapshotLookup(snap.columns);
-const rows = new PreparedRows(prepareRows(lookup));
-const codes = snap.columns.funds.code;
+const serving = new ServingSnapshot(await loadForServing(snapshots, current));
+const { lookup, rows } = serving;
+const codes = lookup.cols.funds.code;
 const n = codes.length;
 const asOf = parseDay('2019-06-14')!;
 const scratch = new Float64Array(TRAILING_KEYS.length);

@@ -11,21 +11,18 @@
  *
  *   npm run build && npx tsx bench/mcp.bench.ts [--snapshots /tmp/fr-bench/snapshots] [--url http://127.0.0.1:8080]
  */
-import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Bench } from 'tinybench';
 import { z } from 'zod';
 import { readCurrent } from '../builder/publish.js';
-import { SnapshotLookup } from '../core/lookup.js';
-import { loadSnapshot } from '../core/snapshot/reader.js';
 import { MCP_TOOL_INPUT_SCHEMAS } from '../schemas/index.js';
 import * as answers from '../server/answers.js';
 import { handleMcpPost } from '../server/mcp/http.js';
 import { createMcpServer, serverInfo } from '../server/mcp/server.js';
 import { callTool } from '../server/mcp/tools.js';
-import { prepareRows } from '../server/snapshot/prepared.js';
+import { loadForServing } from '../server/snapshot/manager.js';
 import { ServingSnapshot } from '../server/snapshot/serving.js';
 
 const args = new Map<string, string>();
@@ -34,16 +31,7 @@ for (let i = 2; i < process.argv.length; i += 2)
 const snapshots = args.get('snapshots') ?? '/tmp/fr-bench/snapshots';
 const current = readCurrent(snapshots);
 if (!current) throw new Error(`no snapshot in ${snapshots}`);
-const loaded = await loadSnapshot(join(snapshots, current));
-const snap = new ServingSnapshot({
-  type: 'snapshot',
-  id: current,
-  dir: loaded.dir,
-  manifest: loaded.manifest,
-  buffers: loaded.buffers,
-  prepared: prepareRows(new SnapshotLookup(loaded.columns)),
-  loadedAt: new Date().toISOString(),
-});
+const snap = new ServingSnapshot(await loadForServing(snapshots, current));
 const codes = snap.lookup.cols.funds.code;
 const n = codes.length;
 const info = serverInfo('bench');

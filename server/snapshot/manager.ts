@@ -21,6 +21,20 @@ export interface ManagerEvents {
   log(level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void;
 }
 
+/** Load, verify and prepare snapshot `id` for the serving threads (also used by the benchmarks). */
+export async function loadForServing(dir: string, id: string): Promise<SnapshotMessage> {
+  const snap = await loadSnapshot(join(dir, id));
+  return {
+    type: 'snapshot',
+    id,
+    dir: snap.dir,
+    manifest: snap.manifest,
+    buffers: snap.buffers,
+    prepared: prepareRows(new SnapshotLookup(snap.columns)),
+    loadedAt: new Date().toISOString(),
+  };
+}
+
 export class SnapshotManager {
   private servingId: string | null = null;
   /** The CURRENT value last tried (served or refused), so a refused one is not retried in a loop. */
@@ -92,24 +106,14 @@ export class SnapshotManager {
     this.triedId = id;
     const started = performance.now();
     try {
-      const snap = await loadSnapshot(join(this.dir, id));
-      const lookup = new SnapshotLookup(snap.columns);
-      const prepared = prepareRows(lookup);
+      const msg = await loadForServing(this.dir, id);
       this.servingId = id;
       this.events.onProblem(null);
-      this.events.onSnapshot({
-        type: 'snapshot',
-        id,
-        dir: snap.dir,
-        manifest: snap.manifest,
-        buffers: snap.buffers,
-        prepared,
-        loadedAt: new Date().toISOString(),
-      });
+      this.events.onSnapshot(msg);
       this.events.log('info', 'snapshot loaded', {
         snapshot: id,
-        as_of: snap.manifest.as_of,
-        funds: snap.manifest.counts.funds,
+        as_of: msg.manifest.as_of,
+        funds: msg.manifest.counts.funds,
         ms: Math.round(performance.now() - started),
       });
     } catch (e) {
