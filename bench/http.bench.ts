@@ -27,6 +27,8 @@ const snapshots = args.get('snapshots') ?? '/tmp/fr-bench/snapshots';
 const seconds = Number(args.get('seconds') ?? 10);
 const connections = Number(args.get('connections') ?? 64);
 const threads = Number(args.get('threads') ?? 2);
+/** --cases trailing,fund: measure only these (quick iterations); the report is written only for a full run. */
+const only = args.get('cases')?.split(',') ?? null;
 const work = '/tmp/fr-http-bench';
 mkdirSync(work, { recursive: true });
 
@@ -128,7 +130,8 @@ function script(
 
 // --- access: a store with one account whose limits no run reaches (auth and metering stay on)
 const plansFile = join(work, 'plans.json');
-writeFileSync(plansFile, JSON.stringify({ business: { burst: 1e12, monthly: 1e12 } }));
+// Beyond any run's reach, yet small integers like every real plan's (C26).
+writeFileSync(plansFile, JSON.stringify({ business: { burst: 1e9, monthly: 1e9 } }));
 function makeKey(store: string): string {
   const run = (a: string[]) =>
     spawnSync(process.execPath, [join(root, 'bin/fundreturns.js'), ...a, '--store', store], {
@@ -255,11 +258,51 @@ const scripts = {
   ),
 };
 
+// --- the baseline, same tool, scripts and thread layout; up for the whole run and
+// measured before and after our cases, so drift on a shared machine hits both sides.
+const basePort = await freePort();
+const base = await startProcess(
+  [
+    join(root, 'node_modules/tsx/dist/cli.mjs'),
+    join(root, 'bench/baseline-server.ts'),
+    String(basePort),
+    String(threads),
+    String(batchBytes),
+  ],
+  /baseline listening/,
+);
+const mean = (a: WrkResult, b: WrkResult): WrkResult => ({
+  rps: (a.rps + b.rps) / 2,
+  p50ms: (a.p50ms + b.p50ms) / 2,
+  p99ms: Math.max(a.p99ms, b.p99ms),
+  errors: a.errors + b.errors,
+  non2xx: a.non2xx + b.non2xx,
+  requests: a.requests + b.requests,
+});
+
 // Warm both JITs before measuring.
+wrk(basePort, scripts.trailing, 3);
 wrk(ourPort, scripts.trailing, 3);
+const baseBefore = wrk(basePort, scripts.trailing);
+const basePostBefore = wrk(basePort, scripts.batch);
 const results: Record<string, WrkResult> = {};
-for (const [name, s] of Object.entries(scripts)) results[name] = wrk(ourPort, s);
+for (const [name, s] of Object.entries(scripts))
+  if (!only || only.includes(name)) results[name] = wrk(ourPort, s);
+const baseGet = mean(baseBefore, wrk(basePort, scripts.fund));
+const basePost = mean(basePostBefore, wrk(basePort, scripts.batch));
+base.kill('SIGTERM');
+const baseRps = baseGet.rps;
 const rssAfterLoad = rssMiB(ours.pid!);
+if (only) {
+  for (const [name, r] of Object.entries(results)) {
+    const b = name === 'batch' ? basePost.rps : baseRps;
+    console.log(
+      `${name}: ${Math.round(r.rps)} req/s, ${((r.rps / b) * 100).toFixed(0)} % of baseline ${Math.round(b)}, p99 ${r.p99ms} ms, errors ${r.errors + r.non2xx}`,
+    );
+  }
+  ours.kill('SIGTERM');
+  process.exit(0);
+}
 
 // --- hot swap under load: flip CURRENT between two snapshots while wrk runs.
 const others = listSnapshots(snapshots)
@@ -344,25 +387,6 @@ if (spawnSync('redis-server', ['--version']).status === 0) {
     await redis.stop();
   }
 }
-
-// --- the baseline, same tool, scripts and thread layout
-const basePort = await freePort();
-const base = await startProcess(
-  [
-    join(root, 'node_modules/tsx/dist/cli.mjs'),
-    join(root, 'bench/baseline-server.ts'),
-    String(basePort),
-    String(threads),
-    String(batchBytes),
-  ],
-  /baseline listening/,
-);
-wrk(basePort, scripts.trailing, 3);
-const baseGet = wrk(basePort, scripts.trailing);
-const basePost = wrk(basePort, scripts.batch);
-const baseGet2 = wrk(basePort, scripts.fund);
-base.kill('SIGTERM');
-const baseRps = (baseGet.rps + baseGet2.rps) / 2;
 
 const pct = (x: number, b: number) => `${((x / b) * 100).toFixed(0)} %`;
 const row = (label: string, r: WrkResult, b: number, target: string) =>

@@ -7,6 +7,7 @@
 import { calendarFigures, defaultCalendarRow, trailingFigures } from './returns.js';
 import { calendarRowJson, fundJson, trailingRowJson } from './rows.js';
 import { NULL_DAY, type SnapshotColumns } from './snapshot/columns.js';
+import { StringIndex } from './string-index.js';
 import {
   type CalendarFigures,
   type FundRecord,
@@ -16,7 +17,8 @@ import {
 } from './types.js';
 
 export class SnapshotLookup {
-  private readonly index = new Map<string, number>();
+  /** Code → fund index; a StringIndex since Map.get on request strings is slow (string-index.ts). */
+  private readonly index: StringIndex;
   /** Row where each fund's calendar rows start; entry [funds] is the total. */
   readonly calendarStart: Int32Array;
   /** Each fund's C12 default calendar row (absolute row index), -1 when none. */
@@ -24,7 +26,7 @@ export class SnapshotLookup {
 
   constructor(readonly cols: SnapshotColumns) {
     const f = cols.funds;
-    for (let i = 0; i < f.length; i++) this.index.set(f.code[i], i);
+    this.index = StringIndex.of(f.code);
     const cal = cols.calendar;
     this.calendarStart = new Int32Array(f.length + 1);
     this.calendarDefault = new Int32Array(f.length).fill(-1);
@@ -43,7 +45,7 @@ export class SnapshotLookup {
 
   /** Fund index for an exact, case-sensitive code (C15), or -1. */
   find(code: string): number {
-    return this.index.get(code) ?? -1;
+    return this.index.get(code);
   }
 
   series(i: number): Series {

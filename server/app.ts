@@ -9,7 +9,8 @@ import type { Answer, Params } from './answers.js';
 import * as answers from './answers.js';
 import type { Gate, GateDecision } from './gate.js';
 import { readBody } from './http/body.js';
-import { Call, type Header } from './http/call.js';
+import { Call } from './http/call.js';
+import { type HeaderBlock, headerBlock, NO_HEADERS } from './http/headers.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 import { loadUws } from './uws.js';
@@ -19,12 +20,16 @@ const NO_DATA = '{"detail":"No data loaded"}';
 const NOT_FOUND = '{"detail":"Not Found"}';
 const METHOD_NOT_ALLOWED = '{"detail":"Method Not Allowed"}';
 const TOO_LARGE = '{"detail":"Request body too large: the limit is 1 MiB"}';
+const NO_STORE = headerBlock([['Cache-Control', 'no-store']]);
+const CLOSE = headerBlock([['Connection', 'close']]);
+const RETRY_30 = headerBlock([['Retry-After', '30']]);
+const RETRY_1 = headerBlock([['Retry-After', '1']]);
 
 /** A fixed public resource: bytes and type decided at startup or snapshot swap. */
 export interface StaticResource {
   contentType: string;
   body: Buffer;
-  headers?: Header[];
+  headers?: HeaderBlock;
 }
 
 export interface AppContext {
@@ -59,14 +64,12 @@ export function createApp(ctx: AppContext): TemplatedApp {
   app.get('/healthz', (res, req) => {
     const call = new Call(res, req, 'GET', '/healthz');
     const h = ctx.health();
-    call.reply(statusLine(h.status), JSON_TYPE, h.body, [['Cache-Control', 'no-store']]);
+    call.reply(statusLine(h.status), JSON_TYPE, h.body, NO_STORE);
   });
   app.head('/healthz', (res, req) => {
     const call = new Call(res, req, 'HEAD', '/healthz');
     const h = ctx.health();
-    call.replyHead(statusLine(h.status), JSON_TYPE, Buffer.byteLength(h.body), [
-      ['Cache-Control', 'no-store'],
-    ]);
+    call.replyHead(statusLine(h.status), JSON_TYPE, Buffer.byteLength(h.body), NO_STORE);
   });
 
   const serveResource = (res: HttpResponse, req: HttpRequest, head: boolean) => {
@@ -134,10 +137,11 @@ export function createApp(ctx: AppContext): TemplatedApp {
 
   ctx.extend?.(app);
 
-  for (const [pattern, allow] of ALLOW) {
+  for (const [pattern, methods] of ALLOW) {
+    const allow = headerBlock([['Allow', methods]]);
     app.any(pattern, (res, req) => {
       const call = new Call(res, req, req.getMethod().toUpperCase(), req.getUrl());
-      call.reply('405 Method Not Allowed', JSON_TYPE, METHOD_NOT_ALLOWED, [['Allow', allow]]);
+      call.reply('405 Method Not Allowed', JSON_TYPE, METHOD_NOT_ALLOWED, allow);
     });
   }
   app.any('/*', (res, req) => {
@@ -168,11 +172,9 @@ export function gated(ctx: AppContext, call: Call, req: HttpRequest, next: () =>
 
 /** Apply a gate decision: remember its headers (C29), or answer its refusal. */
 export function applyDecision(call: Call, d: GateDecision): boolean {
-  if (d.ok) {
-    call.extraHeaders = d.headers;
-    return true;
-  }
-  call.reply(d.status, 'application/problem+json', d.body, d.headers);
+  call.extraHeaders = d.headers;
+  if (d.ok) return true;
+  call.reply(d.status, 'application/problem+json', d.body);
   return false;
 }
 
@@ -188,8 +190,7 @@ export function gatedBody(ctx: AppContext, call: Call, req: HttpRequest, next: (
   let body: Buffer | 'too-large' | null = null;
   const proceed = () => {
     if (!admitted || body === null) return;
-    if (body === 'too-large')
-      call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, [['Connection', 'close']]);
+    if (body === 'too-large') call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, CLOSE);
     else next(body);
   };
   const d = ctx.gate.admit(req.getHeader('authorization'), call.path);
@@ -221,9 +222,7 @@ export function gatedBody(ctx: AppContext, call: Call, req: HttpRequest, next: (
 }
 
 function gateFailed(call: Call): void {
-  call.reply('503 Service Unavailable', JSON_TYPE, '{"detail":"Access control is unavailable"}', [
-    ['Retry-After', '1'],
-  ]);
+  call.reply('503 Service Unavailable', JSON_TYPE, '{"detail":"Access control is unavailable"}', RETRY_1);
 }
 
 function statusLine(status: number): string {
@@ -249,7 +248,7 @@ export function parseQuery(query: string): Record<string, string | undefined> {
 }
 
 function noData(call: Call): void {
-  call.reply('503 Service Unavailable', JSON_TYPE, NO_DATA, [['Retry-After', '30']]);
+  call.reply('503 Service Unavailable', JSON_TYPE, NO_DATA, RETRY_30);
 }
 
 const STATUS_LINE: Record<number, string> = {
@@ -259,5 +258,5 @@ const STATUS_LINE: Record<number, string> = {
 };
 
 function send(call: Call, snap: ServingSnapshot, a: Answer): void {
-  call.reply(STATUS_LINE[a.status], JSON_TYPE, a.body, a.status === 200 ? snap.dataHeaders : undefined);
+  call.reply(STATUS_LINE[a.status], JSON_TYPE, a.body, a.status === 200 ? snap.dataHeaders : NO_HEADERS);
 }

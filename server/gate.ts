@@ -4,16 +4,16 @@
  * pass through `Gate.admit` before anything else runs, so they share one
  * implementation and a rejected request costs nothing.
  */
-import type { Header } from './http/call.js';
+import type { HeaderSource } from './http/headers.js';
 
 export type GateDecision =
-  | { readonly ok: true; readonly headers: readonly Header[] | null }
+  | { readonly ok: true; readonly headers: HeaderSource | null }
   | {
       readonly ok: false;
       readonly status: string;
       /** application/problem+json body (C22). */
       readonly body: string;
-      readonly headers: readonly Header[];
+      readonly headers: HeaderSource | null;
     };
 
 export interface Gate {

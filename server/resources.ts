@@ -6,6 +6,7 @@
 import { buildOpenApi } from '../schemas/openapi.js';
 import type { StaticResource } from './app.js';
 import type { ServeConfig } from './config.js';
+import { headerBlock } from './http/headers.js';
 import { apiCatalog } from './public/catalog.js';
 import { loadClaim } from './public/claim.js';
 import { docsRoutes } from './public/docs.js';
@@ -19,7 +20,7 @@ export function staticResources(config: ServeConfig): Map<string, StaticResource
   out.set('/.well-known/api-catalog', {
     contentType: catalog.headers['Content-Type'],
     body: Buffer.from(catalog.body),
-    headers: [['Link', catalog.headers.Link]],
+    headers: headerBlock([['Link', catalog.headers.Link]]),
   });
   const claim = loadClaim({ name: config.claimName, file: config.claimFile ?? undefined });
   if (claim) out.set(claim.path, { contentType: 'application/json', body: Buffer.from(claim.body) });

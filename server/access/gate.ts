@@ -4,14 +4,24 @@
  * (and rate-refused) response carries the RateLimit fields.
  *
  * The key check avoids hashing on every request: a bounded cache maps the exact
- * presented token to its table entry, and is dropped whenever the table changes (so
- * a revoke takes effect with the next table, within a second). Tokens are found by
- * hashing (SHA-256) into a Map keyed by the stored hash, so no comparison ever runs
- * over the secret itself, and keys are never logged.
+ * presented Authorization value to its table entry, and is dropped whenever the
+ * table changes (so a revoke takes effect with the next table, within a second).
+ * The cache compares a candidate in full, never stopping at the first difference
+ * (core/string-index.ts, secret mode). A new token is found by hashing it (SHA-256)
+ * into a Map keyed by the stored hash, so no comparison runs over the secret itself
+ * there, and keys are never logged.
  */
 import { createHash } from 'node:crypto';
+import { StringIndex } from '../../core/string-index.js';
 import type { Gate, GateDecision } from '../gate.js';
-import type { Header } from '../http/call.js';
+import {
+  ascii,
+  type HeaderBlock,
+  type HeaderSource,
+  type HeaderWriter,
+  headerBlock,
+  staticHeaders,
+} from '../http/headers.js';
 import { problemJson } from '../public/problems.js';
 import { looksLikeKey, parseBearer } from './keys.js';
 import { type LimitDecision, type Limiter, monthSeconds, type PlanLimits } from './model.js';
@@ -22,10 +32,12 @@ const CACHE_MAX = 10_000;
 
 export class AccessGate implements Gate {
   private byHash = new Map<string, KeyEntry>();
-  private cache = new Map<string, KeyEntry>();
-  private readonly wwwAuthenticate: Header[];
-  /** Keyed by the plan's limits object (one per plan for the life of the table). */
-  private policyCache = new Map<PlanLimits, string>();
+  /** Presented Authorization value → position in `cached` (string-index.ts: secret mode, no Map). */
+  private cache = new StringIndex({ secret: true, capacity: 64 });
+  private cached: KeyEntry[] = [];
+  private readonly wwwAuthenticate = staticHeaders(headerBlock([['WWW-Authenticate', 'Bearer']]));
+  /** RateLimit-Policy lines keyed by the plan's limits object (one per plan for the life of the table). */
+  private policyCache = new Map<PlanLimits, HeaderBlock>();
   private policyMonthSeconds = 0;
   private policyFrom = 0;
   private policyTo = -1;
@@ -34,13 +46,12 @@ export class AccessGate implements Gate {
     private readonly baseUrl: string,
     private readonly limiter: Limiter,
     private readonly now: () => number = Date.now,
-  ) {
-    this.wwwAuthenticate = [['WWW-Authenticate', 'Bearer']];
-  }
+  ) {}
 
   setTable(table: KeyTableData): void {
     this.byHash = new Map(table.entries);
-    this.cache = new Map();
+    this.cache.clear();
+    this.cached = [];
     // Limits objects arrive cloned with each table; keep the cache to this table's.
     this.policyCache = new Map();
   }
@@ -74,7 +85,7 @@ export class AccessGate implements Gate {
         'forbidden',
         `The account has no active subscription (status ${entry.status}).`,
         path,
-        [],
+        null,
       );
     }
     const d = this.limiter.admit({ id: entry.accountId, slot: entry.slot }, entry.limits, nowMs);
@@ -85,27 +96,26 @@ export class AccessGate implements Gate {
   private lookup(authorization: string): KeyEntry | undefined {
     if (authorization === '') return undefined;
     const hit = this.cache.get(authorization);
-    if (hit !== undefined) return hit;
+    if (hit >= 0) return this.cached[hit];
     const token = parseBearer(authorization);
     if (token === null || !looksLikeKey(token)) return undefined;
     const entry = this.byHash.get(createHash('sha256').update(token).digest('hex'));
     if (entry !== undefined) {
-      if (this.cache.size >= CACHE_MAX) this.cache.clear();
-      this.cache.set(authorization, entry);
+      if (this.cached.length >= CACHE_MAX) {
+        this.cache.clear();
+        this.cached = [];
+      }
+      this.cache.set(authorization, this.cached.length);
+      this.cached.push(entry);
     }
     return entry;
   }
 
   private decide(d: LimitDecision, limits: PlanLimits, nowMs: number, path: string): GateDecision {
-    const headers: Header[] = [
-      ['RateLimit-Policy', this.policy(limits, nowMs)],
-      [
-        'RateLimit',
-        `"burst";r=${d.burstRemaining};t=${d.burstReset}, "quota";r=${d.quotaRemaining};t=${d.quotaReset}`,
-      ],
-    ];
+    // Serialized here, straight into the response's header block (http/headers.ts);
+    // every part is a number or a cached line of ours.
+    const headers = new RateLimitHeaders(this.policyLine(limits, nowMs), d);
     if (d.ok) return { ok: true, headers };
-    headers.push(['Retry-After', String(d.retryAfter)]);
     const slug = d.refused ?? 'rate-limited';
     const detail =
       slug === 'quota-exceeded'
@@ -114,8 +124,8 @@ export class AccessGate implements Gate {
     return this.refuse('429 Too Many Requests', slug, detail, path, headers);
   }
 
-  /** C29 RateLimit-Policy, cached per plan limits until the month changes (its `w` is the month's length). */
-  private policy(limits: PlanLimits, nowMs: number): string {
+  /** The C29 RateLimit-Policy line, cached per plan limits until the month changes (its `w` is the month's length). */
+  private policyLine(limits: PlanLimits, nowMs: number): HeaderBlock {
     if (nowMs < this.policyFrom || nowMs >= this.policyTo) {
       const d = new Date(nowMs);
       this.policyFrom = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
@@ -125,7 +135,12 @@ export class AccessGate implements Gate {
     }
     let p = this.policyCache.get(limits);
     if (p === undefined) {
-      p = `"burst";q=${limits.burst};w=60, "quota";q=${limits.monthly};w=${this.policyMonthSeconds}`;
+      p = headerBlock([
+        [
+          'RateLimit-Policy',
+          `"burst";q=${limits.burst};w=60, "quota";q=${limits.monthly};w=${this.policyMonthSeconds}`,
+        ],
+      ]);
       this.policyCache.set(limits, p);
     }
     return p;
@@ -136,8 +151,39 @@ export class AccessGate implements Gate {
     slug: 'unauthorized' | 'forbidden' | 'rate-limited' | 'quota-exceeded',
     detail: string,
     path: string,
-    headers: readonly Header[],
+    headers: HeaderSource | null,
   ): GateDecision {
     return { ok: false, status, body: problemJson(this.baseUrl, slug, detail, path), headers };
+  }
+}
+
+const RATE_LIMIT_BURST = ascii('\r\nRateLimit: "burst";r=');
+const T = ascii(';t=');
+const QUOTA = ascii(', "quota";r=');
+const RETRY_AFTER = ascii('\r\nRetry-After: ');
+
+/**
+ * The C29 RateLimit fields of one response, plus Retry-After on a 429 (C27, C28).
+ * Kept as numbers and written as digits straight into the response's header bytes
+ * (http/headers.ts): no string is built per request.
+ */
+class RateLimitHeaders implements HeaderSource {
+  constructor(
+    private readonly policy: HeaderBlock,
+    private readonly d: LimitDecision,
+  ) {}
+
+  writeHeaders(w: HeaderWriter): void {
+    const d = this.d;
+    w.bytes(this.policy)
+      .bytes(RATE_LIMIT_BURST)
+      .uint(d.burstRemaining)
+      .bytes(T)
+      .uint(d.burstReset)
+      .bytes(QUOTA)
+      .uint(d.quotaRemaining)
+      .bytes(T)
+      .uint(d.quotaReset);
+    if (!d.ok) w.bytes(RETRY_AFTER).uint(d.retryAfter);
   }
 }

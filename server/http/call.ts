@@ -7,11 +7,17 @@
 import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 import { pack } from 'msgpackr';
 import type { HttpRequest, HttpResponse } from '../uws.js';
+import {
+  ascii,
+  type HeaderBlock,
+  type HeaderSource,
+  headerBlock,
+  headerWriter,
+  NO_HEADERS,
+} from './headers.js';
 
 /** Bodies at least this large are compressed when the client accepts it. */
 const COMPRESS_MIN_BYTES = 8 * 1024;
-
-export type Header = readonly [string, string];
 
 /** Called after every response this thread writes (sampled access logs); null: none. */
 let replyHook: ((method: string, path: string, status: string) => void) | null = null;
@@ -24,8 +30,8 @@ export class Call {
   aborted = false;
   /** True once the response may be written outside the route callback (a body is read). */
   private deferred = false;
-  /** Headers every response to this request carries (rate-limit fields, C29). */
-  extraHeaders: readonly Header[] | null = null;
+  /** Headers every response to this request carries (the gate's rate-limit fields, C29). */
+  extraHeaders: HeaderSource | null = null;
   readonly accept: string;
   readonly acceptEncoding: string;
 
@@ -57,7 +63,12 @@ export class Call {
    * for it, and large bodies are compressed when the client accepts br or gzip.
    * Inside the route callback uWS corks by itself; a deferred answer corks here.
    */
-  reply(status: string, contentType: string, body: Uint8Array | string, headers?: readonly Header[]): void {
+  reply(
+    status: string,
+    contentType: string,
+    body: Uint8Array | string,
+    headers: HeaderBlock = NO_HEADERS,
+  ): void {
     if (this.aborted) return;
     let type = contentType;
     let payload: Uint8Array | string = body;
@@ -97,22 +108,23 @@ export class Call {
     contentType: string,
     encoding: string | null,
     payload: Uint8Array | string,
-    headers: readonly Header[] | undefined,
+    headers: HeaderBlock,
   ): void {
     const res = this.res;
-    res.writeStatus(status);
-    res.writeHeader('Content-Type', type);
-    if (encoding !== null) res.writeHeader('Content-Encoding', encoding);
-    if (contentType === JSON_TYPE) res.writeHeader('Vary', 'Accept, Accept-Encoding');
-    if (headers !== undefined)
-      for (let k = 0; k < headers.length; k++) res.writeHeader(headers[k][0], headers[k][1]);
-    const extra = this.extraHeaders;
-    if (extra !== null) for (let k = 0; k < extra.length; k++) res.writeHeader(extra[k][0], extra[k][1]);
+    // uWS answers 200 OK unless told otherwise.
+    if (status !== OK) res.writeStatus(status);
+    // One writeHeader, of bytes, for all of them (see headers.ts).
+    const w = headerWriter.start(typeBytes(type));
+    if (encoding !== null) w.bytes(encoding === 'br' ? BR_LINE : GZIP_LINE);
+    if (contentType === JSON_TYPE) w.bytes(VARY_LINE);
+    if (headers.length > 0) w.bytes(headers);
+    if (this.extraHeaders !== null) this.extraHeaders.writeHeaders(w);
+    res.writeHeader(CONTENT_TYPE, w.view());
     res.end(payload);
   }
 
   /** A HEAD answer: GET's headers and length, no body. */
-  replyHead(status: string, contentType: string, length: number, headers?: readonly Header[]): void {
+  replyHead(status: string, contentType: string, length: number, headers: HeaderBlock = NO_HEADERS): void {
     if (this.aborted) return;
     const res = this.res;
     // This uWS build aborts the process if endWithoutBody runs without an abort handler.
@@ -120,11 +132,27 @@ export class Call {
       this.aborted = true;
     });
     res.writeStatus(status);
-    res.writeHeader('Content-Type', contentType);
-    if (headers) for (let k = 0; k < headers.length; k++) res.writeHeader(headers[k][0], headers[k][1]);
+    res.writeHeader(CONTENT_TYPE, headerWriter.start(typeBytes(contentType)).bytes(headers).view());
     res.endWithoutBody(length);
   }
 }
 
 const JSON_TYPE = 'application/json';
 const MSGPACK_TYPE = 'application/msgpack';
+const OK = '200 OK';
+const CONTENT_TYPE = ascii('Content-Type');
+const VARY_LINE = headerBlock([['Vary', 'Accept, Accept-Encoding']]);
+const BR_LINE = headerBlock([['Content-Encoding', 'br']]);
+const GZIP_LINE = headerBlock([['Content-Encoding', 'gzip']]);
+
+/** Content types are the server's own constants: each is encoded (and checked) once. */
+const typeCache = new Map<string, Uint8Array>();
+function typeBytes(type: string): Uint8Array {
+  let b = typeCache.get(type);
+  if (b === undefined) {
+    if (!/^[\x20-\x7e]+$/.test(type)) throw new Error(`content type ${JSON.stringify(type)} cannot be sent`);
+    b = ascii(type);
+    typeCache.set(type, b);
+  }
+  return b;
+}

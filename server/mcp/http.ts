@@ -9,6 +9,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { type AppContext, gatedBody } from '../app.js';
 import { Call } from '../http/call.js';
+import { ascii, headerBlock, headerWriter } from '../http/headers.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import type { TemplatedApp } from '../uws.js';
 import { createMcpServer, type McpServerInfo } from './server.js';
@@ -17,6 +18,7 @@ import { NO_DATA_DETAIL } from './tools.js';
 const JSON_TYPE = 'application/json';
 const NO_DATA = JSON.stringify({ detail: NO_DATA_DETAIL });
 const METHOD_NOT_ALLOWED = '{"detail":"Method Not Allowed"}';
+const ALLOW_POST = headerBlock([['Allow', 'POST']]);
 const INTERNAL = '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}';
 
 const STATUS: Record<number, string> = {
@@ -99,7 +101,7 @@ export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpS
   });
   app.any('/mcp', (res, req) => {
     const call = new Call(res, req, req.getMethod().toUpperCase(), '/mcp');
-    call.reply(STATUS[405], JSON_TYPE, METHOD_NOT_ALLOWED, [['Allow', 'POST']]);
+    call.reply(STATUS[405], JSON_TYPE, METHOD_NOT_ALLOWED, ALLOW_POST);
   });
 }
 
@@ -122,11 +124,13 @@ async function writeResponse(
     response.headers.forEach((v, k) => {
       res.writeHeader(k, v);
     });
-    if (snap !== null) for (const [k, v] of snap.dataHeaders) res.writeHeader(k, v);
-    if (call.extraHeaders) for (const [k, v] of call.extraHeaders) res.writeHeader(k, v);
     // Server time of this request (whole body in → response out; waiting for the client's
-    // body packets is not ours), for clients and the benchmark's p50.
-    res.writeHeader('Server-Timing', `mcp;dur=${(performance.now() - started).toFixed(3)}`);
+    // body packets is not ours), for clients and the benchmark's p50. Our own headers
+    // ride on its line as one block (http/headers.ts).
+    const w = headerWriter.start(ascii(`mcp;dur=${(performance.now() - started).toFixed(3)}`));
+    if (snap !== null) w.bytes(snap.dataHeaders);
+    call.extraHeaders?.writeHeaders(w);
+    res.writeHeader('Server-Timing', w.view());
     res.end(payload);
   });
 }

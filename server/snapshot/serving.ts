@@ -8,6 +8,7 @@ import { SnapshotLookup } from '../../core/lookup.js';
 import type { Manifest } from '../../core/snapshot/manifest.js';
 import { attachSnapshot } from '../../core/snapshot/reader.js';
 import { TRAILING_KEYS } from '../../core/types.js';
+import { type HeaderBlock, headerBlock } from '../http/headers.js';
 import { FundSearch } from '../search.js';
 import { PreparedRows, type PreparedShared } from './prepared.js';
 
@@ -31,8 +32,8 @@ export class ServingSnapshot {
   readonly asOf: string;
   readonly loadedAt: Date;
   readonly funds: number;
-  /** Headers of every data response (C24). */
-  readonly dataHeaders: Array<readonly [string, string]>;
+  /** Headers of every data response (C24), serialized once per snapshot. */
+  readonly dataHeaders: HeaderBlock;
   /** Reused by on-demand trailing rows on this thread (one request at a time per thread). */
   readonly scratch = new Float64Array(TRAILING_KEYS.length);
   /** Batch de-duplication marks per fund (C16), compared with a per-request stamp. */
@@ -57,6 +58,6 @@ export class ServingSnapshot {
     this.loadedAt = new Date(msg.loadedAt);
     this.funds = cols.funds.length;
     this.marks = new Int32Array(this.funds);
-    this.dataHeaders = [['X-Data-As-Of', this.asOf]];
+    this.dataHeaders = headerBlock([['X-Data-As-Of', this.asOf]]);
   }
 }
