@@ -48,6 +48,11 @@ export class SnapshotLookup {
     return this.index.get(code);
   }
 
+  /** Fund index for the code spelled by the ASCII bytes `b[start..end)`, or -1. */
+  findBytes(b: Uint8Array, start: number, end: number): number {
+    return this.index.getBytes(b, start, end);
+  }
+
   series(i: number): Series {
     const f = this.cols.funds;
     return {

@@ -39,6 +39,20 @@ describe('StringIndex', () => {
     expect(index.get('again')).toBe(3);
   });
 
+  it('finds keys from their bytes as from their strings', () => {
+    const keys = ['VFIAX', 'AA', 'AABLX', 'BRK.B', 'SPY'];
+    const index = StringIndex.of(keys);
+    const body = Buffer.from('xxVFIAX,AA,AABLX,BRK.B,SPY,SP,VFIAXX,', 'latin1');
+    const at = (word: string) => {
+      const start = body.indexOf(`${word},`);
+      return index.getBytes(body, start, start + word.length);
+    };
+    for (const [i, k] of keys.entries()) expect(at(k)).toBe(i);
+    expect(at('SP')).toBe(-1);
+    expect(at('VFIAXX')).toBe(-1);
+    expect(index.getBytes(body, 0, 0)).toBe(-1);
+  });
+
   it('keeps the first position of a repeated key', () => {
     expect(StringIndex.of(['A', 'B', 'A']).get('A')).toBe(0);
   });

@@ -6,10 +6,13 @@
 import { parseDay } from '../core/dates.js';
 import { trailingFigures } from '../core/returns.js';
 import { trailingRowJson } from '../core/rows.js';
+import { BATCH_MAX_CODES } from '../schemas/common.js';
+import { codeRanges, scanPlainCodes } from './batch-scan.js';
 import { encodeCursor } from './cursor.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
 import {
+  isJsonContentType,
   type ValidationIssue,
   validateCalendarBatchBody,
   validateCalendarParams,
@@ -124,6 +127,8 @@ export function trailingBatch(
   body: Uint8Array | string,
   contentType: string | undefined,
 ): Answer {
+  const plain = plainBatch(snap, RowKind.Trailing, body, contentType);
+  if (plain !== null) return plain;
   const v = validateTrailingBatchBody(body, contentType);
   if (!v.ok) return invalid(v.issues);
   const asOf = v.value.as_of ?? null;
@@ -143,6 +148,8 @@ export function calendarBatch(
   body: Uint8Array | string,
   contentType: string | undefined,
 ): Answer {
+  const plain = plainBatch(snap, RowKind.Calendar, body, contentType);
+  if (plain !== null) return plain;
   const v = validateCalendarBatchBody(body, contentType);
   if (!v.ok) return invalid(v.issues);
   const year = v.value.year ?? null;
@@ -162,6 +169,36 @@ function trailingAt(snap: ServingSnapshot, i: number, asOf: string): string | nu
   if (day === null) return null;
   const f = trailingFigures(snap.lookup.series(i), day, snap.scratch);
   return f === null ? null : trailingRowJson(snap.lookup.cols.funds.code[i], f);
+}
+
+/** Fund indices of the plain batch being answered (C16 order), reused per thread. */
+const plainFunds = new Int32Array(BATCH_MAX_CODES);
+
+/**
+ * A plain `{"codes":[...]}` body answered from its bytes (batch-scan.ts) with the
+ * default rows (latest trailing, C12 calendar); null for any other body, which
+ * the general path answers.
+ */
+function plainBatch(
+  snap: ServingSnapshot,
+  kind: RowKind,
+  body: Uint8Array | string,
+  contentType: string | undefined,
+): Answer | null {
+  if (typeof body === 'string' || !isJsonContentType(contentType)) return null;
+  const n = scanPlainCodes(body);
+  if (n < 0) return null;
+  // C16 as in batchFunds: request order, first place of a repeat, misses left out.
+  const stamp = snap.nextStamp();
+  const marks = snap.marks;
+  let count = 0;
+  for (let k = 0; k < n; k++) {
+    const i = snap.lookup.findBytes(body, codeRanges[2 * k], codeRanges[2 * k + 1]);
+    if (i < 0 || marks[i] === stamp) continue;
+    marks[i] = stamp;
+    plainFunds[count++] = i;
+  }
+  return { status: 200, body: joinPrepared(snap, kind, plainFunds.subarray(0, count)) };
 }
 
 /**
@@ -185,13 +222,17 @@ function batchFunds(codes: readonly string[], snap: ServingSnapshot): number[] {
 const LIST_OPEN = Buffer.from('{"data":[');
 
 /** A JSON array of prepared rows, copied once into one buffer; empty rows are skipped. */
-function joinPrepared(snap: ServingSnapshot, kind: RowKind, funds: readonly number[]): Buffer {
+function joinPrepared(snap: ServingSnapshot, kind: RowKind, funds: ArrayLike<number>): Uint8Array {
+  const joined = snap.rows.join(kind, funds, funds.length);
+  if (joined !== null) return joined;
+  // Rows too large for the join area: join in the per-thread output buffer.
   let size = 2 + funds.length;
-  for (const i of funds) size += snap.rows.rowLength(kind, i);
+  for (let k = 0; k < funds.length; k++) size += snap.rows.rowLength(kind, funds[k]);
   const out = output(size);
   out[0] = 0x5b;
   let at = 1;
-  for (const i of funds) {
+  for (let k = 0; k < funds.length; k++) {
+    const i = funds[k];
     if (snap.rows.rowLength(kind, i) === 0) continue;
     if (at > 1) out[at++] = 0x2c;
     at = snap.rows.copyRow(kind, i, out, at);

@@ -289,6 +289,24 @@ describe('trailing returns', () => {
     expect((r.json as Array<{ code: string }>).map((x) => x.code)).toEqual([codes[5], codes[2], codes[9]]);
   });
 
+  it('a plain codes-only body and the same codes with more keys answer the same bytes (C16)', async () => {
+    // {"codes":[...]} alone is answered from its bytes (server/batch-scan.ts); any
+    // other key sends it down the general parser. Both must agree, for both batches.
+    const ask = [codes[7], 'NOSUCH', codes[3], codes[7], codes[0], codes[11]];
+    for (const path of ['/v1/trailing-returns/batch', '/v1/calendar-returns/batch']) {
+      const plain = await post(path, ` { "codes" : ${JSON.stringify(ask)} } `);
+      const general = await post(path, { market: 'US', codes: ask });
+      expect(plain.status).toBe(200);
+      expect(plain.text).toBe(general.text);
+      const singles = await Promise.all(
+        [codes[7], codes[3], codes[0], codes[11]].map((c) =>
+          get(`/v1/funds/${c}/${path.startsWith('/v1/trailing') ? 'trailing' : 'calendar'}-returns`),
+        ),
+      );
+      expect(plain.json).toEqual(singles.filter((x) => x.status === 200).map((x) => x.json));
+    }
+  });
+
   it('batch with as_of equals single as_of rows (SPEC batch)', async () => {
     const r = await post('/v1/trailing-returns/batch', {
       codes: codes.slice(0, 3),
