@@ -97,9 +97,10 @@ export function createApp(ctx: AppContext): TemplatedApp {
     pattern: string,
     answer: (snap: ServingSnapshot, code: string | null, params: Params) => Answer,
   ) => {
+    const hasCode = pattern.includes(':code');
     app.get(pattern, (res, req) => {
       const call = new Call(res, req, 'GET', req.getUrl());
-      const code = pattern.includes(':code') ? pathParam(req.getParameter(0)) : null;
+      const code = hasCode ? pathParam(req.getParameter(0)) : null;
       const query = req.getQuery() ?? '';
       gated(ctx, call, req, () => {
         const snap = ctx.snapshot();
@@ -241,11 +242,14 @@ function pathParam(raw: string): string | null {
 
 /** Query string to params, last value winning as in FastAPI for scalar parameters. */
 export function parseQuery(query: string): Record<string, string | undefined> {
+  if (query.length === 0) return NO_PARAMS;
   const out: Record<string, string | undefined> = {};
-  if (query.length === 0) return out;
   for (const [k, v] of new URLSearchParams(query)) out[k] = v;
   return out;
 }
+
+/** The parameters of a request without a query string (shared: handlers only read them). */
+const NO_PARAMS: Readonly<Record<string, string | undefined>> = Object.freeze({});
 
 function noData(call: Call): void {
   call.reply('503 Service Unavailable', JSON_TYPE, NO_DATA, RETRY_30);

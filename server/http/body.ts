@@ -16,6 +16,7 @@ export function readBody(
   onBody: (body: Buffer) => void,
   onTooLarge: () => void,
 ): void {
+  call.detach();
   call.res.onAborted(() => {
     call.aborted = true;
     settle();
