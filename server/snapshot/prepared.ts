@@ -45,8 +45,10 @@ export function prepareRows(lookup: SnapshotLookup): PreparedShared {
   return { bytes, offsets: offsets.buffer as SharedArrayBuffer, funds: n };
 }
 
-/** Room after the rows for one joined batch answer (100 rows of a few hundred bytes). */
-const JOIN_SPACE = 512 * 1024;
+/** Room after the rows for one joined answer (a batch or a list page: rows of a few hundred bytes). */
+const JOIN_SPACE = 1024 * 1024;
+const OPEN = Uint8Array.of(0x5b);
+const CLOSE = Uint8Array.of(0x5d);
 
 export class PreparedRows {
   private readonly bytes: Uint8Array;
@@ -68,31 +70,39 @@ export class PreparedRows {
   }
 
   /**
-   * A JSON array of the rows of `funds[0..count)` (empty rows skipped), built in
-   * this thread's join area: valid until the next join on this thread (the response
-   * write copies it). Null when it would not fit; the caller joins elsewhere.
+   * `open`, the rows of `funds[0..count)` joined by commas (empty rows skipped),
+   * then `close`, built in this thread's join area: valid until the next join on
+   * this thread (the response write copies it). Null when it would not fit; the
+   * caller joins elsewhere.
    */
-  join(kind: RowKind, funds: ArrayLike<number>, count: number): Uint8Array | null {
+  join(
+    kind: RowKind,
+    funds: ArrayLike<number>,
+    count: number,
+    open: Uint8Array = OPEN,
+    close: Uint8Array = CLOSE,
+  ): Uint8Array | null {
     const off = this.offsets;
     const base = kind * this.funds;
-    let size = 2 + count;
+    let size = open.length + close.length + count;
     for (let k = 0; k < count; k++) size += off[base + funds[k] + 1] - off[base + funds[k]];
     if (size > JOIN_SPACE) return null;
     const b = this.bytes;
     const start = this.joinAt;
-    let at = start;
-    b[at++] = 0x5b;
+    b.set(open, start);
+    const first = start + open.length;
+    let at = first;
     for (let k = 0; k < count; k++) {
       const j = base + funds[k];
       const from = off[j];
       const to = off[j + 1];
       if (to === from) continue;
-      if (at > start + 1) b[at++] = 0x2c;
+      if (at > first) b[at++] = 0x2c;
       b.copyWithin(at, from, to);
       at += to - from;
     }
-    b[at++] = 0x5d;
-    return b.subarray(start, at);
+    b.set(close, at);
+    return b.subarray(start, at + close.length);
   }
 
   /** The serialized row; empty when there is none (a fund without calendar rows). */
