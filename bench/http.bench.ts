@@ -12,7 +12,7 @@
  * Needs wrk (apt-get install -y wrk) and a built snapshot (bench/build.bench.ts makes one).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +65,8 @@ function rssMiB(pid: number): number {
 
 interface WrkResult {
   rps: number;
+  /** Server CPU (user + system, all threads) per request, µs; NaN when not measured. */
+  cpuUs: number;
   p50ms: number;
   p99ms: number;
   errors: number;
@@ -77,7 +79,19 @@ function ms(v: string, unit: string): number {
   return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : n;
 }
 
-function wrk(port: number, script: string, duration = seconds): WrkResult {
+/** CPU ticks (user + system) of every thread of a process. */
+function cpuTicks(pid: number): number {
+  let ticks = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    const fields = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8').split(') ')[1].split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks;
+}
+const TICK_US = 1e6 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
+
+function wrk(port: number, script: string, duration = seconds, pid?: number): WrkResult {
+  const before = pid === undefined ? 0 : cpuTicks(pid);
   const r = spawnSync(
     'wrk',
     ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`],
@@ -93,8 +107,10 @@ function wrk(port: number, script: string, duration = seconds): WrkResult {
   const errors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const cpuUs = pid === undefined ? Number.NaN : ((cpuTicks(pid) - before) * TICK_US) / Math.max(1, requests);
   return {
     rps,
+    cpuUs,
     p50ms: p50 ? ms(p50[1], p50[2]) : Number.NaN,
     p99ms: p99 ? ms(p99[1], p99[2]) : Number.NaN,
     errors,
@@ -263,7 +279,9 @@ const scripts = {
 const basePort = await freePort();
 const base = await startProcess(
   [
-    join(root, 'node_modules/tsx/dist/cli.mjs'),
+    // The server itself, not a tsx wrapper process, so its CPU can be read.
+    '--import',
+    'tsx',
     join(root, 'bench/baseline-server.ts'),
     String(basePort),
     String(threads),
@@ -273,6 +291,7 @@ const base = await startProcess(
 );
 const mean = (a: WrkResult, b: WrkResult): WrkResult => ({
   rps: (a.rps + b.rps) / 2,
+  cpuUs: (a.cpuUs + b.cpuUs) / 2,
   p50ms: (a.p50ms + b.p50ms) / 2,
   p99ms: Math.max(a.p99ms, b.p99ms),
   errors: a.errors + b.errors,
@@ -283,13 +302,13 @@ const mean = (a: WrkResult, b: WrkResult): WrkResult => ({
 // Warm both JITs before measuring.
 wrk(basePort, scripts.trailing, 3);
 wrk(ourPort, scripts.trailing, 3);
-const baseBefore = wrk(basePort, scripts.trailing);
-const basePostBefore = wrk(basePort, scripts.batch);
+const baseBefore = wrk(basePort, scripts.trailing, seconds, base.pid);
+const basePostBefore = wrk(basePort, scripts.batch, seconds, base.pid);
 const results: Record<string, WrkResult> = {};
 for (const [name, s] of Object.entries(scripts))
-  if (!only || only.includes(name)) results[name] = wrk(ourPort, s);
-const baseGet = mean(baseBefore, wrk(basePort, scripts.fund));
-const basePost = mean(basePostBefore, wrk(basePort, scripts.batch));
+  if (!only || only.includes(name)) results[name] = wrk(ourPort, s, seconds, ours.pid);
+const baseGet = mean(baseBefore, wrk(basePort, scripts.fund, seconds, base.pid));
+const basePost = mean(basePostBefore, wrk(basePort, scripts.batch, seconds, base.pid));
 base.kill('SIGTERM');
 const baseRps = baseGet.rps;
 const rssAfterLoad = rssMiB(ours.pid!);
@@ -297,7 +316,7 @@ if (only) {
   for (const [name, r] of Object.entries(results)) {
     const b = name === 'batch' ? basePost.rps : baseRps;
     console.log(
-      `${name}: ${Math.round(r.rps)} req/s, ${((r.rps / b) * 100).toFixed(0)} % of baseline ${Math.round(b)}, p99 ${r.p99ms} ms, errors ${r.errors + r.non2xx}`,
+      `${name}: ${Math.round(r.rps)} req/s, ${((r.rps / b) * 100).toFixed(0)} % of baseline ${Math.round(b)}, server CPU ${r.cpuUs.toFixed(1)} µs/req, p99 ${r.p99ms} ms, errors ${r.errors + r.non2xx}`,
     );
   }
   ours.kill('SIGTERM');
@@ -333,6 +352,7 @@ if (others.length > 0) {
       const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
       resolve({
         rps,
+        cpuUs: Number.NaN,
         p50ms: Number.NaN,
         p99ms: ms(
           /99%\s+([\d.]+)(us|ms|s)/.exec(out)?.[1] ?? 'NaN',
@@ -390,7 +410,7 @@ if (spawnSync('redis-server', ['--version']).status === 0) {
 
 const pct = (x: number, b: number) => `${((x / b) * 100).toFixed(0)} %`;
 const row = (label: string, r: WrkResult, b: number, target: string) =>
-  `| ${label} | ${Math.round(r.rps).toLocaleString('en-US')} | ${pct(r.rps, b)} | ${r.p50ms.toFixed(2)} | ${r.p99ms.toFixed(2)} | ${r.errors + r.non2xx} | ${target} |`;
+  `| ${label} | ${Math.round(r.rps).toLocaleString('en-US')} | ${pct(r.rps, b)} | ${r.cpuUs.toFixed(1)} | ${r.p50ms.toFixed(2)} | ${r.p99ms.toFixed(2)} | ${r.errors + r.non2xx} | ${target} |`;
 const limit = 1.5 * (diskBytes / 2 ** 20) + 200;
 const report = [
   '# HTTP benchmark',
@@ -401,11 +421,14 @@ const report = [
     'Every request carries an API key and passes auth and limits (embedded store, limits set beyond reach). ' +
     'The 2-core machine runs wrk and the server together, so absolute figures are low; ratios are what compare.',
   '',
-  `Baseline (trivial uWS, fixed small body): ${Math.round(baseRps).toLocaleString('en-US')} req/s (p99 ${baseGet.p99ms.toFixed(2)} ms); ` +
-    `fixed ${batchBytes}-byte POST answer: ${Math.round(basePost.rps).toLocaleString('en-US')} req/s.`,
+  `Baseline (trivial uWS, fixed small body): ${Math.round(baseRps).toLocaleString('en-US')} req/s (p99 ${baseGet.p99ms.toFixed(2)} ms, ` +
+    `server CPU ${baseGet.cpuUs.toFixed(1)} µs per request); fixed ${batchBytes}-byte POST answer: ` +
+    `${Math.round(basePost.rps).toLocaleString('en-US')} req/s (${basePost.cpuUs.toFixed(1)} µs). Server CPU is the user + system ` +
+    "time of all the server's threads over a run, per request: the kernel's loopback work is most of it, and it is " +
+    'steadier than req/s on a machine that wrk shares.',
   '',
-  '| case | req/s | of baseline | p50 ms | p99 ms | errors | target |',
-  '|---|---|---|---|---|---|---|',
+  '| case | req/s | of baseline | server CPU µs/req | p50 ms | p99 ms | errors | target |',
+  '|---|---|---|---|---|---|---|---|',
   row('latest trailing, one fund', results.trailing, baseRps, '≥ 80 %, p99 < 5 ms'),
   row('fund metadata', results.fund, baseRps, '≥ 80 %, p99 < 5 ms'),
   row('default calendar year', results.calendar, baseRps, ''),
