@@ -112,8 +112,7 @@ export class AccessGate implements Gate {
   }
 
   private decide(d: LimitDecision, limits: PlanLimits, nowMs: number, path: string): GateDecision {
-    // Serialized here, straight into the response's header block (http/headers.ts);
-    // every part is a number or a cached line of ours.
+    // Kept as numbers: RateLimitHeaders writes them into the response's header bytes.
     const headers = new RateLimitHeaders(this.policyLine(limits, nowMs), d);
     if (d.ok) return { ok: true, headers };
     const slug = d.refused ?? 'rate-limited';
