@@ -75,6 +75,9 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new UsageError(`--base-url must be an http or https URL, not ${JSON.stringify(baseUrl)}`);
   }
+  if (parsed.search !== '' || parsed.hash !== '') {
+    throw new UsageError(`--base-url cannot have a query or fragment: ${JSON.stringify(baseUrl)}`);
+  }
   const claimName = stringFlag(args, 'claim-name', 'glama');
   if (!/^[a-z0-9][a-z0-9._-]*$/.test(claimName)) {
     throw new UsageError(
@@ -89,7 +92,9 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     port,
     snapshots: resolve(stringFlag(args, 'snapshots', './snapshots')),
     threads,
-    baseUrl,
+    // The URL's own serialization: ASCII (punycode host, percent-encoded path), as
+    // headers (Link) and problem `type` URLs need it.
+    baseUrl: parsed.href.replace(/\/+$/, ''),
     baseUrlDerived: stringFlag(args, 'base-url') === undefined,
     freshnessHours,
     claimFile: claimFile === undefined ? null : resolve(claimFile),
