@@ -11,17 +11,20 @@ export type GateDecision =
   | {
       readonly ok: false;
       readonly status: string;
-      /** application/problem+json body (C22). */
-      readonly body: string;
+      /**
+       * The application/problem+json body (C22) for the request path as its
+       * `instance`: rendered only for a refusal, so admitting needs no path.
+       */
+      body(instance: string): string;
       readonly headers: HeaderSource | null;
     };
 
 export interface Gate {
   /**
-   * Decide on a request from its Authorization header value and path; must not
-   * throw. Synchronous on one machine; a Promise when limits live in Redis.
+   * Decide on a request from its Authorization header value; must not throw.
+   * Synchronous on one machine; a Promise when limits live in Redis.
    */
-  admit(authorization: string, path: string): GateDecision | Promise<GateDecision>;
+  admit(authorization: string): GateDecision | Promise<GateDecision>;
 }
 
 const ADMITTED: GateDecision = { ok: true, headers: null };

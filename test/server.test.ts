@@ -289,6 +289,34 @@ describe('trailing returns', () => {
     expect((r.json as Array<{ code: string }>).map((x) => x.code)).toEqual([codes[5], codes[2], codes[9]]);
   });
 
+  it('a latest row answered directly equals the general path, headers included (C12, C24, C29)', async () => {
+    // No query string: answered without a Call (app.ts latestRow); `market=US` is
+    // the same request down the general path.
+    const c = codes[4];
+    for (const path of [
+      `/v1/funds/${c}`,
+      `/v1/funds/${c}/trailing-returns`,
+      `/v1/funds/${c}/calendar-returns`,
+    ]) {
+      const direct = await get(path);
+      const general = await get(`${path}?market=US`);
+      expect(direct.status).toBe(general.status);
+      expect(direct.text).toBe(general.text);
+      for (const h of ['content-type', 'vary', 'x-data-as-of', 'ratelimit-policy'])
+        expect(direct.headers.get(h), `${path} ${h}`).toBe(general.headers.get(h));
+      expect(direct.headers.get('ratelimit')).toMatch(/^"burst";r=\d+;t=\d+, "quota";r=\d+;t=\d+$/);
+    }
+    // A percent-encoded code is decoded first, as the general path does.
+    const encoded = await get(
+      `/v1/funds/${encodeURIComponent(c).replace(/^./, (x) => `%${x.charCodeAt(0).toString(16)}`)}`,
+    );
+    expect(encoded.text).toBe((await get(`/v1/funds/${c}`)).text);
+    // A refusal on that path is the gate's, with the request path as its instance.
+    const refused = await get(`/v1/funds/${c}`, { headers: { authorization: 'Bearer nope' } });
+    expect(refused.status).toBe(401);
+    expect((refused.json as { instance: string }).instance).toBe(`/v1/funds/${c}`);
+  });
+
   it('a plain codes-only body and the same codes with more keys answer the same bytes (C16)', async () => {
     // {"codes":[...]} alone is answered from its bytes (server/batch-scan.ts); any
     // other key sends it down the general parser. Both must agree, for both batches.

@@ -56,7 +56,7 @@ export class AccessGate implements Gate {
     this.policyCache = new Map();
   }
 
-  admit(authorization: string, path: string): GateDecision | Promise<GateDecision> {
+  admit(authorization: string): GateDecision | Promise<GateDecision> {
     const entry = this.lookup(authorization);
     if (entry === undefined) {
       return this.refuse(
@@ -65,7 +65,6 @@ export class AccessGate implements Gate {
         authorization === ''
           ? 'Missing Authorization header: send Authorization: Bearer <API key>.'
           : 'Invalid or revoked API key.',
-        path,
         this.wwwAuthenticate,
       );
     }
@@ -75,7 +74,6 @@ export class AccessGate implements Gate {
         '401 Unauthorized',
         'unauthorized',
         'This API key has expired (it was rotated).',
-        path,
         this.wwwAuthenticate,
       );
     }
@@ -84,13 +82,12 @@ export class AccessGate implements Gate {
         '403 Forbidden',
         'forbidden',
         `The account has no active subscription (status ${entry.status}).`,
-        path,
         null,
       );
     }
     const d = this.limiter.admit({ id: entry.accountId, slot: entry.slot }, entry.limits, nowMs);
-    if (d instanceof Promise) return d.then((x) => this.decide(x, entry.limits, nowMs, path));
-    return this.decide(d, entry.limits, nowMs, path);
+    if (d instanceof Promise) return d.then((x) => this.decide(x, entry.limits, nowMs));
+    return this.decide(d, entry.limits, nowMs);
   }
 
   private lookup(authorization: string): KeyEntry | undefined {
@@ -111,7 +108,7 @@ export class AccessGate implements Gate {
     return entry;
   }
 
-  private decide(d: LimitDecision, limits: PlanLimits, nowMs: number, path: string): GateDecision {
+  private decide(d: LimitDecision, limits: PlanLimits, nowMs: number): GateDecision {
     // Kept as numbers: RateLimitHeaders writes them into the response's header bytes.
     const headers = new RateLimitHeaders(this.policyLine(limits, nowMs), d);
     if (d.ok) return { ok: true, headers };
@@ -120,7 +117,7 @@ export class AccessGate implements Gate {
       slug === 'quota-exceeded'
         ? `Monthly quota of ${limits.monthly} requests used up; it resets at the start of next month (UTC) or on moving to a higher plan.`
         : `Burst limit of ${limits.burst} requests per minute exceeded; retry after ${d.retryAfter} s.`;
-    return this.refuse('429 Too Many Requests', slug, detail, path, headers);
+    return this.refuse('429 Too Many Requests', slug, detail, headers);
   }
 
   /** The C29 RateLimit-Policy line, cached per plan limits until the month changes (its `w` is the month's length). */
@@ -149,10 +146,10 @@ export class AccessGate implements Gate {
     status: string,
     slug: 'unauthorized' | 'forbidden' | 'rate-limited' | 'quota-exceeded',
     detail: string,
-    path: string,
     headers: HeaderSource | null,
   ): GateDecision {
-    return { ok: false, status, body: problemJson(this.baseUrl, slug, detail, path), headers };
+    const baseUrl = this.baseUrl;
+    return { ok: false, status, body: (instance) => problemJson(baseUrl, slug, detail, instance), headers };
   }
 }
 

@@ -77,7 +77,7 @@ export class Call {
   }
 
   wantsMsgpack(): boolean {
-    return this.accept.length > 0 && this.accept.includes('application/msgpack');
+    return wantsMsgpack(this.accept);
   }
 
   /**
@@ -95,7 +95,7 @@ export class Call {
     let type = contentType;
     let payload: Uint8Array | string = body;
     let encoding: string | null = null;
-    if (this.accept.length > 0 && type === JSON_TYPE && this.wantsMsgpack()) {
+    if (type === JSON_TYPE && wantsMsgpack(this.accept)) {
       type = MSGPACK_TYPE;
       payload = pack(
         JSON.parse(
@@ -117,30 +117,11 @@ export class Call {
         encoding = 'gzip';
       }
     }
-    if (this.deferred) this.res.cork(() => this.write(status, type, contentType, encoding, payload, headers));
-    else this.write(status, type, contentType, encoding, payload, headers);
+    const extra = this.extraHeaders;
+    if (this.deferred)
+      this.res.cork(() => write(this.res, status, type, contentType, encoding, payload, headers, extra));
+    else write(this.res, status, type, contentType, encoding, payload, headers, extra);
     if (replyHook !== null) replyHook(this.method, this.path, status);
-  }
-
-  private write(
-    status: string,
-    type: string,
-    contentType: string,
-    encoding: string | null,
-    payload: Uint8Array | string,
-    headers: HeaderBlock,
-  ): void {
-    const res = this.res;
-    // uWS answers 200 OK unless told otherwise.
-    if (status !== OK) res.writeStatus(status);
-    // One writeHeader, of bytes, for all of them (see headers.ts).
-    const w = headerWriter.start(typeBytes(type));
-    if (encoding !== null) w.bytes(encoding === 'br' ? BR_LINE : GZIP_LINE);
-    if (contentType === JSON_TYPE) w.bytes(VARY_LINE);
-    if (headers.length > 0) w.bytes(headers);
-    if (this.extraHeaders !== null) this.extraHeaders.writeHeaders(w);
-    res.writeHeader(CONTENT_TYPE, w.view());
-    res.end(payload);
   }
 
   /** A HEAD answer: GET's headers and length, no body. */
@@ -157,9 +138,58 @@ export class Call {
   }
 }
 
+/**
+ * True when `reply` would send this JSON body exactly as it is: the client did
+ * not ask for MessagePack and the body is too small to compress. The latest-row
+ * fast path (app.ts) answers only then, through `writeJsonAsIs`.
+ */
+export function repliesAsIs(accept: string, bodyBytes: number): boolean {
+  return bodyBytes < COMPRESS_MIN_BYTES && !wantsMsgpack(accept);
+}
+
+/** A 200 JSON answer written as `reply` writes one that goes as it is, with no Call. */
+export function writeJsonAsIs(
+  res: HttpResponse,
+  req: HttpRequest,
+  body: Uint8Array,
+  headers: HeaderBlock,
+  extra: HeaderSource | null,
+): void {
+  write(res, OK, JSON_TYPE, JSON_TYPE, null, body, headers, extra);
+  // The path only for a sampled log line (the request is still valid: same callback).
+  if (replyHook !== null) replyHook('GET', req.getUrl(), OK);
+}
+
+function wantsMsgpack(accept: string): boolean {
+  return accept.length > 0 && accept.includes('application/msgpack');
+}
+
+function write(
+  res: HttpResponse,
+  status: string,
+  type: string,
+  contentType: string,
+  encoding: string | null,
+  payload: Uint8Array | string,
+  headers: HeaderBlock,
+  extra: HeaderSource | null,
+): void {
+  // uWS answers 200 OK unless told otherwise.
+  if (status !== OK) res.writeStatus(status);
+  // One writeHeader, of bytes, for all of them (see headers.ts).
+  const w = headerWriter.start(type === JSON_TYPE ? JSON_BYTES : typeBytes(type));
+  if (encoding !== null) w.bytes(encoding === 'br' ? BR_LINE : GZIP_LINE);
+  if (contentType === JSON_TYPE) w.bytes(VARY_LINE);
+  if (headers.length > 0) w.bytes(headers);
+  if (extra !== null) extra.writeHeaders(w);
+  res.writeHeader(CONTENT_TYPE, w.view());
+  res.end(payload);
+}
+
 const JSON_TYPE = 'application/json';
 const MSGPACK_TYPE = 'application/msgpack';
 const OK = '200 OK';
+const JSON_BYTES = ascii(JSON_TYPE);
 const CONTENT_TYPE = ascii('Content-Type');
 const VARY_LINE = headerBlock([['Vary', 'Accept, Accept-Encoding']]);
 const BR_LINE = headerBlock([['Content-Encoding', 'br']]);
