@@ -116,7 +116,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
         send(call, snap, answer(snap, code, parseQuery(query)));
       };
       if (d === null) gated(ctx, call, req, next);
-      else proceed(call, d, next);
+      else afterGate(call, d, next);
     });
   };
   data('/v1/funds', (snap, _code, params) => answers.listFunds(snap, params));
@@ -167,11 +167,11 @@ export function createApp(ctx: AppContext): TemplatedApp {
  * synchronous gate or when an asynchronous one answers; a refusal is answered here.
  */
 export function gated(ctx: AppContext, call: Call, req: HttpRequest, next: () => void): void {
-  proceed(call, ctx.gate.admit(req.getHeader('authorization')), next);
+  afterGate(call, ctx.gate.admit(req.getHeader('authorization')), next);
 }
 
 /** Go on from a gate decision, now or when an asynchronous gate answers. */
-function proceed(call: Call, d: GateDecision | Promise<GateDecision>, next: () => void): void {
+function afterGate(call: Call, d: GateDecision | Promise<GateDecision>, next: () => void): void {
   if (!(d instanceof Promise)) {
     if (applyDecision(call, d)) next();
     return;
@@ -273,7 +273,7 @@ const ANSWERED = Symbol('answered');
  * Such a request passes validation by construction (a code in the index is a
  * valid code, C15; no parameters are the defaults) and its answer is a prepared
  * row, so once the gate admits it, it is written here with no Call, validation
- * or Answer object (0.8 µs of 8 per request, bench/reports/http-findings.md),
+ * or Answer object (about 0.5 µs of 8 per request, bench/reports/http-findings.md),
  * through the same writer `Call.reply` uses (http/call.ts). Returns ANSWERED;
  * null when the request is not one of these (the gate was not asked); or the
  * gate's decision when it did not admit at once (a refusal, or Redis still
