@@ -138,10 +138,16 @@ export class StringIndex {
   /** FNV-1a over UTF-16 units; also packs the key into qk0/qk1 when it is short. */
   private hashString(key: string): number {
     let h = 0x811c9dc5 ^ this.seed;
+    const n = key.length;
+    if (n > SHORT_MAX) {
+      // A long key (a token): just the hash, in a tight loop.
+      for (let i = 0; i < n; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+      this.qk1 = LONG;
+      return h | 0;
+    }
     let k0 = 0;
     let k1 = 0;
     let latin1 = true;
-    const n = key.length;
     for (let i = 0; i < n; i++) {
       const c = key.charCodeAt(i);
       h = Math.imul(h ^ c, 0x01000193);
@@ -150,7 +156,7 @@ export class StringIndex {
       else if (i < SHORT_MAX) k1 |= c << (8 * (i - 4));
     }
     this.qk0 = k0;
-    this.qk1 = latin1 && n <= SHORT_MAX ? k1 | (n << 24) : LONG;
+    this.qk1 = latin1 ? k1 | (n << 24) : LONG;
     return h | 0;
   }
 
@@ -183,11 +189,13 @@ export class StringIndex {
     const at = this.keyStart[id];
     const units = this.units;
     let diff = 0;
-    // In secret mode the whole key is compared whatever differs first.
     if (key !== null) {
-      for (let i = 0; i < n && (diff === 0 || this.secret); i++) diff |= units[at + i] ^ key.charCodeAt(i);
+      // In secret mode the whole key is compared whatever differs first.
+      if (this.secret) for (let i = 0; i < n; i++) diff |= units[at + i] ^ key.charCodeAt(i);
+      else for (let i = 0; i < n && diff === 0; i++) diff = units[at + i] ^ key.charCodeAt(i);
     } else if (b !== null) {
-      for (let i = 0; i < n && (diff === 0 || this.secret); i++) diff |= units[at + i] ^ b[start + i];
+      if (this.secret) for (let i = 0; i < n; i++) diff |= units[at + i] ^ b[start + i];
+      else for (let i = 0; i < n && diff === 0; i++) diff = units[at + i] ^ b[start + i];
     }
     return diff === 0;
   }

@@ -120,7 +120,10 @@ export class AccessGate implements Gate {
     return this.refuse('429 Too Many Requests', slug, detail, headers);
   }
 
-  /** The C29 RateLimit-Policy line, cached per plan limits until the month changes (its `w` is the month's length). */
+  /**
+   * The C29 RateLimit-Policy line and the start of the RateLimit line, cached per
+   * plan limits until the month changes (the policy's `w` is the month's length).
+   */
   private policyLine(limits: PlanLimits, nowMs: number): HeaderBlock {
     if (nowMs < this.policyFrom || nowMs >= this.policyTo) {
       const d = new Date(nowMs);
@@ -131,12 +134,16 @@ export class AccessGate implements Gate {
     }
     let p = this.policyCache.get(limits);
     if (p === undefined) {
-      p = headerBlock([
+      // The policy line and the fixed start of the RateLimit line, copied as one.
+      const policy = headerBlock([
         [
           'RateLimit-Policy',
           `"burst";q=${limits.burst};w=60, "quota";q=${limits.monthly};w=${this.policyMonthSeconds}`,
         ],
       ]);
+      p = new Uint8Array(policy.length + RATE_LIMIT_BURST.length);
+      p.set(policy);
+      p.set(RATE_LIMIT_BURST, policy.length);
       this.policyCache.set(limits, p);
     }
     return p;
@@ -165,14 +172,14 @@ const RETRY_AFTER = ascii('\r\nRetry-After: ');
  */
 class RateLimitHeaders implements HeaderSource {
   constructor(
-    private readonly policy: HeaderBlock,
+    /** The plan's RateLimit-Policy line then `RateLimit: "burst";r=` (AccessGate.policyLine). */
+    private readonly policyAndBurst: HeaderBlock,
     private readonly d: LimitDecision,
   ) {}
 
   writeHeaders(w: HeaderWriter): void {
     const d = this.d;
-    w.bytes(this.policy)
-      .bytes(RATE_LIMIT_BURST)
+    w.bytes(this.policyAndBurst)
       .uint(d.burstRemaining)
       .bytes(T)
       .uint(d.burstReset)
