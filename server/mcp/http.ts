@@ -9,7 +9,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { type AppContext, gatedBody } from '../app.js';
 import { Call } from '../http/call.js';
-import { ascii, headerBlock, headerWriter } from '../http/headers.js';
+import { ascii, headerBlock, headerWriter, requestHeader } from '../http/headers.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import type { TemplatedApp } from '../uws.js';
 import { createMcpServer, type McpServerInfo } from './server.js';
@@ -78,7 +78,7 @@ export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpS
     req.forEach((k, v) => {
       if (k !== 'content-length' && k !== 'transfer-encoding') headers.push([k, v]);
     });
-    const url = `http://${req.getHeader('host') || 'localhost'}/mcp`;
+    const url = `http://${req.getHeader(requestHeader.host) || 'localhost'}/mcp`;
     const answer = (raw: Buffer) => {
       const started = performance.now();
       const snap = ctx.snapshot();
