@@ -13,12 +13,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchArgs } from './setup.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'bin', 'fundreturns.js');
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2)
-  args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
+const args = benchArgs();
 const funds = Number(args.get('funds') ?? 32000);
 const dir = args.get('dir') ?? '/tmp/fr-bench';
 const to = args.get('to') ?? '2026-11-20';

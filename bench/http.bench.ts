@@ -18,12 +18,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listSnapshots, readCurrent, setCurrent } from '../builder/publish.js';
 import { seededRandom } from '../test/seeded-random.js';
+import { benchArgs, DEFAULT_SNAPSHOTS } from './setup.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2)
-  args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
-const snapshots = args.get('snapshots') ?? '/tmp/fr-bench/snapshots';
+const args = benchArgs();
+const snapshots = args.get('snapshots') ?? DEFAULT_SNAPSHOTS;
 const seconds = Number(args.get('seconds') ?? 10);
 const connections = Number(args.get('connections') ?? 64);
 const threads = Number(args.get('threads') ?? 2);

@@ -7,23 +7,15 @@
  *   npm run build && npx tsx bench/lookup.bench.ts [--snapshots /tmp/fr-bench/snapshots]
  */
 import { Bench } from 'tinybench';
-import { readCurrent } from '../builder/publish.js';
 import { parseDay } from '../core/dates.js';
 import { trailingFigures } from '../core/returns.js';
 import { trailingRowJson } from '../core/rows.js';
 import { TRAILING_KEYS } from '../core/types.js';
-import { loadForServing } from '../server/snapshot/manager.js';
 import { RowKind } from '../server/snapshot/prepared.js';
-import { ServingSnapshot } from '../server/snapshot/serving.js';
 import { validateTrailingBatchBody, validateTrailingParams } from '../server/validation.js';
+import { benchArgs, servingSnapshot } from './setup.js';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2)
-  args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
-const snapshots = args.get('snapshots') ?? '/tmp/fr-bench/snapshots';
-const current = readCurrent(snapshots);
-if (!current) throw new Error(`no snapshot in ${snapshots}`);
-const serving = new ServingSnapshot(await loadForServing(snapshots, current));
+const { snap: serving } = await servingSnapshot(benchArgs());
 const { lookup, rows } = serving;
 const codes = lookup.cols.funds.code;
 const n = codes.length;

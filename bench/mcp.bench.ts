@@ -16,22 +16,15 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Bench } from 'tinybench';
 import { z } from 'zod';
-import { readCurrent } from '../builder/publish.js';
 import { MCP_TOOL_INPUT_SCHEMAS } from '../schemas/index.js';
 import * as answers from '../server/answers.js';
 import { handleMcpPost } from '../server/mcp/http.js';
 import { createMcpServer, serverInfo } from '../server/mcp/server.js';
 import { callTool } from '../server/mcp/tools.js';
-import { loadForServing } from '../server/snapshot/manager.js';
-import { ServingSnapshot } from '../server/snapshot/serving.js';
+import { benchArgs, servingSnapshot } from './setup.js';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2)
-  args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
-const snapshots = args.get('snapshots') ?? '/tmp/fr-bench/snapshots';
-const current = readCurrent(snapshots);
-if (!current) throw new Error(`no snapshot in ${snapshots}`);
-const snap = new ServingSnapshot(await loadForServing(snapshots, current));
+const args = benchArgs();
+const { snap, id: current } = await servingSnapshot(args);
 const codes = snap.lookup.cols.funds.code;
 const n = codes.length;
 const info = serverInfo('bench');
