@@ -17,18 +17,10 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { Manifest } from '../core/snapshot/manifest.js';
+import { fsyncDir } from '../core/snapshot/writer.js';
 
 export const CURRENT_FILE = 'CURRENT';
 const TMP_PREFIX = '.tmp-';
-
-function fsyncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** The live snapshot's directory name, or null when nothing is published. */
 export function readCurrent(snapshotsDir: string): string | null {

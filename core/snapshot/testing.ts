@@ -3,6 +3,7 @@
  * generator): deterministic, valid by construction, with nulls in every nullable
  * column and non-ASCII text, and fast enough to make 100M rows in a few seconds.
  */
+import { seededRandom } from '../../test/seeded-random.js';
 import { fromYmd, toYmd } from '../dates.js';
 import { TRAILING_KEYS } from '../types.js';
 import { NULL_DAY, type SnapshotColumns } from './columns.js';
@@ -16,23 +17,11 @@ export interface SyntheticOptions {
   endDay?: number;
 }
 
-/** mulberry32: tiny, fast and good enough for test data. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function syntheticColumns(opts: SyntheticOptions): SnapshotColumns {
   const F = opts.funds;
   const N = opts.observations;
   if (N < F) throw new Error('need at least one observation per fund');
-  const rand = rng(opts.seed ?? 1);
+  const rand = seededRandom(opts.seed ?? 1);
   const endDay = opts.endDay ?? fromYmd(2025, 6, 30);
 
   // Lengths vary around the mean in ± pairs so they still sum to N.

@@ -169,7 +169,7 @@ function writeFully(fd: number, buf: Uint8Array): void {
 }
 
 /** So that the new directory entries survive a crash, not just the file contents. */
-function fsyncDir(dir: string): void {
+export function fsyncDir(dir: string): void {
   const fd = openSync(dir, 'r');
   try {
     fsyncSync(fd);
