@@ -6,6 +6,7 @@
  * copy in memory whatever the thread count.
  */
 import type { SnapshotLookup } from '../../core/lookup.js';
+import { BATCH_MAX_CODES, LIMIT_MAX } from '../../schemas/common.js';
 
 export enum RowKind {
   Fund = 0,
@@ -45,8 +46,10 @@ export function prepareRows(lookup: SnapshotLookup): PreparedShared {
   return { bytes, offsets: offsets.buffer as SharedArrayBuffer, funds: n };
 }
 
-/** Room after the rows for one joined answer (a batch or a list page: rows of a few hundred bytes). */
-const JOIN_SPACE = 1024 * 1024;
+/** The most rows one answer joins: a list page (LIMIT_MAX) or a batch (BATCH_MAX_CODES). */
+const MAX_JOIN_ROWS = Math.max(LIMIT_MAX, BATCH_MAX_CODES);
+/** Room for what surrounds the rows: `{"data":[` and `],"next_cursor":"…"}` at most. */
+const MAX_JOIN_FRAME = 1024;
 const OPEN = Uint8Array.of(0x5b);
 const CLOSE = Uint8Array.of(0x5d);
 
@@ -61,19 +64,22 @@ export class PreparedRows {
     // A thread-local copy (a few tens of MB): V8 copies out of shared memory byte by
     // byte with relaxed atomics, 3× slower per row than out of an ordinary buffer.
     // The join area lives in the same buffer so joining is copyWithin, a memmove
-    // with no view made per row.
-    this.joinAt = shared.bytes.byteLength;
-    this.bytes = new Uint8Array(this.joinAt + JOIN_SPACE);
-    this.bytes.set(new Uint8Array(shared.bytes));
+    // with no view made per row; it is sized for the largest answer, so a join
+    // always fits.
     this.offsets = new Int32Array(shared.offsets);
     this.funds = shared.funds;
+    let longest = 0;
+    for (let j = 0; j < 3 * this.funds; j++)
+      longest = Math.max(longest, this.offsets[j + 1] - this.offsets[j]);
+    this.joinAt = shared.bytes.byteLength;
+    this.bytes = new Uint8Array(this.joinAt + MAX_JOIN_ROWS * (longest + 1) + MAX_JOIN_FRAME);
+    this.bytes.set(new Uint8Array(shared.bytes));
   }
 
   /**
    * `open`, the rows of `funds[0..count)` joined by commas (empty rows skipped),
    * then `close`, built in this thread's join area: valid until the next join on
-   * this thread (the response write copies it). Null when it would not fit; the
-   * caller joins elsewhere.
+   * this thread (the response write copies it).
    */
   join(
     kind: RowKind,
@@ -81,12 +87,11 @@ export class PreparedRows {
     count: number,
     open: Uint8Array = OPEN,
     close: Uint8Array = CLOSE,
-  ): Uint8Array | null {
+  ): Uint8Array {
+    if (count > MAX_JOIN_ROWS || open.length + close.length > MAX_JOIN_FRAME)
+      throw new RangeError(`join of ${count} rows is larger than any answer`);
     const off = this.offsets;
     const base = kind * this.funds;
-    let size = open.length + close.length + count;
-    for (let k = 0; k < count; k++) size += off[base + funds[k] + 1] - off[base + funds[k]];
-    if (size > JOIN_SPACE) return null;
     const b = this.bytes;
     const start = this.joinAt;
     b.set(open, start);
@@ -109,19 +114,5 @@ export class PreparedRows {
   row(kind: RowKind, i: number): Uint8Array {
     const j = kind * this.funds + i;
     return this.bytes.subarray(this.offsets[j], this.offsets[j + 1]);
-  }
-
-  rowLength(kind: RowKind, i: number): number {
-    const j = kind * this.funds + i;
-    return this.offsets[j + 1] - this.offsets[j];
-  }
-
-  /** Copy a row into `target` at `at`; returns the position after it. */
-  copyRow(kind: RowKind, i: number, target: Buffer, at: number): number {
-    const j = kind * this.funds + i;
-    const from = this.offsets[j];
-    const to = this.offsets[j + 1];
-    target.set(this.bytes.subarray(from, to), at);
-    return at + (to - from);
   }
 }
