@@ -202,6 +202,15 @@ describe('funds', () => {
       expect((await get(`/v1/funds/${encodeURIComponent(lower)}`)).status).toBe(404);
   });
 
+  it('the largest page (limit=1000) lists the first 1000 funds whole (C18, C19)', async () => {
+    const r = await get('/v1/funds?limit=1000');
+    expect(r.status).toBe(200);
+    expect(schemaErrors('FundList', r.json)).toBeNull();
+    const body = r.json as { data: Array<{ code: string }>; next_cursor: string | null };
+    expect(body.data.map((d) => d.code)).toEqual(codes.slice(0, 1000));
+    expect(body.next_cursor === null).toBe(codes.length <= 1000);
+  });
+
   it('a list walk visits every fund once in code order, under each filter (C18)', async () => {
     const filters = ['', 'type=ETF', 'type=FUND', 'exchange=NMFQS', 'q=fund', 'q=a&type=FUND', 'country=USA'];
     for (const f of filters) {
