@@ -63,8 +63,7 @@ export class Call {
    * awaited): keep what a later reply reads from the request, which dies now.
    */
   detach(): void {
-    if (this.encodings === null && this.req !== null)
-      this.encodings = this.req.getHeader(requestHeader.acceptEncoding);
+    void this.acceptEncoding;
     this.req = null;
   }
 
@@ -76,10 +75,6 @@ export class Call {
       this.aborted = true;
     });
     return this;
-  }
-
-  wantsMsgpack(): boolean {
-    return wantsMsgpack(this.accept);
   }
 
   /**
