@@ -4,7 +4,7 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { unpack } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCurrent } from '../builder/publish.js';
@@ -413,6 +413,22 @@ describe('trailing returns', () => {
     });
     expect(gz.enc).toBe('gzip');
     expect(JSON.parse(gunzipSync(gz.body).toString()).length).toBe(100);
+    // A large GET answered within its route callback reads Accept-Encoding there.
+    const br = await new Promise<{ enc: string | undefined; body: Buffer }>((resolve, reject) => {
+      const req = request(
+        `${server.url}/v1/funds?limit=100`,
+        { headers: { ...access.headers, 'accept-encoding': 'gzip, br' } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ enc: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(br.enc).toBe('br');
+    expect(JSON.parse(brotliDecompressSync(br.body).toString()).data).toHaveLength(100);
   });
 });
 
