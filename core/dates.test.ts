@@ -6,9 +6,11 @@ import {
   formatDay,
   fromYmd,
   parseDay,
+  parseDayAt,
   parseDayBytes,
   toYmd,
   weekday,
+  writeDayBytes,
 } from './dates.js';
 
 describe('day numbers', () => {
@@ -29,6 +31,16 @@ describe('day numbers', () => {
     expect(formatDay(fromYmd(2024, 2, 29))).toBe('2024-02-29');
     expect(parseDay('2024-02-29')).toBe(fromYmd(2024, 2, 29));
     expect(formatDay(fromYmd(1, 1, 1))).toBe('0001-01-01');
+  });
+
+  it('writes the same YYYY-MM-DD as bytes and parses it inside a longer string', () => {
+    const b = new Uint8Array(12);
+    for (let day = fromYmd(1, 1, 1); day <= fromYmd(9999, 12, 31); day += 311) {
+      expect(writeDayBytes(b, 1, day)).toBe(11);
+      expect(Buffer.from(b.subarray(1, 11)).toString('latin1')).toBe(formatDay(day));
+      expect(parseDayAt(`as_of=${formatDay(day)}`, 6)).toBe(day);
+    }
+    expect(parseDayAt('as_of=2015-02-29', 6)).toBeNull();
   });
 
   it('rejects impossible and malformed dates rather than rolling them over (C36)', () => {

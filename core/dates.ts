@@ -98,15 +98,36 @@ export function formatDay(day: Day): string {
   return `${ys}-${pad2(m)}-${pad2(d)}`;
 }
 
+/** `formatDay(day)` written as 10 ASCII bytes at `b[at]` (years 0..9999); returns the end. */
+export function writeDayBytes(b: Uint8Array, at: number, day: Day): number {
+  const { y, m, d } = toYmd(day);
+  b[at] = 0x30 + ((y / 1000) | 0);
+  b[at + 1] = 0x30 + (((y / 100) | 0) % 10);
+  b[at + 2] = 0x30 + (((y / 10) | 0) % 10);
+  b[at + 3] = 0x30 + (y % 10);
+  b[at + 4] = 0x2d;
+  b[at + 5] = 0x30 + ((m / 10) | 0);
+  b[at + 6] = 0x30 + (m % 10);
+  b[at + 7] = 0x2d;
+  b[at + 8] = 0x30 + ((d / 10) | 0);
+  b[at + 9] = 0x30 + (d % 10);
+  return at + 10;
+}
+
 /**
  * Strict YYYY-MM-DD parse, or null. Rejects impossible dates (2015-02-29), signs,
  * missing zero padding and anything after the day. Years 0001..9999.
  */
 export function parseDay(s: string): Day | null {
-  if (s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return null;
-  const y = digits(s, 0, 4);
-  const m = digits(s, 5, 7);
-  const d = digits(s, 8, 10);
+  return s.length === 10 ? parseDayAt(s, 0) : null;
+}
+
+/** `parseDay` of the 10 characters s[from..from+10) (the caller checks they exist). */
+export function parseDayAt(s: string, from: number): Day | null {
+  if (s.charCodeAt(from + 4) !== 45 || s.charCodeAt(from + 7) !== 45) return null;
+  const y = digits(s, from, from + 4);
+  const m = digits(s, from + 5, from + 7);
+  const d = digits(s, from + 8, from + 10);
   if (y < 1 || m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) return null;
   return fromYmd(y, m, d);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatPercent } from './format.js';
+import { formatPercent, PERCENT_JSON_MAX, percentJson, writePercentJson } from './format.js';
 
 const SPEC_REGEX = /^(?!^[-+.]*$)[+-]?0*\d*\.?\d*$/;
 
@@ -67,5 +67,21 @@ describe('C1 percent strings', () => {
       expect(s).toMatch(SPEC_REGEX);
       expect(s).toMatch(/^-?\d+\.\d{4}$/);
     }
+  });
+
+  it('the byte form writes exactly percentJson, within PERCENT_JSON_MAX bytes (C1)', () => {
+    const b = new Uint8Array(PERCENT_JSON_MAX + 8);
+    const check = (x: number) => {
+      b.fill(0x7e);
+      const end = writePercentJson(b, 3, x);
+      expect(Buffer.from(b.subarray(3, end)).toString('latin1'), String(x)).toBe(percentJson(x));
+      expect(end - 3).toBeLessThanOrEqual(PERCENT_JSON_MAX);
+      // Nothing is written past the end it reports.
+      expect(b[end]).toBe(0x7e);
+    };
+    for (const x of [0, -0, 1e-9, -1e-9, 0.03125, -0.03125, 99999.99994, -99999.99996, 1e5, 1e21, -1e22])
+      check(x);
+    for (const x of [Number.NaN, Number.POSITIVE_INFINITY, -Number.MAX_VALUE, Number.MAX_VALUE]) check(x);
+    for (let i = 0; i < 50_000; i++) check((Math.random() - 0.5) * 10 ** Math.floor(Math.random() * 14 - 3));
   });
 });

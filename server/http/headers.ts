@@ -15,6 +15,8 @@
  * into a block, never request input, and `headerBlock` refuses anything but
  * printable ASCII, so no value can split a line.
  */
+import { writeUint } from '../../core/format.js';
+
 export type Header = readonly [string, string];
 
 /** Pre-encoded header lines, each "\r\nName: value"; empty is none. */
@@ -87,25 +89,7 @@ export class HeaderWriter {
     if (this.n + 20 > this.buf.length) this.grow(20);
     let x = Math.floor(v);
     if (!(x >= 0 && x <= Number.MAX_SAFE_INTEGER)) x = 0;
-    // Digits counted first, then written from the right; small integers stay in int32 arithmetic.
-    let digits = 1;
-    for (let p = 10; p <= x; p *= 10) digits++;
-    const buf = this.buf;
-    let at = this.n + digits;
-    this.n = at;
-    if (x <= 0x7fffffff) {
-      let y = x | 0;
-      do {
-        const q = (y / 10) | 0;
-        buf[--at] = 48 + y - q * 10;
-        y = q;
-      } while (y > 0);
-    } else {
-      do {
-        buf[--at] = 48 + (x % 10);
-        x = Math.floor(x / 10);
-      } while (x > 0);
-    }
+    this.n = writeUint(this.buf, this.n, x);
     return this;
   }
 
