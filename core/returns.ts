@@ -148,20 +148,22 @@ export function trailingFigures(
   requested?: Day,
   out: Float64Array = new Float64Array(TRAILING_KEYS.length),
 ): TrailingFigures | null {
-  const a = requested === undefined ? s.start + s.length - 1 : lastIndexOnOrBefore(s, requested);
+  const a = requested === undefined ? s.start + s.length - 1 : anchorIndex(s, requested);
   if (a < 0) return null;
   const anchor = s.date[a];
   const end = s.value[a];
   const monthEnd = isLastTradingDayOfMonth(anchor);
   const { y, m, d } = toYmd(anchor);
+  const starts = periodStarts;
+  for (let k = 0; k < RULE_LIST.length; k++) starts[k] = periodStart(RULE_LIST[k], anchor, y, m, d, monthEnd);
+  touchBases(s, a, starts);
   for (let k = 0; k < RULE_LIST.length; k++) {
     const rule = RULE_LIST[k];
     if (rule.kind === 'inception') {
       out[k] = sinceInception(s, a);
       continue;
     }
-    const start = periodStart(rule, anchor, y, m, d, monthEnd);
-    const b = baseIndexBefore(s, a, start);
+    const b = baseIndexBefore(s, a, starts[k]);
     if (b < 0) {
       out[k] = Number.NaN;
     } else if (rule.kind === 'months' && rule.years >= 2) {
@@ -173,51 +175,92 @@ export function trailingFigures(
   return { asOf: anchor, values: out };
 }
 
-/** Trading days per calendar day (252 / 365), to guess where a start date sits in a series. */
-const OBS_PER_DAY = 0.69;
+/** Each period's start date for the row being computed (NaN: inception), reused. */
+const periodStarts = new Float64Array(RULE_LIST.length);
+
+/** Where touchBases leaves its sum, so its loads are not dropped as unused. */
+const touched = new Float64Array(1);
+
+/**
+ * Load the observation each base lookup will start from, all in one loop with no
+ * branch on the loaded values. In a series far larger than the CPU caches each is a
+ * cache miss; issued together they overlap instead of being paid one after another.
+ */
+function touchBases(s: Series, a: number, starts: Float64Array): void {
+  const dates = s.date;
+  const values = s.value;
+  const first = s.start;
+  const d0 = dates[first];
+  const span = (a - first) / (dates[a] - d0);
+  let sum = values[first];
+  for (let k = 0; k < starts.length; k++) {
+    const g = first + Math.floor((starts[k] - d0) * span);
+    if (g >= first && g < a) sum += dates[g] + values[g];
+  }
+  touched[0] = sum;
+}
 
 /**
  * baseIndex restricted to observations before index `a` (every start precedes the
- * anchor). The series of 32,000 funds is far larger than the CPU caches, so a plain
- * binary search costs a cache miss per step; guessing the index from the date gap
- * and galloping from the guess touches a few neighbouring lines instead.
+ * anchor).
  */
 function baseIndexBefore(s: Series, a: number, start: Day): number {
+  if (s.date[s.start] > start) return -1;
+  const b = indexBefore(s, a, start);
+  return start - s.date[b] > MAX_BASE_GAP_DAYS ? -1 : b;
+}
+
+/**
+ * The last index whose date is on or before `day`, given dates[s.start] <= day <
+ * dates[hi]. The series of 32,000 funds is far larger than the CPU caches, so a
+ * plain binary search costs a cache miss per step; guessing the index from the
+ * date gap and galloping from the guess touches a few neighbouring lines instead.
+ */
+function indexBefore(s: Series, hi0: number, day: Day): number {
   const dates = s.date;
   const first = s.start;
-  if (dates[first] > start) return -1;
-  // Invariant wanted: dates[lo] <= start < dates[hi]; dates[a] > start holds already.
-  let guess = a - Math.floor((dates[a] - start) * OBS_PER_DAY);
-  if (guess < first) guess = first;
+  // Interpolate over the fund's own density: holidays and thin early years even out.
+  const d0 = dates[first];
+  let guess = first + Math.floor(((day - d0) * (hi0 - first)) / (dates[hi0] - d0));
+  if (guess >= hi0) guess = hi0 - 1;
   let lo: number;
   let hi: number;
-  if (dates[guess] <= start) {
+  if (dates[guess] <= day) {
     lo = guess;
     let step = 1;
     hi = lo + step;
-    while (hi < a && dates[hi] <= start) {
+    while (hi < hi0 && dates[hi] <= day) {
       lo = hi;
       step *= 2;
       hi = lo + step;
     }
-    if (hi > a) hi = a;
+    if (hi > hi0) hi = hi0;
   } else {
     hi = guess;
     let step = 1;
     lo = hi - step;
-    while (lo > first && dates[lo] > start) {
+    while (lo > first && dates[lo] > day) {
       hi = lo;
       step *= 2;
       lo = hi - step;
     }
     if (lo < first) lo = first;
   }
+  // Invariant: dates[lo] <= day < dates[hi].
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
-    if (dates[mid] <= start) lo = mid;
+    if (dates[mid] <= day) lo = mid;
     else hi = mid;
   }
-  return start - dates[lo] > MAX_BASE_GAP_DAYS ? -1 : lo;
+  return lo;
+}
+
+/** lastIndexOnOrBefore by galloping back from the latest observation (indexBefore). */
+function anchorIndex(s: Series, day: Day): number {
+  const last = s.start + s.length - 1;
+  if (last < s.start || s.date[s.start] > day) return -1;
+  if (s.date[last] <= day) return last;
+  return indexBefore(s, last, day);
 }
 
 /** C7: since the first observation; annualized over the span when it is ≥ 2 years. */
