@@ -3,9 +3,9 @@
  * lookup, and the row bytes or the error. REST routes and MCP tools both call
  * these, so an agent and an API client get the same figures and the same errors.
  */
-import { parseDay } from '../core/dates.js';
+import { type Day, parseDay } from '../core/dates.js';
 import { trailingFigures } from '../core/returns.js';
-import { trailingRowJson } from '../core/rows.js';
+import { ByteSink, writeTrailingRow } from '../core/rows.js';
 import { BATCH_MAX_CODES } from '../schemas/common.js';
 import { codeRanges, scanPlainCodes } from './batch-scan.js';
 import { encodeCursor } from './cursor.js';
@@ -78,7 +78,8 @@ export function getTrailing(snap: ServingSnapshot, code: string | null, params: 
   const i = snap.lookup.find(v.value.code);
   if (i < 0) return unknownFund(v.value.code);
   if (v.value.as_of === null) return { status: 200, body: snap.rows.row(RowKind.Trailing, i) };
-  const row = trailingAt(snap, i, v.value.as_of);
+  const day = parseDay(v.value.as_of);
+  const row = day === null ? null : trailingRowAt(snap, i, day);
   if (row === null) return notFound(`Fund ${v.value.code} has no data on or before ${v.value.as_of}`);
   return { status: 200, body: row };
 }
@@ -112,12 +113,18 @@ export function trailingBatch(
   const asOf = v.value.as_of ?? null;
   const funds = batchFunds(v.value.codes, snap);
   if (asOf === null) return { status: 200, body: joinPrepared(snap, RowKind.Trailing, funds) };
-  const rows: string[] = [];
-  for (const i of funds) {
-    const row = trailingAt(snap, i, asOf);
-    if (row !== null) rows.push(row);
+  const day = parseDay(asOf);
+  onDemand.at = 0;
+  onDemand.byte(0x5b);
+  if (day !== null) {
+    for (const i of funds) {
+      const before = onDemand.at;
+      if (before > 1) onDemand.byte(0x2c);
+      if (!appendTrailingAt(snap, i, day)) onDemand.at = before;
+    }
   }
-  return { status: 200, body: `[${rows.join(',')}]` };
+  onDemand.byte(0x5d);
+  return { status: 200, body: onDemand.view() };
 }
 
 /** POST /v1/calendar-returns/batch (C14). */
@@ -142,11 +149,24 @@ export function calendarBatch(
   return { status: 200, body: `[${rows.join(',')}]` };
 }
 
-function trailingAt(snap: ServingSnapshot, i: number, asOf: string): string | null {
-  const day = parseDay(asOf);
-  if (day === null) return null;
+/** On-demand rows of this thread, written as bytes (one request at a time per thread). */
+const onDemand = new ByteSink();
+
+/**
+ * Fund i's trailing row anchored at `day` (C3), or null when the fund has no
+ * observation on or before it: a view valid until this thread's next such row
+ * (the response write copies it).
+ */
+export function trailingRowAt(snap: ServingSnapshot, i: number, day: Day): Uint8Array | null {
+  onDemand.at = 0;
+  return appendTrailingAt(snap, i, day) ? onDemand.view() : null;
+}
+
+function appendTrailingAt(snap: ServingSnapshot, i: number, day: Day): boolean {
   const f = trailingFigures(snap.lookup.series(i), day, snap.scratch);
-  return f === null ? null : trailingRowJson(snap.lookup.cols.funds.code[i], f);
+  if (f === null) return false;
+  writeTrailingRow(onDemand, snap.rows.row(RowKind.Code, i), f);
+  return true;
 }
 
 /** Fund indices of the plain batch being answered (C16 order), reused per thread. */

@@ -5,6 +5,7 @@
  * default calendar, fund metadata) and from core's maths otherwise.
  */
 
+import { type Day, parseDayAt } from '../core/dates.js';
 import type { Answer, Params } from './answers.js';
 import * as answers from './answers.js';
 import type { Gate, GateDecision } from './gate.js';
@@ -95,7 +96,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
 
   /**
    * A GET data route: gate, snapshot, then the transport-free answer. A route with
-   * a prepared `latest` row first tries to answer it directly (latestRow).
+   * a prepared `latest` row first tries to answer it directly (directRow).
    */
   const data = (
     pattern: string,
@@ -106,8 +107,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
     app.get(pattern, (res, req) => {
       const code = hasCode ? pathParam(req.getParameter(0)) : null;
       const query = req.getQuery() ?? '';
-      const d =
-        latest !== null && query === '' && code !== null ? latestRow(ctx, res, req, code, latest) : null;
+      const d = latest !== null && code !== null ? directRow(ctx, res, req, code, latest, query) : null;
       if (d === ANSWERED) return;
       const call = new Call(res, req, 'GET', req.getUrl());
       const next = () => {
@@ -267,35 +267,55 @@ const NO_PARAMS: Readonly<Record<string, string | undefined>> = Object.freeze({}
 
 const ANSWERED = Symbol('answered');
 
+/** The one query a direct answer takes: `as_of=YYYY-MM-DD` on trailing returns. */
+const AS_OF_QUERY = 'as_of=';
+const AS_OF_QUERY_LENGTH = AS_OF_QUERY.length + 10;
+
 /**
- * The latest row (fund, latest trailing, C12 calendar) of a code the snapshot
- * has, asked with no query string and not as MessagePack: most of the traffic.
- * Such a request passes validation by construction (a code in the index is a
- * valid code, C15; no parameters are the defaults) and its answer is a prepared
- * row, so once the gate admits it, it is written here with no Call, validation
- * or Answer object (about 0.5 µs of 8 per request, bench/reports/http-findings.md),
- * through the same writer `Call.reply` uses (http/call.ts). Returns ANSWERED;
- * null when the request is not one of these (the gate was not asked); or the
- * gate's decision when it did not admit at once (a refusal, or Redis still
- * deciding), which the general path then carries on from, so a request is
- * never counted twice.
+ * The commonest requests, answered straight from the route callback: a code the
+ * snapshot has, asked as JSON, for its latest row (fund, latest trailing, C12
+ * calendar: no query string) or for its trailing row on a date (exactly
+ * `?as_of=YYYY-MM-DD`). Such a request passes validation by construction (a code in
+ * the index is a valid code, C15; a date parseDay takes is a valid as_of; no other
+ * parameter means the defaults), so once the gate admits it, the prepared row or the
+ * row computed into bytes (answers.trailingRowAt) is written here with no Call,
+ * validation or Answer object (bench/reports/http-findings.md), through the same
+ * writer `Call.reply` uses (http/call.ts).
+ *
+ * Returns ANSWERED; null when the request is not one of these (the gate was not
+ * asked); or the gate's decision when it did not answer here (a refusal, Redis
+ * still deciding, or an admitted as_of with no row: a 404), which the general path
+ * then carries on from, so a request is never counted twice.
  */
-function latestRow(
+function directRow(
   ctx: AppContext,
   res: HttpResponse,
   req: HttpRequest,
   code: string,
   kind: RowKind,
+  query: string,
 ): typeof ANSWERED | GateDecision | Promise<GateDecision> | null {
+  let day: Day | null = null;
+  if (query !== '') {
+    if (kind !== RowKind.Trailing || query.length !== AS_OF_QUERY_LENGTH || !query.startsWith(AS_OF_QUERY))
+      return null;
+    day = parseDayAt(query, AS_OF_QUERY.length);
+    if (day === null) return null;
+  }
   const snap = ctx.snapshot();
   if (snap === null) return null;
   const i = snap.lookup.find(code);
   if (i < 0) return null;
-  const row = snap.rows.row(kind, i);
+  const prepared = day === null ? snap.rows.row(kind, i) : null;
   // An empty calendar row is the general path's 404.
-  if (row.byteLength === 0 || !repliesAsIs(req.getHeader(requestHeader.accept), row.byteLength)) return null;
+  if (prepared !== null && prepared.byteLength === 0) return null;
+  if (!repliesAsIs(req.getHeader(requestHeader.accept), prepared === null ? 0 : prepared.byteLength))
+    return null;
   const d = ctx.gate.admit(req.getHeader(requestHeader.authorization));
   if (d instanceof Promise || !d.ok) return d;
+  // An as_of row is computed only once admitted (C23: the gate comes first).
+  const row = day === null ? prepared : answers.trailingRowAt(snap, i, day);
+  if (row === null || !repliesAsIs('', row.byteLength)) return d;
   writeJsonAsIs(res, req, row, snap.dataHeaders, d.headers);
   return ANSWERED;
 }

@@ -299,7 +299,7 @@ describe('trailing returns', () => {
   });
 
   it('a latest row answered directly equals the general path, headers included (C12, C24, C29)', async () => {
-    // No query string: answered without a Call (app.ts latestRow); `market=US` is
+    // No query string: answered without a Call (app.ts directRow); `market=US` is
     // the same request down the general path.
     const c = codes[4];
     for (const path of [
@@ -324,6 +324,38 @@ describe('trailing returns', () => {
     const refused = await get(`/v1/funds/${c}`, { headers: { authorization: 'Bearer nope' } });
     expect(refused.status).toBe(401);
     expect((refused.json as { instance: string }).instance).toBe(`/v1/funds/${c}`);
+  });
+
+  it('an as_of row answered directly equals the general path, headers included (C3, C24, C29)', async () => {
+    // Exactly `?as_of=YYYY-MM-DD` is answered from the route callback (app.ts
+    // directRow); adding `market=US` sends the same request down the general path.
+    const cases: Array<[string, string]> = [];
+    for (const c of [codes[4], codes[6], codes[8]]) {
+      const fund = (await get(`/v1/funds/${c}`)).json as { min_return_date: string; max_return_date: string };
+      const mid = new Date((Date.parse(fund.min_return_date) + Date.parse(fund.max_return_date)) / 2);
+      cases.push([c, fund.max_return_date], [c, mid.toISOString().slice(0, 10)], [c, '2099-12-31']);
+    }
+    for (const [c, asOf] of cases) {
+      const path = `/v1/funds/${c}/trailing-returns?as_of=${asOf}`;
+      const direct = await get(path);
+      const general = await get(`${path}&market=US`);
+      expect(direct.status).toBe(200);
+      expect(direct.text).toBe(general.text);
+      for (const h of ['content-type', 'vary', 'x-data-as-of', 'ratelimit-policy'])
+        expect(direct.headers.get(h), `${path} ${h}`).toBe(general.headers.get(h));
+      expect(direct.headers.get('ratelimit')).toMatch(/^"burst";r=\d+;t=\d+, "quota";r=\d+;t=\d+$/);
+      expect(schemaErrors('TrailingReturns', direct.json)).toBeNull();
+    }
+    // No row on that date: the general path's 404; a date parseDay refuses: its 422.
+    const early = await get(`/v1/funds/${codes[4]}/trailing-returns?as_of=1800-01-02`);
+    expect(early.status).toBe(404);
+    expect(early.headers.get('ratelimit')).toMatch(/^"burst";r=\d+/);
+    expect((await get(`/v1/funds/${codes[4]}/trailing-returns?as_of=2023-02-29`)).status).toBe(422);
+    // A refusal on that path is the gate's, whatever the date.
+    const refused = await get(`/v1/funds/${codes[4]}/trailing-returns?as_of=2024-03-28`, {
+      headers: { authorization: 'Bearer nope' },
+    });
+    expect(refused.status).toBe(401);
   });
 
   it('a plain codes-only body and the same codes with more keys answer the same bytes (C16)', async () => {
@@ -354,6 +386,22 @@ describe('trailing returns', () => {
       codes.slice(0, 3).map((c) => get(`/v1/funds/${c}/trailing-returns?as_of=2022-06-30`)),
     );
     expect(r.json).toEqual(singles.filter((s) => s.status === 200).map((s) => s.json));
+  });
+
+  it('a batch as_of leaves out funds with no row on that date, byte for byte (C3, C16)', async () => {
+    // A date between the funds' first observations: some have a row, some do not.
+    const ask = codes.slice(0, 10);
+    const firsts = await Promise.all(
+      ask.map(
+        async (c) => ((await get(`/v1/funds/${c}`)).json as { min_return_date: string }).min_return_date,
+      ),
+    );
+    const asOf = [...firsts].sort()[5];
+    const r = await post('/v1/trailing-returns/batch', { codes: ['NOSUCH', ...ask, ask[0]], as_of: asOf });
+    const singles = await Promise.all(ask.map((c) => get(`/v1/funds/${c}/trailing-returns?as_of=${asOf}`)));
+    const found = singles.filter((x) => x.status === 200);
+    expect(found.length).toBeGreaterThan(0);
+    expect(r.text).toBe(`[${found.map((x) => x.text).join(',')}]`);
   });
 
   it('0 and 101 codes, wrong types, bad JSON and non-JSON bodies are 422 (C20, C21)', async () => {

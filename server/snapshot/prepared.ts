@@ -12,35 +12,40 @@ export enum RowKind {
   Fund = 0,
   Trailing = 1,
   Calendar = 2,
+  /** The code as a JSON string: the start of every row computed per request (as_of). */
+  Code = 3,
 }
+
+const KINDS = 4;
 
 export interface PreparedShared {
   bytes: SharedArrayBuffer;
-  /** Int32 offsets, 3 × funds + 1: kind k of fund i is bytes[off[k·F+i] .. off[k·F+i+1]). */
+  /** Int32 offsets, KINDS × funds + 1: kind k of fund i is bytes[off[k·F+i] .. off[k·F+i+1]). */
   offsets: SharedArrayBuffer;
   funds: number;
 }
 
 export function prepareRows(lookup: SnapshotLookup): PreparedShared {
   const n = lookup.fundCount;
-  const parts: string[] = new Array(3 * n);
+  const parts: string[] = new Array(KINDS * n);
   for (let i = 0; i < n; i++) {
-    parts[i] = lookup.fundJson(i);
-    parts[n + i] = lookup.latestTrailingJson(i);
+    parts[RowKind.Fund * n + i] = lookup.fundJson(i);
+    parts[RowKind.Trailing * n + i] = lookup.latestTrailingJson(i);
     // A fund without calendar rows has an empty slice: the handler answers 404.
-    parts[2 * n + i] = lookup.defaultCalendarJson(i) ?? '';
+    parts[RowKind.Calendar * n + i] = lookup.defaultCalendarJson(i) ?? '';
+    parts[RowKind.Code * n + i] = JSON.stringify(lookup.cols.funds.code[i]);
   }
   const encoder = new TextEncoder();
   let capacity = 0;
   for (const p of parts) capacity += p.length * 3;
   const scratch = new Uint8Array(capacity);
-  const offsets = new Int32Array(new SharedArrayBuffer(4 * (3 * n + 1)));
+  const offsets = new Int32Array(new SharedArrayBuffer(4 * (KINDS * n + 1)));
   let at = 0;
   for (let j = 0; j < parts.length; j++) {
     offsets[j] = at;
     at += encoder.encodeInto(parts[j], scratch.subarray(at)).written;
   }
-  offsets[3 * n] = at;
+  offsets[KINDS * n] = at;
   const bytes = new SharedArrayBuffer(at);
   new Uint8Array(bytes).set(scratch.subarray(0, at));
   return { bytes, offsets: offsets.buffer as SharedArrayBuffer, funds: n };
@@ -69,7 +74,7 @@ export class PreparedRows {
     this.offsets = new Int32Array(shared.offsets);
     this.funds = shared.funds;
     let longest = 0;
-    for (let j = 0; j < 3 * this.funds; j++)
+    for (let j = 0; j < KINDS * this.funds; j++)
       longest = Math.max(longest, this.offsets[j + 1] - this.offsets[j]);
     this.joinAt = shared.bytes.byteLength;
     this.bytes = new Uint8Array(this.joinAt + MAX_JOIN_ROWS * (longest + 1) + MAX_JOIN_FRAME);
