@@ -8,7 +8,7 @@ import { trailingFigures } from '../core/returns.js';
 import { ByteSink, writeTrailingRow } from '../core/rows.js';
 import { BATCH_MAX_CODES } from '../schemas/common.js';
 import { codeRanges, scanPlainCodes } from './batch-scan.js';
-import { encodeCursor } from './cursor.js';
+import { cursorLength, writeCursor } from './cursor.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
 import {
@@ -55,11 +55,23 @@ export function listFunds(snap: ServingSnapshot, params: Params): Answer {
   });
   const ids = page.indices;
   const last = ids.length > 0 ? ids[ids.length - 1] : -1;
-  const next =
-    page.more && last >= 0 ? JSON.stringify(encodeCursor(snap.lookup.cols.funds.code[last])) : 'null';
-  // Codes may be non-ASCII: the cursor's tail is encoded as UTF-8.
-  const tail = next === 'null' ? LIST_END : Buffer.from(`],"next_cursor":${next}}`);
+  const tail = page.more && last >= 0 ? listTail(snap.lookup.cols.funds.code[last]) : LIST_END;
   return { status: 200, body: snap.rows.join(RowKind.Fund, ids, ids.length, LIST_OPEN, tail) };
+}
+
+const LIST_NEXT = Buffer.from('],"next_cursor":"');
+/** `],"next_cursor":"<cursor>"}` of this thread's page being answered (the cursor is ASCII). */
+let tailBytes = new Uint8Array(256);
+
+function listTail(lastCode: string): Uint8Array {
+  const need = LIST_NEXT.length + cursorLength(lastCode) + 2;
+  if (tailBytes.length < need) tailBytes = new Uint8Array(need);
+  const b = tailBytes;
+  b.set(LIST_NEXT);
+  let at = writeCursor(b, LIST_NEXT.length, lastCode);
+  b[at++] = 0x22;
+  b[at++] = 0x7d;
+  return b.subarray(0, at);
 }
 
 /** GET /v1/funds/{code}. `code` null: a path segment that does not even decode. */

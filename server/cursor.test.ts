@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../test/seeded-random.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { cursorLength, decodeCursor, encodeCursor, writeCursor } from './cursor.js';
 
 const payload = (...bytes: number[]) => Buffer.from(bytes).toString('base64url');
 
@@ -23,6 +23,22 @@ describe('cursor (C18)', () => {
       const cursor = encodeCursor(code);
       expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
       expect(decodeCursor(cursor)).toBe(code);
+    }
+  });
+
+  it('is base64url of the version byte and the UTF-8 code, as bytes or as a string', () => {
+    const rand = seededRandom(7);
+    const units = ['A', 'z', '0', '.', '-', ' ', 'É', 'İ', '\uFF21', '\u{1F600}', '\uD800', '\uFEFF'];
+    const b = new Uint8Array(400);
+    for (let t = 0; t < 5000; t++) {
+      let code = '';
+      const len = Math.floor(rand() * 40);
+      for (let k = 0; k < len; k++) code += units[Math.floor(rand() * units.length)];
+      const expected = Buffer.concat([Buffer.of(1), Buffer.from(code, 'utf8')]).toString('base64url');
+      expect(encodeCursor(code)).toBe(expected);
+      const end = writeCursor(b, 3, code);
+      expect(end - 3).toBeLessThanOrEqual(cursorLength(code));
+      expect(Buffer.from(b.subarray(3, end)).toString('latin1')).toBe(expected);
     }
   });
 

@@ -22,11 +22,59 @@ const BASE64URL_RE = /^[A-Za-z0-9_-]+$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function encodeCursor(lastCode: string): string {
-  const code = Buffer.from(lastCode, 'utf8');
-  const payload = Buffer.allocUnsafe(code.length + 1);
-  payload[0] = VERSION;
-  code.copy(payload, 1);
-  return payload.toString('base64url');
+  const b = new Uint8Array(cursorLength(lastCode));
+  const end = writeCursor(b, 0, lastCode);
+  return Buffer.from(b.buffer, 0, end).toString('latin1');
+}
+
+const BASE64URL = Uint8Array.from(
+  Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', 'latin1'),
+);
+const utf8Encoder = new TextEncoder();
+/** The payload being encoded (version byte, UTF-8 of the code), reused. */
+let payload = new Uint8Array(1 + MAX_PAYLOAD_BYTES);
+
+/** The most characters `writeCursor` writes for this code. */
+export function cursorLength(lastCode: string): number {
+  return Math.ceil(((1 + lastCode.length * 3) * 4) / 3);
+}
+
+/**
+ * The cursor for `lastCode` written as ASCII at b[at] (room: cursorLength); returns
+ * the end. A list page writes it straight into its answer's bytes.
+ */
+export function writeCursor(b: Uint8Array, at: number, lastCode: string): number {
+  if (payload.length < 1 + lastCode.length * 3) payload = new Uint8Array(1 + lastCode.length * 3);
+  const p = payload;
+  p[0] = VERSION;
+  let n = 1;
+  for (; n <= lastCode.length; n++) {
+    const c = lastCode.charCodeAt(n - 1);
+    if (c >= 0x80) break;
+    p[n] = c;
+  }
+  // Past the ASCII prefix (most codes have none): the encoder's UTF-8.
+  if (n <= lastCode.length) n += utf8Encoder.encodeInto(lastCode.slice(n - 1), p.subarray(n)).written;
+  let o = at;
+  let i = 0;
+  for (; i + 3 <= n; i += 3) {
+    const v = (p[i] << 16) | (p[i + 1] << 8) | p[i + 2];
+    b[o++] = BASE64URL[v >>> 18];
+    b[o++] = BASE64URL[(v >>> 12) & 63];
+    b[o++] = BASE64URL[(v >>> 6) & 63];
+    b[o++] = BASE64URL[v & 63];
+  }
+  if (n - i === 1) {
+    const v = p[i] << 16;
+    b[o++] = BASE64URL[v >>> 18];
+    b[o++] = BASE64URL[(v >>> 12) & 63];
+  } else if (n - i === 2) {
+    const v = (p[i] << 16) | (p[i + 1] << 8);
+    b[o++] = BASE64URL[v >>> 18];
+    b[o++] = BASE64URL[(v >>> 12) & 63];
+    b[o++] = BASE64URL[(v >>> 6) & 63];
+  }
+  return o;
 }
 
 /** The code a cursor encodes, or null when it is not a cursor this server could have issued. */
