@@ -12,6 +12,7 @@ import type { Gate, GateDecision } from './gate.js';
 import { readBody } from './http/body.js';
 import { Call, repliesAsIs, writeJsonAsIs } from './http/call.js';
 import { type HeaderBlock, headerBlock, NO_HEADERS, requestHeader } from './http/headers.js';
+import { parseQuery } from './http/query.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
@@ -253,17 +254,6 @@ function pathParam(raw: string): string | null {
     return null;
   }
 }
-
-/** Query string to params, last value winning as in FastAPI for scalar parameters. */
-export function parseQuery(query: string): Record<string, string | undefined> {
-  if (query.length === 0) return NO_PARAMS;
-  const out: Record<string, string | undefined> = {};
-  for (const [k, v] of new URLSearchParams(query)) out[k] = v;
-  return out;
-}
-
-/** The parameters of a request without a query string (shared: handlers only read them). */
-const NO_PARAMS: Readonly<Record<string, string | undefined>> = Object.freeze({});
 
 const ANSWERED = Symbol('answered');
 
