@@ -227,6 +227,11 @@ export class FundSearch {
   private readonly countryOf: Int32Array;
   private readonly exchangeOf: Int32Array;
 
+  /** A page's trigram lists, walked lists and their positions, reused page after page. */
+  private readonly gramScratch: number[] = [];
+  private readonly walkedScratch = new Int32Array(MAX_PROBES + 1);
+  private readonly posScratch = new Int32Array(MAX_PROBES + 1);
+
   constructor(funds: FundColumns) {
     const F = funds.length;
     this.count = F;
@@ -375,7 +380,9 @@ export class FundSearch {
     }
 
     let needle = '';
-    const gramLists: number[] = [];
+    // Reused per page (a thread answers one request at a time): no arrays per request.
+    const gramLists = this.gramScratch;
+    gramLists.length = 0;
     if (query.q !== undefined && query.q !== '') {
       needle = query.q.toLowerCase();
       const n = needle.length;
@@ -401,7 +408,13 @@ export class FundSearch {
     }
 
     const count = this.listCount;
-    gramLists.sort((a, b) => count[a] - count[b]);
+    // Shortest first; a few lists, so an insertion sort (no comparator closure).
+    for (let x = 1; x < gramLists.length; x++) {
+      const g = gramLists[x];
+      let y = x - 1;
+      for (; y >= 0 && count[gramLists[y]] > count[g]; y--) gramLists[y + 1] = gramLists[y];
+      gramLists[y + 1] = g;
+    }
 
     // The driver is the shortest of all lists; a filter that does not drive is checked
     // through typeOf & co., one compare, instead of as a probe.
@@ -410,12 +423,14 @@ export class FundSearch {
     if (wantCountry >= 0 && (driver < 0 || count[wantCountry] < count[driver])) driver = wantCountry;
     if (wantExchange >= 0 && (driver < 0 || count[wantExchange] < count[driver])) driver = wantExchange;
     // walked[0] is the driver, the rest are probes; pos holds each sparse list's position.
-    const walked = [driver];
-    for (const g of gramLists) {
-      if (g !== driver && walked.length <= MAX_PROBES) walked.push(g);
+    const walked = this.walkedScratch;
+    walked[0] = driver;
+    let W = 1;
+    for (let x = 0; x < gramLists.length; x++) {
+      const g = gramLists[x];
+      if (g !== driver && W <= MAX_PROBES) walked[W++] = g;
     }
-    const W = walked.length;
-    const pos = new Int32Array(W);
+    const pos = this.posScratch;
     for (let j = 0; j < W; j++) pos[j] = this.sparseStart[walked[j]];
 
     const typeOf = this.typeOf;
