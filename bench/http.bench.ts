@@ -66,6 +66,13 @@ interface WrkResult {
   rps: number;
   /** Server CPU (user + system, all threads) per request, µs; NaN when not measured. */
   cpuUs: number;
+  /**
+   * Times per request a server thread was preempted while it could still run
+   * (involuntary context switches); NaN when not measured. On a 2-core machine
+   * shared with wrk this grows with the CPU a request takes, and each costs more
+   * than the switch itself: caches and TLB are refilled afterwards.
+   */
+  preemptions: number;
   p50ms: number;
   p99ms: number;
   errors: number;
@@ -87,10 +94,20 @@ function cpuTicks(pid: number): number {
   }
   return ticks;
 }
+/** Involuntary context switches of every thread of a process. */
+function preemptions(pid: number): number {
+  let n = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    const status = readFileSync(`/proc/${pid}/task/${t}/status`, 'utf8');
+    n += Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  }
+  return n;
+}
 const TICK_US = 1e6 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
 
 function wrk(port: number, script: string, duration = seconds, pid?: number): WrkResult {
   const before = pid === undefined ? 0 : cpuTicks(pid);
+  const switchesBefore = pid === undefined ? 0 : preemptions(pid);
   const r = spawnSync(
     'wrk',
     ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`],
@@ -107,9 +124,12 @@ function wrk(port: number, script: string, duration = seconds, pid?: number): Wr
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const cpuUs = pid === undefined ? Number.NaN : ((cpuTicks(pid) - before) * TICK_US) / Math.max(1, requests);
+  const preempted =
+    pid === undefined ? Number.NaN : (preemptions(pid) - switchesBefore) / Math.max(1, requests);
   return {
     rps,
     cpuUs,
+    preemptions: preempted,
     p50ms: p50 ? ms(p50[1], p50[2]) : Number.NaN,
     p99ms: p99 ? ms(p99[1], p99[2]) : Number.NaN,
     errors,
@@ -291,6 +311,7 @@ const base = await startProcess(
 const mean = (a: WrkResult, b: WrkResult): WrkResult => ({
   rps: (a.rps + b.rps) / 2,
   cpuUs: (a.cpuUs + b.cpuUs) / 2,
+  preemptions: (a.preemptions + b.preemptions) / 2,
   p50ms: (a.p50ms + b.p50ms) / 2,
   p99ms: Math.max(a.p99ms, b.p99ms),
   errors: a.errors + b.errors,
@@ -352,6 +373,7 @@ if (others.length > 0) {
       resolve({
         rps,
         cpuUs: Number.NaN,
+        preemptions: Number.NaN,
         p50ms: Number.NaN,
         p99ms: ms(
           /99%\s+([\d.]+)(us|ms|s)/.exec(out)?.[1] ?? 'NaN',
@@ -409,25 +431,25 @@ if (spawnSync('redis-server', ['--version']).status === 0) {
 
 const pct = (x: number, b: number) => `${((x / b) * 100).toFixed(0)} %`;
 const row = (label: string, r: WrkResult, b: number, target: string) =>
-  `| ${label} | ${Math.round(r.rps).toLocaleString('en-US')} | ${pct(r.rps, b)} | ${r.cpuUs.toFixed(1)} | ${r.p50ms.toFixed(2)} | ${r.p99ms.toFixed(2)} | ${r.errors + r.non2xx} | ${target} |`;
+  `| ${label} | ${Math.round(r.rps).toLocaleString('en-US')} | ${pct(r.rps, b)} | ${r.cpuUs.toFixed(1)} | ${r.preemptions.toFixed(3)} | ${r.p50ms.toFixed(2)} | ${r.p99ms.toFixed(2)} | ${r.errors + r.non2xx} | ${target} |`;
 const limit = 1.5 * (diskBytes / 2 ** 20) + 200;
 const report = [
   '# HTTP benchmark',
   '',
-  `Run: \`npm run build && npx tsx bench/http.bench.ts --snapshots ${snapshots}\` on ${new Date().toISOString().slice(0, 10)}; ` +
+  `Run: \`npm run build && npx tsx bench/http.bench.ts --snapshots ${snapshots}${threads === 2 ? '' : ` --threads ${threads}`}\` on ${new Date().toISOString().slice(0, 10)}; ` +
     `wrk -t2 -c${connections} -d${seconds}s on loopback; server and baseline with ${threads} worker threads; ` +
     `snapshot ${manifest.counts.funds} funds, ${manifest.counts.observations.toLocaleString('en-US')} observations. ` +
     'Every request carries an API key and passes auth and limits (embedded store, limits set beyond reach). ' +
     'The 2-core machine runs wrk and the server together, so absolute figures are low; ratios are what compare.',
   '',
   `Baseline (trivial uWS, fixed small body): ${Math.round(baseRps).toLocaleString('en-US')} req/s (p99 ${baseGet.p99ms.toFixed(2)} ms, ` +
-    `server CPU ${baseGet.cpuUs.toFixed(1)} µs per request); fixed ${batchBytes}-byte POST answer: ` +
+    `server CPU ${baseGet.cpuUs.toFixed(1)} µs and ${baseGet.preemptions.toFixed(3)} preemptions per request); fixed ${batchBytes}-byte POST answer: ` +
     `${Math.round(basePost.rps).toLocaleString('en-US')} req/s (${basePost.cpuUs.toFixed(1)} µs). Server CPU is the user + system ` +
     "time of all the server's threads over a run, per request: the kernel's loopback work is most of it, and it is " +
     'steadier than req/s on a machine that wrk shares.',
   '',
-  '| case | req/s | of baseline | server CPU µs/req | p50 ms | p99 ms | errors | target |',
-  '|---|---|---|---|---|---|---|---|',
+  '| case | req/s | of baseline | server CPU µs/req | preempted /req | p50 ms | p99 ms | errors | target |',
+  '|---|---|---|---|---|---|---|---|---|',
   row('latest trailing, one fund', results.trailing, baseRps, '≥ 80 %, p99 < 5 ms'),
   row('fund metadata', results.fund, baseRps, '≥ 80 %, p99 < 5 ms'),
   row('default calendar year', results.calendar, baseRps, ''),
@@ -448,5 +470,9 @@ const report = [
 ].join('\n');
 console.log(report);
 mkdirSync(join(root, 'bench', 'reports'), { recursive: true });
-writeFileSync(join(root, 'bench', 'reports', 'http.md'), `${report}\n`);
+// The 2-thread run is the one the targets are judged on; other layouts get their own report.
+writeFileSync(
+  join(root, 'bench', 'reports', threads === 2 ? 'http.md' : `http-threads-${threads}.md`),
+  `${report}\n`,
+);
 process.exit(0);
