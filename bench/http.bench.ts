@@ -437,7 +437,7 @@ const report = [
   '# HTTP benchmark',
   '',
   `Run: \`npm run build && npx tsx bench/http.bench.ts --snapshots ${snapshots}${threads === 2 ? '' : ` --threads ${threads}`}\` on ${new Date().toISOString().slice(0, 10)}; ` +
-    `wrk -t2 -c${connections} -d${seconds}s on loopback; server and baseline with ${threads} worker threads; ` +
+    `wrk -t2 -c${connections} -d${seconds}s on loopback; server and baseline with ${threads} worker thread${threads === 1 ? '' : 's'}; ` +
     `snapshot ${manifest.counts.funds} funds, ${manifest.counts.observations.toLocaleString('en-US')} observations. ` +
     'Every request carries an API key and passes auth and limits (embedded store, limits set beyond reach). ' +
     'The 2-core machine runs wrk and the server together, so absolute figures are low; ratios are what compare.',
@@ -464,7 +464,7 @@ const report = [
     ? `Hot swap under load (CURRENT flipped twice during 15 s of wrk on latest trailing): ${swap.requests.toLocaleString('en-US')} requests, ${swap.errors} socket errors, ${swap.non2xx} non-2xx.`
     : 'Hot swap under load: skipped (only one snapshot in the directory).',
   '',
-  `RSS with the snapshot loaded (${threads} threads): ${rssLoaded.toFixed(0)} MiB after start, ${rssAfterLoad.toFixed(0)} MiB after the load runs, ` +
+  `RSS with the snapshot loaded (${threads} thread${threads === 1 ? '' : 's'}): ${rssLoaded.toFixed(0)} MiB after start, ${rssAfterLoad.toFixed(0)} MiB after the load runs, ` +
     `${Number.isNaN(rssAfterSwap) ? 'n/a' : `${rssAfterSwap.toFixed(0)} MiB`} once the swaps are done; snapshot on disk ${(diskBytes / 2 ** 20).toFixed(0)} MiB; ` +
     `limit 1.5 × disk + 200 MiB = ${limit.toFixed(0)} MiB.`,
 ].join('\n');
