@@ -62,15 +62,20 @@ export function writePercentJson(b: Uint8Array, at: number, x: number): number {
     b[p++] = 0x2d;
     a = -n;
   }
-  const whole = Math.floor(a / 10000);
-  let dec = a - whole * 10000;
-  p = writeUint(b, p, whole);
+  // |n| < 1e9 here, so int32 arithmetic throughout.
+  const whole = (a / 10000) | 0;
+  const dec = a - whole * 10000;
+  if (whole < 10) b[p++] = 0x30 + whole;
+  else p = writeUint(b, p, whole);
+  const d01 = (dec / 100) | 0;
+  const d23 = dec - d01 * 100;
+  const d0 = (d01 / 10) | 0;
+  const d2 = (d23 / 10) | 0;
   b[p] = 0x2e;
-  for (let k = 4; k >= 1; k--) {
-    const q = (dec / 10) | 0;
-    b[p + k] = 0x30 + dec - q * 10;
-    dec = q;
-  }
+  b[p + 1] = 0x30 + d0;
+  b[p + 2] = 0x30 + d01 - d0 * 10;
+  b[p + 3] = 0x30 + d2;
+  b[p + 4] = 0x30 + d23 - d2 * 10;
   b[p + 5] = 0x22;
   return p + 6;
 }
