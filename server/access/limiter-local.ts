@@ -10,14 +10,21 @@ import { type LimitDecision, type Limiter, nextMonthStart, type PlanLimits } fro
 /** Accounts one limiter can hold; slots are assigned by the main thread. */
 export const DEFAULT_SLOTS = 1 << 17;
 
-const FIELDS = 3;
-const TAT = 0;
-const MONTH = 1;
-const USED = 2;
+/**
+ * One 64-byte cache line per slot: the lock word (int32 0) and the three figures
+ * (float64 1..3). Two threads serving one account pass its line back and forth on
+ * every request; lock and state in one line move once, not twice, and no two
+ * accounts share a line.
+ */
+const SLOT_BYTES = 64;
+const INTS_PER_SLOT = SLOT_BYTES / 4;
+const FLOATS_PER_SLOT = SLOT_BYTES / 8;
+const TAT = 1;
+const MONTH = 2;
+const USED = 3;
 
 export interface LimiterShared {
-  locks: SharedArrayBuffer;
-  state: SharedArrayBuffer;
+  slots: SharedArrayBuffer;
 }
 
 export class LocalLimiter implements Limiter {
@@ -30,16 +37,14 @@ export class LocalLimiter implements Limiter {
   private monthKey = 0;
 
   constructor(shared: LimiterShared) {
-    this.locks = new Int32Array(shared.locks);
-    this.state = new Float64Array(shared.state);
-    this.slots = this.locks.length;
+    // Two views of one buffer: the lock words and the figures of each slot's line.
+    this.locks = new Int32Array(shared.slots);
+    this.state = new Float64Array(shared.slots);
+    this.slots = shared.slots.byteLength / SLOT_BYTES;
   }
 
   static create(slots = DEFAULT_SLOTS): { limiter: LocalLimiter; shared: LimiterShared } {
-    const shared = {
-      locks: new SharedArrayBuffer(4 * slots),
-      state: new SharedArrayBuffer(8 * FIELDS * slots),
-    };
+    const shared = { slots: new SharedArrayBuffer(SLOT_BYTES * slots) };
     return { limiter: new LocalLimiter(shared), shared };
   }
 
@@ -55,13 +60,13 @@ export class LocalLimiter implements Limiter {
 
   private lock(slot: number): void {
     // Critical sections are a few arithmetic operations: spinning beats parking.
-    while (Atomics.compareExchange(this.locks, slot, 0, 1) !== 0) {
+    while (Atomics.compareExchange(this.locks, slot * INTS_PER_SLOT, 0, 1) !== 0) {
       /* spin */
     }
   }
 
   private unlock(slot: number): void {
-    Atomics.store(this.locks, slot, 0);
+    Atomics.store(this.locks, slot * INTS_PER_SLOT, 0);
   }
 
   admit(account: { readonly slot: number }, limits: PlanLimits, nowMs: number): LimitDecision {
@@ -72,7 +77,7 @@ export class LocalLimiter implements Limiter {
     const T = 60_000 / limits.burst;
     const tau = T * (limits.burst - 1);
     const s = this.state;
-    const base = slot * FIELDS;
+    const base = slot * FLOATS_PER_SLOT;
     this.lock(slot);
     let used = s[base + MONTH] === month ? s[base + USED] : 0;
     const tatStored = s[base + TAT];
@@ -120,7 +125,7 @@ export class LocalLimiter implements Limiter {
   /** This month's count for a slot (0 when the slot last counted another month). */
   used(slot: number, nowMs: number): number {
     const month = this.month(nowMs);
-    const base = slot * FIELDS;
+    const base = slot * FLOATS_PER_SLOT;
     this.lock(slot);
     const n = this.state[base + MONTH] === month ? this.state[base + USED] : 0;
     this.unlock(slot);
@@ -130,7 +135,7 @@ export class LocalLimiter implements Limiter {
   /** Seed a slot's count for a month (server start: counts saved by the store). */
   seed(slot: number, month: string, count: number): void {
     const [y, m] = month.split('-').map(Number);
-    const base = slot * FIELDS;
+    const base = slot * FLOATS_PER_SLOT;
     this.lock(slot);
     this.state[base + MONTH] = y * 100 + m;
     this.state[base + USED] = count;
@@ -139,7 +144,7 @@ export class LocalLimiter implements Limiter {
 
   /** Reset a slot (an account was removed from its slot's history). */
   clear(slot: number): void {
-    const base = slot * FIELDS;
+    const base = slot * FLOATS_PER_SLOT;
     this.lock(slot);
     this.state[base + TAT] = 0;
     this.state[base + MONTH] = 0;
