@@ -228,7 +228,7 @@ export class FundSearch {
   private readonly exchangeOf: Int32Array;
 
   /** A page's trigram lists, walked lists and their positions, reused page after page. */
-  private readonly gramScratch: number[] = [];
+  private gramScratch = new Int32Array(64);
   private readonly walkedScratch = new Int32Array(MAX_PROBES + 1);
   private readonly posScratch = new Int32Array(MAX_PROBES + 1);
 
@@ -381,26 +381,29 @@ export class FundSearch {
 
     let needle = '';
     // Reused per page (a thread answers one request at a time): no arrays per request.
-    const gramLists = this.gramScratch;
-    gramLists.length = 0;
+    let gramLists = this.gramScratch;
+    let G = 0;
     if (query.q !== undefined && query.q !== '') {
       needle = query.q.toLowerCase();
       const n = needle.length;
       if (n <= 3) {
         const id = this.grams.get(needle, 0, n);
         if (id < 0) return empty();
-        gramLists.push(id);
+        gramLists[G++] = id;
       } else {
+        if (gramLists.length < n) gramLists = this.gramScratch = new Int32Array(n);
         for (let at = 0; at + 3 <= n; at++) {
           const id = this.grams.get(needle, at, 3);
           if (id < 0) return empty();
-          if (!gramLists.includes(id)) gramLists.push(id);
+          let seen = false;
+          for (let x = 0; x < G && !seen; x++) seen = gramLists[x] === id;
+          if (!seen) gramLists[G++] = id;
         }
       }
     }
     const verify = needle.length > 3;
 
-    if (gramLists.length === 0 && wantType < 0 && wantCountry < 0 && wantExchange < 0) {
+    if (G === 0 && wantType < 0 && wantCountry < 0 && wantExchange < 0) {
       const end = Math.min(start + limit, F);
       const indices: number[] = new Array(Math.max(0, end - start));
       for (let i = start; i < end; i++) indices[i - start] = i;
@@ -409,7 +412,7 @@ export class FundSearch {
 
     const count = this.listCount;
     // Shortest first; a few lists, so an insertion sort (no comparator closure).
-    for (let x = 1; x < gramLists.length; x++) {
+    for (let x = 1; x < G; x++) {
       const g = gramLists[x];
       let y = x - 1;
       for (; y >= 0 && count[gramLists[y]] > count[g]; y--) gramLists[y + 1] = gramLists[y];
@@ -418,7 +421,7 @@ export class FundSearch {
 
     // The driver is the shortest of all lists; a filter that does not drive is checked
     // through typeOf & co., one compare, instead of as a probe.
-    let driver = gramLists.length > 0 ? gramLists[0] : -1;
+    let driver = G > 0 ? gramLists[0] : -1;
     if (wantType >= 0 && (driver < 0 || count[wantType] < count[driver])) driver = wantType;
     if (wantCountry >= 0 && (driver < 0 || count[wantCountry] < count[driver])) driver = wantCountry;
     if (wantExchange >= 0 && (driver < 0 || count[wantExchange] < count[driver])) driver = wantExchange;
@@ -426,7 +429,7 @@ export class FundSearch {
     const walked = this.walkedScratch;
     walked[0] = driver;
     let W = 1;
-    for (let x = 0; x < gramLists.length; x++) {
+    for (let x = 0; x < G; x++) {
       const g = gramLists[x];
       if (g !== driver && W <= MAX_PROBES) walked[W++] = g;
     }
