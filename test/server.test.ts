@@ -326,6 +326,34 @@ describe('trailing returns', () => {
     expect((refused.json as { instance: string }).instance).toBe(`/v1/funds/${c}`);
   });
 
+  it('a GET asked as MessagePack carries the JSON answer and the same headers (C18, C24, C29)', async () => {
+    // Same figures, same headers apart from the type; errors carry the gate's
+    // headers but no X-Data-As-Of.
+    for (const path of [
+      '/v1/funds?limit=3',
+      `/v1/funds?q=${encodeURIComponent(codes[2].slice(0, 2))}&limit=2`,
+      `/v1/funds/${codes[5]}/calendar-returns?year=2020`,
+      `/v1/funds/${codes[5]}?market=US`,
+    ]) {
+      const direct = await get(path);
+      const packed = await fetch(`${server.url}${path}`, {
+        headers: { ...access.headers, accept: 'application/msgpack' },
+      });
+      expect(packed.status, path).toBe(direct.status);
+      if (direct.status === 200) {
+        expect(packed.headers.get('content-type')).toBe('application/msgpack');
+        expect(unpack(Buffer.from(await packed.arrayBuffer()))).toEqual(direct.json);
+        for (const h of ['vary', 'x-data-as-of', 'ratelimit-policy'])
+          expect(direct.headers.get(h), `${path} ${h}`).toBe(packed.headers.get(h));
+      }
+      expect(direct.headers.get('ratelimit')).toMatch(/^"burst";r=\d+;t=\d+, "quota";r=\d+;t=\d+$/);
+    }
+    const bad = await get('/v1/funds?limit=0');
+    expect(bad.status).toBe(422);
+    expect(bad.headers.get('ratelimit')).toMatch(/^"burst";r=\d+/);
+    expect(bad.headers.get('x-data-as-of')).toBeNull();
+  });
+
   it('an as_of row answered directly equals the general path, headers included (C3, C24, C29)', async () => {
     // Exactly `?as_of=YYYY-MM-DD` is answered from the route callback (app.ts
     // directRow); adding `market=US` sends the same request down the general path.
