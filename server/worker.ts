@@ -96,14 +96,14 @@ const ctx: AppContext = {
 if (config.accessLogSample > 0) {
   // One line in N requests: enough to see traffic without paying for a log write per request.
   const log = pino({ base: { service: 'fundreturns', thread: threadId } });
-  let n = 0;
-  onReply((method, path, status) => {
-    if (++n % config.accessLogSample === 0)
+  onReply(
+    (method, path, status) =>
       log.info(
         { method, path, status: Number.parseInt(status, 10), sample: config.accessLogSample },
         'request',
-      );
-  });
+      ),
+    config.accessLogSample,
+  );
 }
 
 const mcpInfo = serverInfo(input.version);

@@ -306,6 +306,53 @@ describe('limits (C26–C30)', () => {
     }
   });
 
+  it('logs one request in --access-log-sample, with its path and status, never the key', async () => {
+    const a = setupAccess(join(dir, 'log'), 'free', { free: { burst: 100_000, monthly: 100_000 } });
+    const server = await startServe([
+      ...a.flags,
+      '--snapshots',
+      snapshots,
+      '--threads',
+      '1',
+      '--access-log-sample',
+      '3',
+    ]);
+    try {
+      const auth = `Bearer ${a.key}`;
+      // Direct answers (a latest row, an as_of row) and general ones (a list, a 404) alike.
+      const paths = [
+        `/v1/funds/${code}`,
+        '/v1/funds?limit=1',
+        `/v1/funds/${code}/trailing-returns`,
+        `/v1/funds/${code}/trailing-returns?as_of=2020-06-30`,
+        '/v1/funds/NO-SUCH-FUND',
+        `/v1/funds/${code}/calendar-returns`,
+      ];
+      const statuses: number[] = [];
+      for (const p of paths) statuses.push((await req(server, p, auth)).status);
+      await waitFor(
+        () =>
+          server
+            .logs()
+            .split('\n')
+            .filter((l) => l.includes('"msg":"request"')).length >= 2,
+      );
+      const lines = server
+        .logs()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"request"'))
+        .map((l) => JSON.parse(l) as { path: string; status: number; sample: number });
+      expect(lines.map((l) => [l.path, l.status])).toEqual([
+        [paths[2], statuses[2]],
+        [paths[5], statuses[5]],
+      ]);
+      expect(lines.every((l) => l.sample === 3)).toBe(true);
+      expect(server.logs()).not.toContain(a.key);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('refuses a plans file with an unknown plan or a bad limit', () => {
     const bad = join(dir, 'bad-plans.json');
     writeFileSync(bad, JSON.stringify({ gold: { burst: 1, monthly: 1 } }));

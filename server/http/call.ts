@@ -20,11 +20,28 @@ import {
 /** Bodies at least this large are compressed when the client accepts it. */
 const COMPRESS_MIN_BYTES = 8 * 1024;
 
-/** Called after every response this thread writes (sampled access logs); null: none. */
+/** Called after one response in `replyEvery` this thread writes (sampled access logs); null: none. */
 let replyHook: ((method: string, path: string, status: string) => void) | null = null;
+let replyEvery = 0;
+let repliesToNext = 0;
 
-export function onReply(hook: ((method: string, path: string, status: string) => void) | null): void {
+export function onReply(
+  hook: ((method: string, path: string, status: string) => void) | null,
+  every = 1,
+): void {
   replyHook = hook;
+  replyEvery = Math.max(1, every);
+  repliesToNext = replyEvery;
+}
+
+/**
+ * True for the one response in `replyEvery` the hook sees. Decided before the
+ * hook's arguments are made: a direct answer reads its path from uWS only then.
+ */
+function sampled(): boolean {
+  if (replyHook === null || --repliesToNext > 0) return false;
+  repliesToNext = replyEvery;
+  return true;
 }
 
 export class Call {
@@ -118,7 +135,7 @@ export class Call {
     if (this.deferred)
       this.res.cork(() => write(this.res, status, type, contentType, encoding, payload, headers, extra));
     else write(this.res, status, type, contentType, encoding, payload, headers, extra);
-    if (replyHook !== null) replyHook(this.method, this.path, status);
+    if (sampled()) replyHook?.(this.method, this.path, status);
   }
 
   /** A HEAD answer: GET's headers and length, no body. */
@@ -154,7 +171,7 @@ export function writeJsonAsIs(
 ): void {
   write(res, OK, JSON_TYPE, JSON_TYPE, null, body, headers, extra);
   // The path only for a sampled log line (the request is still valid: same callback).
-  if (replyHook !== null) replyHook('GET', req.getUrl(), OK);
+  if (sampled()) replyHook?.('GET', req.getUrl(), OK);
 }
 
 function wantsMsgpack(accept: string): boolean {
