@@ -12,6 +12,7 @@ import { trailingFigures } from '../core/returns.js';
 import { trailingRowJson } from '../core/rows.js';
 import { TRAILING_KEYS } from '../core/types.js';
 import { trailingRowAt } from '../server/answers.js';
+import { scanPlainCodes } from '../server/batch-scan.js';
 import { RowKind } from '../server/snapshot/prepared.js';
 import { validateTrailingBatchBody, validateTrailingParams } from '../server/validation.js';
 import { seededRandom } from '../test/seeded-random.js';
@@ -58,6 +59,9 @@ bench
   })
   .add('validate trailing params (code, as_of)', () => {
     sink += validateTrailingParams(codes[k++ % n], { as_of: '2019-06-14' }).ok ? 1 : 0;
+  })
+  .add('scan a plain batch body of 100 codes (batch-scan.ts)', () => {
+    sink += scanPlainCodes(batchBody);
   })
   .add('validate batch body of 100 codes', () => {
     sink += validateTrailingBatchBody(batchBody, 'application/json').ok ? 1 : 0;
