@@ -5,6 +5,7 @@ import {
   endOfMonthAfter,
   formatDay,
   fromYmd,
+  monthFirstDay,
   parseDay,
   parseDayAt,
   parseDayBytes,
@@ -31,6 +32,11 @@ describe('day numbers', () => {
     expect(formatDay(fromYmd(2024, 2, 29))).toBe('2024-02-29');
     expect(parseDay('2024-02-29')).toBe(fromYmd(2024, 2, 29));
     expect(formatDay(fromYmd(1, 1, 1))).toBe('0001-01-01');
+  });
+
+  it('the first day of every month, tabled or not, is fromYmd(y, m, 1)', () => {
+    for (let y = 1700; y <= 2300; y++)
+      for (let m = 1; m <= 12; m++) expect(monthFirstDay(y * 12 + m - 1)).toBe(fromYmd(y, m, 1));
   });
 
   it('writes the same YYYY-MM-DD as bytes and parses it inside a longer string', () => {

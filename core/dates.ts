@@ -38,6 +38,26 @@ export function fromYmd(y: number, m: number, d: number): Day {
   return era * 146097 + doe - 719468;
 }
 
+/** Months whose first day is tabled: 1800-01 .. 2199-12, plus the month after. */
+const MONTH_TABLE_FIRST = 1800 * 12;
+const monthFirstDays = new Int32Array(400 * 12 + 1);
+for (let k = 0; k < monthFirstDays.length; k++) {
+  const total = MONTH_TABLE_FIRST + k;
+  const y = Math.floor(total / 12);
+  monthFirstDays[k] = fromYmd(y, total - y * 12 + 1, 1);
+}
+
+/**
+ * The first day of month `total` = y·12 + (m − 1): fromYmd(y, m, 1) from a table,
+ * with no divisions (an as_of row needs about twenty of these).
+ */
+export function monthFirstDay(total: number): Day {
+  const k = total - MONTH_TABLE_FIRST;
+  if (k >= 0 && k < monthFirstDays.length) return monthFirstDays[k];
+  const y = Math.floor(total / 12);
+  return fromYmd(y, total - y * 12 + 1, 1);
+}
+
 export function toYmd(day: Day): Ymd {
   const z = day + 719468;
   const era = Math.floor(z / 146097);

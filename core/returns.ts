@@ -6,7 +6,7 @@
  * done once, at the edge (core/format.ts), so no figure is ever rounded twice.
  */
 import { isLastTradingDayOfMonth, lastTradingDayOfYear, previousTradingDay } from './calendar.js';
-import { addMonths, type Day, daysInMonth, endOfMonthAfter, endOfYear, fromYmd, toYmd } from './dates.js';
+import { addMonths, type Day, endOfMonthAfter, endOfYear, fromYmd, monthFirstDay, toYmd } from './dates.js';
 import { type CalendarFigures, type Series, TRAILING_KEYS, type TrailingFigures } from './types.js';
 
 /** C4b: a base observation more than this many days before its start date is a gap. */
@@ -118,21 +118,21 @@ function periodStart(rule: PeriodRule, anchor: Day, y: number, m: number, d: num
     case 'months': {
       // C4: calendar months back, the day clamped; a month-end anchor starts at the target month-end.
       const total = y * 12 + (m - 1) - rule.months;
-      const ty = Math.floor(total / 12);
-      const tm = total - ty * 12 + 1;
-      const dim = daysInMonth(ty, tm);
-      return fromYmd(ty, tm, monthEnd || d > dim ? dim : d);
+      const first = monthFirstDay(total);
+      const dim = monthFirstDay(total + 1) - first;
+      return first + (monthEnd || d > dim ? dim : d) - 1;
     }
     case 'day':
       return previousTradingDay(anchor);
     case 'week':
       return anchor - 7;
     case 'ytd':
-      return fromYmd(y - 1, 12, 31);
+      // The day before 1 January: 31 December of the year before.
+      return monthFirstDay(y * 12) - 1;
     case 'mtd':
-      return fromYmd(y, m, 1) - 1;
+      return monthFirstDay(y * 12 + m - 1) - 1;
     case 'qtd':
-      return fromYmd(y, Math.floor((m - 1) / 3) * 3 + 1, 1) - 1;
+      return monthFirstDay(y * 12 + Math.floor((m - 1) / 3) * 3) - 1;
     case 'inception':
       return Number.NaN;
   }
