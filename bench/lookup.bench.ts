@@ -25,14 +25,17 @@ const n = codes.length;
 const asOf = parseDay('2019-06-14')!;
 const scratch = new Float64Array(TRAILING_KEYS.length);
 const batchBody = Buffer.from(JSON.stringify({ codes: codes.slice(0, 100) }));
-/** Random funds at random dates in 1995–2026 (spread over the whole 1.2 GB series, as the HTTP bench). */
+/** Random funds at random dates within each one's history (spread over the whole 1.2 GB series, as the HTTP bench). */
 const RANDOM = 1 << 14;
 const randomCodes: string[] = [];
 const randomDays = new Int32Array(RANDOM);
 const rand = seededRandom(12345);
 for (let j = 0; j < RANDOM; j++) {
-  randomCodes.push(codes[Math.floor(rand() * n)]);
-  randomDays[j] = parseDay('1995-01-01')! + Math.floor(rand() * 11_650);
+  const i = Math.floor(rand() * n);
+  const s = lookup.series(i);
+  const first = s.date[s.start];
+  randomCodes.push(codes[i]);
+  randomDays[j] = first + Math.floor(rand() * (s.date[s.start + s.length - 1] - first + 1));
 }
 let k = 0;
 let sink = 0;
