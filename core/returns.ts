@@ -17,21 +17,14 @@ const DAYS_PER_YEAR = 365.25;
 
 /**
  * Index of the last observation on or before `day` within the fund's slice, or -1.
- * Binary search: the series is strictly ascending (C2, verified at snapshot load).
+ * The series is strictly ascending (C2, verified at snapshot load); the search
+ * gallops back from the latest observation (indexBefore).
  */
 export function lastIndexOnOrBefore(s: Series, day: Day): number {
-  const dates = s.date;
-  let lo = s.start;
-  let hi = s.start + s.length - 1;
-  if (hi < lo || dates[lo] > day) return -1;
-  if (dates[hi] <= day) return hi;
-  // Invariant: dates[lo] <= day < dates[hi].
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >>> 1;
-    if (dates[mid] <= day) lo = mid;
-    else hi = mid;
-  }
-  return lo;
+  const last = s.start + s.length - 1;
+  if (last < s.start || s.date[s.start] > day) return -1;
+  if (s.date[last] <= day) return last;
+  return indexBefore(s, last, day);
 }
 
 /** A period measured in calendar months (1M … 30Y) or one of the special starts. */
@@ -88,17 +81,6 @@ export function previousQuarterEnd(anchor: Day): Day {
   return fromYmd(y, firstMonthOfQuarter, 1) - 1;
 }
 
-/**
- * The base price for a start date (C4, C4b, C5): the last observation on or before
- * `start`, unless there is none or it lies more than 7 days before `start`.
- * Returns the index or -1.
- */
-export function baseIndex(s: Series, start: Day): number {
-  const b = lastIndexOnOrBefore(s, start);
-  if (b < 0 || start - s.date[b] > MAX_BASE_GAP_DAYS) return -1;
-  return b;
-}
-
 /** P_end / P_base − 1 as a percent (C6 cumulative). */
 function cumulative(end: number, base: number): number {
   return (end / base - 1) * 100;
@@ -148,7 +130,7 @@ export function trailingFigures(
   requested?: Day,
   out: Float64Array = new Float64Array(TRAILING_KEYS.length),
 ): TrailingFigures | null {
-  const a = requested === undefined ? s.start + s.length - 1 : anchorIndex(s, requested);
+  const a = requested === undefined ? s.start + s.length - 1 : lastIndexOnOrBefore(s, requested);
   if (a < 0) return null;
   const anchor = s.date[a];
   const end = s.value[a];
@@ -201,8 +183,9 @@ function touchBases(s: Series, a: number, starts: Float64Array): void {
 }
 
 /**
- * baseIndex restricted to observations before index `a` (every start precedes the
- * anchor).
+ * The base price for a start date (C4, C4b, C5), among observations before the
+ * anchor `a` (every start precedes it): the last observation on or before `start`,
+ * unless there is none or it lies more than 7 days before `start`. The index or -1.
  */
 function baseIndexBefore(s: Series, a: number, start: Day): number {
   if (s.date[s.start] > start) return -1;
@@ -253,14 +236,6 @@ function indexBefore(s: Series, hi0: number, day: Day): number {
     else hi = mid;
   }
   return lo;
-}
-
-/** lastIndexOnOrBefore by galloping back from the latest observation (indexBefore). */
-function anchorIndex(s: Series, day: Day): number {
-  const last = s.start + s.length - 1;
-  if (last < s.start || s.date[s.start] > day) return -1;
-  if (s.date[last] <= day) return last;
-  return indexBefore(s, last, day);
 }
 
 /** C7: since the first observation; annualized over the span when it is ≥ 2 years. */
