@@ -129,10 +129,13 @@ export function trailingBatch(
   onDemand.at = 0;
   onDemand.byte(0x5b);
   if (day !== null) {
+    let rows = 0;
     for (const i of funds) {
+      // A fund with no row on that date is left out (C16): its comma is taken back.
       const before = onDemand.at;
-      if (before > 1) onDemand.byte(0x2c);
-      if (!appendTrailingAt(snap, i, day)) onDemand.at = before;
+      if (rows > 0) onDemand.byte(0x2c);
+      if (appendTrailingAt(snap, i, day)) rows++;
+      else onDemand.at = before;
     }
   }
   onDemand.byte(0x5d);
