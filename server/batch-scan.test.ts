@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../test/seeded-random.js';
+import { pick, seededRandom } from '../test/seeded-random.js';
 import { codeRanges, scanPlainCodes } from './batch-scan.js';
 import { validateTrailingBatchBody } from './validation.js';
 
@@ -73,7 +73,7 @@ describe('plain batch body scan', () => {
       const cuts = Math.floor(rand() * 3);
       for (let c = 0; c < cuts; c++) {
         const at = Math.floor(rand() * body.length);
-        const piece = pieces[Math.floor(rand() * pieces.length)];
+        const piece = pick(rand, pieces);
         const op = Math.floor(rand() * 3);
         body =
           op === 0

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../test/seeded-random.js';
+import { randomJoin, seededRandom } from '../test/seeded-random.js';
 import { cursorLength, decodeCursor, encodeCursor, writeCursor } from './cursor.js';
 
 const payload = (...bytes: number[]) => Buffer.from(bytes).toString('base64url');
@@ -31,9 +31,7 @@ describe('cursor (C18)', () => {
     const units = ['A', 'z', '0', '.', '-', ' ', 'É', 'İ', '\uFF21', '\u{1F600}', '\uD800', '\uFEFF'];
     const b = new Uint8Array(400);
     for (let t = 0; t < 5000; t++) {
-      let code = '';
-      const len = Math.floor(rand() * 40);
-      for (let k = 0; k < len; k++) code += units[Math.floor(rand() * units.length)];
+      const code = randomJoin(rand, units, 40);
       const expected = Buffer.concat([Buffer.of(1), Buffer.from(code, 'utf8')]).toString('base64url');
       expect(encodeCursor(code)).toBe(expected);
       const end = writeCursor(b, 3, code);

@@ -12,3 +12,16 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** One element of `xs`, drawn with `rand`. */
+export function pick<T>(rand: () => number, xs: readonly T[]): T {
+  return xs[Math.floor(rand() * xs.length)];
+}
+
+/** 0 to `max − 1` elements of `pieces`, drawn with `rand` and joined: inputs for comparing two parsers. */
+export function randomJoin(rand: () => number, pieces: readonly string[], max: number): string {
+  let s = '';
+  const n = Math.floor(rand() * max);
+  for (let k = 0; k < n; k++) s += pick(rand, pieces);
+  return s;
+}

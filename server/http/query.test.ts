@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../test/seeded-random.js';
+import { randomJoin, seededRandom } from '../../test/seeded-random.js';
 import { parseQuery } from './query.js';
 
 const reference = (query: string) => {
@@ -34,9 +34,7 @@ describe('query strings', () => {
       '\uD800',
     ];
     for (let t = 0; t < 20_000; t++) {
-      let q = '';
-      const n = Math.floor(rand() * 10);
-      for (let k = 0; k < n; k++) q += pieces[Math.floor(rand() * pieces.length)];
+      const q = randomJoin(rand, pieces, 10);
       expect(parseQuery(q), JSON.stringify(q)).toEqual(reference(q));
     }
   });
