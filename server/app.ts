@@ -11,6 +11,7 @@ import * as answers from './answers.js';
 import type { Gate, GateDecision } from './gate.js';
 import { readBody } from './http/body.js';
 import { Call, repliesAsIs, writeJsonAsIs } from './http/call.js';
+import { guard, guardRoutes } from './http/guard.js';
 import { type HeaderBlock, headerBlock, NO_HEADERS, requestHeader } from './http/headers.js';
 import { parseQuery } from './http/query.js';
 import { RowKind } from './snapshot/prepared.js';
@@ -63,6 +64,7 @@ const ALLOW: Array<[string, string]> = [
 
 export function createApp(ctx: AppContext): TemplatedApp {
   const app = loadUws().App();
+  guardRoutes(app);
 
   app.get('/healthz', (res, req) => {
     const call = new Call(res, req, 'GET', '/healthz');
@@ -179,9 +181,10 @@ function afterGate(call: Call, d: GateDecision | Promise<GateDecision>, next: ()
   }
   call.watchAbort();
   d.then(
-    (x) => {
-      if (applyDecision(call, x)) next();
-    },
+    (x) =>
+      guard(call.res, () => {
+        if (applyDecision(call, x)) next();
+      }),
     () => gateFailed(call),
   );
 }
@@ -228,10 +231,11 @@ export function gatedBody(ctx: AppContext, call: Call, req: HttpRequest, next: (
   );
   if (d instanceof Promise) {
     d.then(
-      (x) => {
-        admitted = applyDecision(call, x);
-        proceed();
-      },
+      (x) =>
+        guard(call.res, () => {
+          admitted = applyDecision(call, x);
+          proceed();
+        }),
       () => gateFailed(call),
     );
   }

@@ -48,7 +48,37 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; issues: Validat
 
 /** The 422 body for a list of issues (C20). */
 export function validationErrorBody(issues: ValidationIssue[]): { detail: ValidationIssue[] } {
-  return { detail: issues };
+  return {
+    detail: issues.map((i) =>
+      i.input !== undefined && nestsDeeper(i.input, 0) ? { ...i, input: clip(i.input, 0) } : i,
+    ),
+  };
+}
+
+/**
+ * How deep an echoed `input` may nest (C20 echoes what was sent). JSON.stringify and
+ * MessagePack recurse, so a body of 20,000 nested arrays, which JSON.parse reads
+ * happily, would overflow the stack while its 422 is written; deeper levels are
+ * echoed as CLIPPED instead. No valid request nests more than two levels.
+ */
+export const ECHO_DEPTH_MAX = 32;
+export const CLIPPED = '(nested too deep to echo)';
+
+function nestsDeeper(v: unknown, depth: number): boolean {
+  if (v === null || typeof v !== 'object') return false;
+  if (depth >= ECHO_DEPTH_MAX) return true;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) if (nestsDeeper(x, depth + 1)) return true;
+  return false;
+}
+
+function clip(v: unknown, depth: number): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (depth >= ECHO_DEPTH_MAX) return CLIPPED;
+  if (Array.isArray(v)) return v.map((x) => clip(x, depth + 1));
+  // No prototype: a key "__proto__" (JSON.parse makes it an own key) stays a key.
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [k, x] of Object.entries(v)) out[k] = clip(x, depth + 1);
+  return out;
 }
 
 // ---------------------------------------------------------------------------

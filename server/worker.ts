@@ -14,6 +14,7 @@ import { type AppContext, createApp, type StaticResource } from './app.js';
 import type { ServeConfig } from './config.js';
 import { inflight } from './http/body.js';
 import { onReply } from './http/call.js';
+import { onInternalError } from './http/guard.js';
 import { registerMcpRoutes } from './mcp/http.js';
 import { serverInfo } from './mcp/server.js';
 import { healthBody } from './public/health.js';
@@ -103,6 +104,16 @@ if (config.accessLogSample > 0) {
         'request',
       ),
     config.accessLogSample,
+  );
+}
+
+{
+  const log = pino({ base: { service: 'fundreturns', thread: threadId } });
+  onInternalError((error, suppressed) =>
+    log.error(
+      { error: error instanceof Error ? (error.stack ?? error.message) : String(error), suppressed },
+      'request failed: answered 500',
+    ),
   );
 }
 

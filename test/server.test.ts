@@ -462,6 +462,36 @@ describe('trailing returns', () => {
     expect(r.status).toBe(413);
   });
 
+  it('a value nested 20,000 deep is a 422 echoing it clipped, and the server goes on (C20)', async () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    for (const [path, body] of [
+      ['/v1/trailing-returns/batch', `{"codes":${deep}}`],
+      [
+        '/v1/calendar-returns/batch',
+        `{"codes":["A"],"year":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`,
+      ],
+    ] as const) {
+      for (const accept of ['application/json', 'application/msgpack']) {
+        const r = await post(path, body, { 'content-type': 'application/json', accept });
+        expect(r.status).toBe(422);
+      }
+      const r = await post(path, body);
+      const input = (r.json as { detail: Array<{ input: unknown }> }).detail[0].input;
+      let depth = 0;
+      let v: unknown = input;
+      while (v !== null && typeof v === 'object') {
+        v = Array.isArray(v) ? v[0] : (v as Record<string, unknown>).a;
+        depth++;
+      }
+      expect(v).toBe('(nested too deep to echo)');
+      expect(depth).toBe(32);
+    }
+    // An ignored member may nest as deep as it likes.
+    const ok = await post('/v1/trailing-returns/batch', `{"codes":["${codes[0]}"],"note":${deep}}`);
+    expect(ok.status).toBe(200);
+    expect((await get('/healthz')).status).toBe(200);
+  });
+
   it('MessagePack when asked for, gzip for large bodies when accepted', async () => {
     const r = await fetch(`${server.url}/v1/funds/${codes[0]}/trailing-returns`, {
       headers: { ...access.headers, accept: 'application/msgpack' },

@@ -4,6 +4,7 @@
  * 413 (C21) as soon as the declared length or the running total says so.
  */
 import type { Call } from './call.js';
+import { guard } from './guard.js';
 
 export const MAX_BODY_BYTES = 1 << 20;
 
@@ -38,7 +39,8 @@ export function readBody(
   const chunks: Buffer[] = [];
   let total = 0;
   let refused = false;
-  call.res.onData((chunk, isLast) => {
+  call.res.onData((chunk, isLast) => guard(call.res, () => piece(chunk, isLast)));
+  const piece = (chunk: ArrayBuffer, isLast: boolean) => {
     if (refused || call.aborted) return;
     total += chunk.byteLength;
     if (total > MAX_BODY_BYTES) {
@@ -52,5 +54,5 @@ export function readBody(
       settle();
       onBody(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
     }
-  });
+  };
 }

@@ -9,6 +9,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { type AppContext, gatedBody } from '../app.js';
 import { Call } from '../http/call.js';
+import { guard, reportInternalError } from '../http/guard.js';
 import { ascii, headerBlock, headerWriter, requestHeader } from '../http/headers.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import type { TemplatedApp } from '../uws.js';
@@ -92,10 +93,13 @@ export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpS
         body = undefined;
         request = new Request(url, { method: 'POST', headers, body: raw });
       }
-      handleMcpPost(request, body, snap, info).then(
-        (response) => writeResponse(call, response, snap, started),
-        () => call.reply(STATUS[500], JSON_TYPE, INTERNAL),
-      );
+      handleMcpPost(request, body, snap, info)
+        .then((response) => writeResponse(call, response, snap, started))
+        .catch((e: unknown) => {
+          // JSON-RPC's own internal error, once (http/guard.ts logs it).
+          reportInternalError(e);
+          guard(call.res, () => call.reply(STATUS[500], JSON_TYPE, INTERNAL));
+        });
     };
     gatedBody(ctx, call, req, answer);
   });
