@@ -1,7 +1,8 @@
 /**
  * C1: a percent figure as a decimal string with exactly 4 places, rounded half away
  * from zero on the double's exact value, "-0.0000" printed as "0.0000", null for
- * absent figures (NaN).
+ * absent figures (NaN). A price change that is a tie of its prices' decimals
+ * arrives here already exact (core/decimal.ts).
  */
 
 /**

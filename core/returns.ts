@@ -7,6 +7,7 @@
  */
 import { isLastTradingDayOfMonth, lastTradingDayOfYear, previousTradingDay } from './calendar.js';
 import { addMonths, type Day, endOfMonthAfter, endOfYear, fromYmd, monthFirstDay, toYmd } from './dates.js';
+import { percentChange } from './decimal.js';
 import { type CalendarFigures, type Series, TRAILING_KEYS, type TrailingFigures } from './types.js';
 
 /** C4b: a base observation more than this many days before its start date is a gap. */
@@ -81,9 +82,9 @@ export function previousQuarterEnd(anchor: Day): Day {
   return fromYmd(y, firstMonthOfQuarter, 1) - 1;
 }
 
-/** P_end / P_base − 1 as a percent (C6 cumulative). */
+/** P_end / P_base − 1 as a percent (C6 cumulative), exact near a C1 tie (decimal.ts). */
 function cumulative(end: number, base: number): number {
-  return (end / base - 1) * 100;
+  return percentChange(end, base);
 }
 
 /** CAGR over `years` as a percent (C6 annualized). */
