@@ -15,9 +15,13 @@
 /** Within this much of .5 (in 10^-4 % units) the double may sit on the wrong side of a tie. */
 const NEAR_TIE = 1e-6;
 
-/** (end / base − 1) · 100: a C1 figure, exactly rounded to 4 places when it lies near a tie. */
+/**
+ * (end / base − 1) · 100: a C1 figure, exactly rounded to 4 places when it lies near
+ * a tie; absent (NaN, C1's null) when it is too large for a double.
+ */
 export function percentChange(end: number, base: number): number {
   const x = (end / base - 1) * 100;
+  if (x === Number.POSITIVE_INFINITY) return Number.NaN;
   const u = x * 10000;
   const f = u - Math.floor(u);
   // |u| < 1e9 bounds the error of u itself below 1.2e-7 (see format.ts).

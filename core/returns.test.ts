@@ -229,6 +229,20 @@ describe('cumulative and annualized (C6, C7)', () => {
     expect(fig(s, 'return_earliest_available')).toBe(formatPercent((1.21 ** (1 / span) - 1) * 100));
   });
 
+  it('a change too large for a double is null, its annualized form finite (C1, C2)', () => {
+    // Both prices are valid (finite, > 0); their ratio, 1e400, is not a double.
+    const s = series([
+      ['2000-01-03', 1e-200],
+      ['2024-01-02', 1e200],
+    ]);
+    expect(fig(s, 'return_20y')).toBeNull();
+    const span = (d('2024-01-02') - d('2000-01-03')) / 365.25;
+    const inception = Number(fig(s, 'return_earliest_available'));
+    expect(inception / ((10 ** (400 / span) - 1) * 100)).toBeCloseTo(1, 9);
+    const cal = calendarFigures(s, 2024);
+    expect(cal?.totalReturn).toBeNaN();
+  });
+
   it('since inception is null when the anchor is the first observation (C7)', () => {
     const s = series([['2024-01-02', 100]]);
     expect(fig(s, 'return_earliest_available')).toBeNull();

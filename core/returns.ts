@@ -87,9 +87,18 @@ function cumulative(end: number, base: number): number {
   return percentChange(end, base);
 }
 
-/** CAGR over `years` as a percent (C6 annualized). */
+/**
+ * CAGR over `years` as a percent (C6 annualized). A ratio beyond the doubles (prices
+ * 1e-200 then 1e200, each valid by C2) is taken through logarithms; a figure that is
+ * itself too large for a double is absent (C1: null), never Infinity.
+ */
 function annualized(end: number, base: number, years: number): number {
-  return ((end / base) ** (1 / years) - 1) * 100;
+  const ratio = end / base;
+  const x =
+    ratio < Number.POSITIVE_INFINITY
+      ? (ratio ** (1 / years) - 1) * 100
+      : Math.expm1((Math.log(end) - Math.log(base)) / years) * 100;
+  return x < Number.POSITIVE_INFINITY ? x : Number.NaN;
 }
 
 /**
