@@ -48,12 +48,20 @@ export interface AppContext {
   extend?: (app: TemplatedApp) => void;
 }
 
+/** Public resources by path pattern (served from AppContext.resource), with GET and HEAD. */
+const PUBLIC_RESOURCES = [
+  '/.well-known/api-catalog',
+  '/.well-known/*',
+  '/openapi.json',
+  '/docs',
+  '/docs/*',
+  '/problems/*',
+];
+
 /** Known route patterns and the methods they answer, for 405's Allow header (C21). */
 const ALLOW: Array<[string, string]> = [
   ['/healthz', 'GET, HEAD'],
-  ['/.well-known/api-catalog', 'GET, HEAD'],
-  ['/openapi.json', 'GET'],
-  ['/docs', 'GET'],
+  ...PUBLIC_RESOURCES.map((p): [string, string] => [p, 'GET, HEAD']),
   ['/v1/funds', 'GET'],
   ['/v1/funds/:code', 'GET'],
   ['/v1/funds/:code/trailing-returns', 'GET'],
@@ -82,20 +90,19 @@ export function createApp(ctx: AppContext): TemplatedApp {
     const call = new Call(res, req, head ? 'HEAD' : 'GET', path);
     const r = ctx.resource(path);
     if (!r) {
-      call.reply('404 Not Found', JSON_TYPE, NOT_FOUND);
+      if (head) call.replyHead('404 Not Found', JSON_TYPE, NOT_FOUND.length);
+      else call.reply('404 Not Found', JSON_TYPE, NOT_FOUND);
       return;
     }
     if (head) call.replyHead('200 OK', r.contentType, r.body.byteLength, r.headers);
     else call.reply('200 OK', r.contentType, r.body, r.headers);
   };
   // Exact paths, since uWS ranks the 405 catch-all of an exact path above a wildcard GET.
-  app.get('/.well-known/api-catalog', (res, req) => serveResource(res, req, false));
-  app.get('/.well-known/*', (res, req) => serveResource(res, req, false));
-  app.head('/.well-known/api-catalog', (res, req) => serveResource(res, req, true));
-  app.get('/openapi.json', (res, req) => serveResource(res, req, false));
-  app.get('/docs', (res, req) => serveResource(res, req, false));
-  app.get('/docs/*', (res, req) => serveResource(res, req, false));
-  app.get('/problems/*', (res, req) => serveResource(res, req, false));
+  // HEAD too (RFC 9110 asks it wherever GET is): this uWS build does not fall through.
+  for (const pattern of PUBLIC_RESOURCES) {
+    app.get(pattern, (res, req) => serveResource(res, req, false));
+    app.head(pattern, (res, req) => serveResource(res, req, true));
+  }
 
   /**
    * A GET data route: gate, snapshot, then the transport-free answer. A route with

@@ -590,6 +590,20 @@ describe('routing errors (C21)', () => {
     expect(d.status).toBe(405);
     expect(d.headers.get('allow')).toBe('GET');
   });
+
+  it('public resources answer HEAD with the length of GET, and other methods 405 (C21)', async () => {
+    for (const path of ['/openapi.json', '/docs', '/problems/unauthorized', '/.well-known/api-catalog']) {
+      const g = await fetch(server.url + path, { headers: { 'accept-encoding': 'identity' } });
+      const h = await fetch(server.url + path, { method: 'HEAD' });
+      expect(h.status, path).toBe(200);
+      expect(h.headers.get('content-length'), path).toBe(String((await g.arrayBuffer()).byteLength));
+      const p = await fetch(server.url + path, { method: 'POST', body: '{}' });
+      expect(p.status, path).toBe(405);
+      expect(p.headers.get('allow'), path).toBe('GET, HEAD');
+    }
+    const missing = await fetch(`${server.url}/problems/nothing-here`, { method: 'HEAD' });
+    expect(missing.status).toBe(404);
+  });
 });
 
 describe('process', () => {
