@@ -4,6 +4,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateKey, newAccountId } from './keys.js';
 import type { AccessChange, Account, KeyRecord } from './model.js';
-import { FileAccessStore, LOG_FILE } from './store-file.js';
+import { FileAccessStore, LOG_FILE, MARKER_FILE } from './store-file.js';
 
 const dirs: string[] = [];
 const stores: FileAccessStore[] = [];
@@ -107,21 +108,77 @@ describe('FileAccessStore', () => {
     expect((await s.read()).version).toBe(3);
   });
 
-  it('ignores a torn last line and cuts it off on the next change', async () => {
+  it('ignores a torn last line; the next change cuts it, keeps it aside and warns', async () => {
     const dir = tempDir();
     const s = await openStore(dir);
     const a = account('acme');
     await s.change(create(a));
     const log = join(dir, LOG_FILE);
     // A crash mid-write: half a line, no newline.
-    appendFileSync(log, '{"op":"account.create","account":{"id":"acct_');
-    const fresh = await openStore(dir);
+    const torn = '{"op":"account.create","account":{"id":"acct_';
+    appendFileSync(log, torn);
+    const warnings: string[] = [];
+    const fresh = await openStore(dir, { warn: (m) => warnings.push(m) });
     expect((await fresh.read()).accounts.map((x) => x.name)).toEqual(['acme']);
     const b = account('bravo');
     const after = await fresh.change(create(b));
     expect(after.accounts.map((x) => x.name)).toEqual(['acme', 'bravo']);
     expect((await (await openStore(dir)).read()).accounts.map((x) => x.name)).toEqual(['acme', 'bravo']);
-    expect(readFileSync(log, 'utf8')).not.toContain('"id":"acct_{');
+    expect(readFileSync(log, 'utf8')).not.toContain(`${torn}{`);
+    const aside = readdirSync(dir).filter((n) => n.startsWith(`${LOG_FILE}.cut-`));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(join(dir, aside[0]), 'latin1')).toBe(torn);
+    expect(warnings).toEqual([expect.stringContaining(`cut ${torn.length} bytes after line 2`)]);
+  });
+
+  it('a new store has its log and marker at once; a deleted or emptied log is refused, not empty (C25)', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    expect(readdirSync(dir).sort()).toEqual([LOG_FILE, MARKER_FILE]);
+    await s.change(create(account('acme')));
+    const log = join(dir, LOG_FILE);
+    const kept = readFileSync(log);
+    rmSync(log);
+    await expect(s.read()).rejects.toThrow(/access\.log is missing/);
+    await expect(FileAccessStore.open(dir).then((x) => x.read())).rejects.toThrow(/is missing/);
+    writeFileSync(log, '');
+    await expect((await openStore(dir)).read()).rejects.toThrow(/is damaged: it is empty/);
+    writeFileSync(log, kept);
+    expect((await (await openStore(dir)).read()).accounts.map((x) => x.name)).toEqual(['acme']);
+  });
+
+  it('a log cut short, mid-line or at a line end, is refused: the marker knows the last change', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    for (const name of ['a1', 'a2', 'a3', 'a4']) await s.change(create(account(name)));
+    const log = join(dir, LOG_FILE);
+    const full = readFileSync(log);
+    const lines = full.toString('utf8').split('\n');
+    const atLineEnd = lines.slice(0, 3).join('\n').length + 1;
+    for (const size of [atLineEnd, atLineEnd + 10, 20]) {
+      writeFileSync(log, full.subarray(0, size));
+      await expect((await openStore(dir)).read(), `cut at ${size}`).rejects.toThrow(/is damaged/);
+    }
+    // A change is refused too, and cuts nothing.
+    writeFileSync(log, full.subarray(0, atLineEnd + 10));
+    await expect((await openStore(dir)).change(create(account('a5')))).rejects.toThrow(/lines were lost/);
+    expect(readFileSync(log).length).toBe(atLineEnd + 10);
+  });
+
+  it('a directory that served before (usage files) but has no log is refused', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'usage-2026-11.json'), '{"acct_x": 3}\n');
+    await expect(FileAccessStore.open(dir)).rejects.toThrow(/access\.log is missing.*usage-2026-11\.json/);
+  });
+
+  it('adopts a store written before the marker', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    await s.change(create(account('acme')));
+    rmSync(join(dir, MARKER_FILE));
+    const again = await openStore(dir);
+    expect(JSON.parse(readFileSync(join(dir, MARKER_FILE), 'utf8'))).toEqual({ format: 1, version: 1 });
+    expect((await again.read()).accounts).toHaveLength(1);
   });
 
   it('ignores a garbled complete last line but refuses garbage earlier, naming file and line', async () => {

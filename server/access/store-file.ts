@@ -4,7 +4,11 @@
  *
  *   access.log            append-only JSON lines: a snapshot line, then one AccessChange per line
  *   access.lock           held (created with O_EXCL) while a process appends or compacts
+ *   store.json            {"format", "version"}: the version of the last change written, so a
+ *                         log that lost lines (deleted, emptied, truncated) is refused, not read
+ *                         as fewer accounts
  *   usage-YYYY-MM.json    {"<account id>": count}, rewritten atomically by the server
+ *   access.log.cut-…      bytes a writer cut off the log's end (a torn or invalid last line), kept
  *
  * Why an append-only log rather than SQLite or LMDB: it needs no native module and
  * no install script (the lockfile stays free of build steps); an admin change costs
@@ -27,6 +31,7 @@ import {
   link,
   mkdir,
   open,
+  readdir,
   readFile,
   rename,
   stat,
@@ -51,6 +56,8 @@ import {
 
 export const LOG_FILE = 'access.log';
 const LOCK_FILE = 'access.lock';
+export const MARKER_FILE = 'store.json';
+const USAGE_FILE = /^usage-\d{4}-\d{2}\.json$/;
 const LOG_FORMAT = 1;
 const NEWLINE = 0x0a;
 const HEAD_BYTES = 256;
@@ -81,6 +88,8 @@ export interface FileStoreOptions {
   lockTimeoutMs?: number;
   /** A lock older than this is taken to belong to a crashed process. */
   staleLockMs?: number;
+  /** Where warnings go (a cut torn line); default: standard error. */
+  warn?: (message: string) => void;
 }
 
 /** Where this process has read the log up to, so a refresh reads only what was appended. */
@@ -113,6 +122,7 @@ export class FileAccessStore implements AccessStore {
   readonly dir: string;
   private readonly logPath: string;
   private readonly lockPath: string;
+  private readonly markerPath: string;
   private readonly opts: Required<FileStoreOptions>;
   private follower: Follower | null = null;
   /** Serialises refreshes, locked sections and usage writes within this process. */
@@ -126,19 +136,48 @@ export class FileAccessStore implements AccessStore {
     this.dir = dir;
     this.logPath = join(dir, LOG_FILE);
     this.lockPath = join(dir, LOCK_FILE);
+    this.markerPath = join(dir, MARKER_FILE);
     this.opts = {
       compactAfterLines: options.compactAfterLines ?? 1000,
       pollMs: options.pollMs ?? 500,
       minNotifyMs: options.minNotifyMs ?? 200,
       lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
       staleLockMs: options.staleLockMs ?? 30_000,
+      warn: options.warn ?? ((m) => process.stderr.write(`fundreturns: warning: ${m}\n`)),
     };
   }
 
   /** Open (creating the directory if needed) a store directory. */
   static async open(dir: string, options: FileStoreOptions = {}): Promise<FileAccessStore> {
     await mkdir(dir, { recursive: true });
-    return new FileAccessStore(dir, options);
+    const store = new FileAccessStore(dir, options);
+    await store.init();
+    return store;
+  }
+
+  /**
+   * A new store gets its log (an empty snapshot) and marker at once, so that from then
+   * on a missing log is damage, never "no accounts yet". A store from before the
+   * marker gets one. A directory without log or marker that holds usage files has
+   * served before: its log is missing, and that is refused.
+   */
+  private async init(): Promise<void> {
+    const hasLog = await exists(this.logPath);
+    if (hasLog || (await exists(this.markerPath))) {
+      if (hasLog && !(await exists(this.markerPath)))
+        await this.withLock(async () => this.writeMarker((await this.refresh()).state.version));
+      return;
+    }
+    const usage = (await readdir(this.dir)).filter((n) => USAGE_FILE.test(n));
+    if (usage.length > 0)
+      throw new Error(
+        `${this.logPath} is missing, but ${this.dir} holds ${usage.join(', ')}: the accounts and keys ` +
+          'of this store are lost, not absent. Restore access.log from a backup.',
+      );
+    await this.withLock(async () => {
+      if (!(await exists(this.logPath))) await this.writeSnapshot(EMPTY_STATE);
+      await this.writeMarker(0);
+    });
   }
 
   async read(): Promise<AccessState> {
@@ -152,10 +191,11 @@ export class FileAccessStore implements AccessStore {
       if (!tail.exists) await this.writeSnapshot(tail.state);
       // Under the lock nobody else is writing, so bytes after the last good line are
       // a crashed writer's torn line: cut them, or the next append would bury them.
-      else if (tail.goodEnd < tail.size) await truncate(this.logPath, tail.goodEnd);
+      else if (tail.goodEnd < tail.size) await this.cutTail(tail);
       await this.append(`${JSON.stringify(c)}\n`);
       const after = await this.refresh();
       if (after.lines > this.opts.compactAfterLines) await this.writeSnapshot(after.state);
+      await this.writeMarker(after.state.version);
       return after.state;
     });
   }
@@ -278,12 +318,20 @@ export class FileAccessStore implements AccessStore {
   }
 
   private async refreshNow(): Promise<Tail> {
+    // Read before the log: a writer appends first and raises the marker after, so the
+    // log read next holds at least this version unless lines were lost.
+    const written = await this.readMarker();
     let fh: FileHandle;
     try {
       fh = await open(this.logPath, 'r');
     } catch (e) {
       if (errCode(e) !== 'ENOENT') throw e;
       this.follower = null;
+      if (await exists(this.markerPath))
+        throw new Error(
+          `${this.logPath} is missing: the accounts and keys of this store are lost, not absent. ` +
+            `Restore it from a backup (or remove ${MARKER_FILE} to start an empty store).`,
+        );
       return { exists: false, state: EMPTY_STATE, goodEnd: 0, size: 0, lines: 0 };
     }
     try {
@@ -298,6 +346,18 @@ export class FileAccessStore implements AccessStore {
       f ??= { dev: st.dev, ino: st.ino, head: null, offset: 0, lines: 0, state: EMPTY_STATE };
       const buf = await readAt(fh, f.offset, st.size - f.offset);
       const next = this.consume(f, buf);
+      // Its first line, the snapshot, is written whole by a rename: a log without one
+      // was emptied or cut, not torn by a crash.
+      if (next.lines === 0)
+        throw new Error(
+          `${this.logPath} is damaged: ${st.size === 0 ? 'it is empty' : `no complete first line in ${st.size} bytes`}. ` +
+            'Restore it from a backup.',
+        );
+      if (next.state.version < written)
+        throw new Error(
+          `${this.logPath} is damaged: it ends at change ${next.state.version} but change ${written} was written ` +
+            `(${MARKER_FILE}); lines were lost. Restore it from a backup.`,
+        );
       this.follower = next;
       return { exists: true, state: next.state, goodEnd: next.offset, size: st.size, lines: next.lines };
     } finally {
@@ -319,10 +379,13 @@ export class FileAccessStore implements AccessStore {
       if (text !== '') {
         const rec = parseLogLine(text);
         if (rec === null) {
-          // A garbled last line is what a crash mid-write (on some file systems) leaves.
-          if (nl + 1 === end) break;
+          // A garbled last line is what a crash mid-write (on some file systems) leaves;
+          // never the first, which is renamed into place whole.
+          if (nl + 1 === end && lineNo > 1) break;
           throw new Error(`${this.logPath}:${lineNo}: not a valid access record: ${clip(text)}`);
         }
+        if (lineNo === 1 && rec.op !== 'snapshot')
+          throw new Error(`${this.logPath}:1: the log does not start with its snapshot line: it was cut`);
         if (rec.op === 'snapshot') {
           if (rec.format !== LOG_FORMAT)
             throw new Error(`${this.logPath}:${lineNo}: unsupported log format ${rec.format}`);
@@ -362,6 +425,51 @@ export class FileAccessStore implements AccessStore {
     } finally {
       await fh.close();
     }
+  }
+
+  /**
+   * Cut what follows the last good line (a torn write, or a complete line that is not
+   * a valid record), keeping the bytes beside the log and saying so: a cut is never
+   * silent.
+   */
+  private async cutTail(tail: Tail): Promise<void> {
+    const fh = await open(this.logPath, 'r');
+    let cut: Buffer;
+    try {
+      cut = await readAt(fh, tail.goodEnd, tail.size - tail.goodEnd);
+    } finally {
+      await fh.close();
+    }
+    const aside = `${this.logPath}.cut-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
+    await writeAtomic(this.dir, aside, cut.toString('latin1'), 'latin1');
+    await truncate(this.logPath, tail.goodEnd);
+    this.opts.warn(
+      `${this.logPath}: cut ${cut.length} bytes after line ${tail.lines} (a torn or invalid last line); kept in ${aside}`,
+    );
+  }
+
+  private async writeMarker(version: number): Promise<void> {
+    await writeAtomic(this.dir, this.markerPath, `${JSON.stringify({ format: LOG_FORMAT, version })}\n`);
+  }
+
+  /** The version of the last change written (0 without a marker). */
+  private async readMarker(): Promise<number> {
+    let text: string;
+    try {
+      text = await readFile(this.markerPath, 'utf8');
+    } catch (e) {
+      if (errCode(e) === 'ENOENT') return 0;
+      throw e;
+    }
+    let v: unknown;
+    try {
+      v = JSON.parse(text);
+    } catch {
+      throw new Error(`${this.markerPath}: not valid JSON`);
+    }
+    if (!isObject(v) || !Number.isSafeInteger(v.version) || (v.version as number) < 0)
+      throw new Error(`${this.markerPath}: expected {"format": 1, "version": <whole number>}`);
+    return v.version as number;
   }
 
   /** Replace the log with one snapshot line: atomic (tmp, fsync, rename, fsync dir). */
@@ -514,11 +622,16 @@ async function startsWith(fh: FileHandle, head: Buffer | null): Promise<boolean>
 }
 
 /** Write a file so that readers see the old content or the new, never a part (and it survives a crash). */
-async function writeAtomic(dir: string, path: string, content: string): Promise<void> {
+async function writeAtomic(
+  dir: string,
+  path: string,
+  content: string,
+  encoding: BufferEncoding = 'utf8',
+): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
   const fh = await open(tmp, 'w');
   try {
-    await fh.writeFile(content, 'utf8');
+    await fh.writeFile(content, encoding);
     await fh.sync();
   } finally {
     await fh.close();
@@ -537,6 +650,16 @@ async function fsyncDir(dir: string): Promise<void> {
     if (!['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].includes(errCode(e) ?? '')) throw e;
   } finally {
     await fh?.close();
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (e) {
+    if (errCode(e) === 'ENOENT') return false;
+    throw e;
   }
 }
 
