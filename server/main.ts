@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { resolve } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Worker } from 'node:worker_threads';
@@ -14,6 +15,7 @@ import { DEFAULT_SLOTS, LocalLimiter } from './access/limiter-local.js';
 import { type AccessStore, monthOf } from './access/model.js';
 import { openStore, redactUrl } from './access/open-store.js';
 import { loadPlans } from './access/plans.js';
+import { claimStore } from './access/serve-lock.js';
 import { buildKeyTable, SlotMap } from './access/table.js';
 import { localBaseUrl, type ServeConfig } from './config.js';
 import { loadClaim } from './public/claim.js';
@@ -36,11 +38,23 @@ export interface StartOptions {
   fixedNow?: Date;
 }
 
-function freePort(host: string): Promise<number> {
+/**
+ * Bind `port` (0: any) without SO_REUSEPORT and let it go. uWS's workers share their
+ * port through SO_REUSEPORT, which would as gladly share it with another server
+ * already listening there, splitting the traffic between two services in silence;
+ * a plain bind fails on any port in use, so the server refuses to start instead.
+ */
+function probePort(host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
-    s.on('error', reject);
-    s.listen(0, host, () => {
+    s.on('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new Error(`port ${port} on ${host} is in use (another server is listening there)`)
+          : e,
+      ),
+    );
+    s.listen({ port, host, exclusive: true }, () => {
       const a = s.address();
       const p = typeof a === 'object' && a ? a.port : 0;
       s.close(() => resolve(p));
@@ -69,6 +83,8 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
   loadClaim({ name: config.claimName, file: config.claimFile ?? undefined });
   const plans = loadPlans(config.plansFile);
   const version = packageVersion();
+  // Port 0 is resolved here too: uWS sets SO_REUSEPORT only for a fixed port.
+  const port = await probePort(config.host, config.port);
   const access = await startAccess(config.store, plans);
   const workers: Worker[] = [];
   const serving = new Map<Worker, string | null>();
@@ -103,8 +119,6 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
       });
     });
 
-  // uWS sets SO_REUSEPORT only for a fixed port, so port 0 is resolved here first.
-  const port = config.port === 0 ? await freePort(config.host) : config.port;
   if (config.baseUrlDerived) config = { ...config, baseUrl: localBaseUrl(config.host, port) };
   const first = await spawn(port);
   workers.push(first.worker);
@@ -194,6 +208,15 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
 async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
   const store: AccessStore = await openStore(spec);
   const redisUrl = /^rediss?:\/\//i.test(spec) ? spec : null;
+  let release: () => Promise<void> = async () => {};
+  if (redisUrl === null) {
+    try {
+      release = await claimStore(resolve(spec));
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
+  }
   const { limiter, shared: limiterShared } = LocalLimiter.create(DEFAULT_SLOTS);
   const slots = new SlotMap(limiter.slots);
   let table = buildKeyTable(await store.read(), slots, plans);
@@ -261,6 +284,7 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
       unsubscribe();
       await saveUsage().catch((e) => log.error({ error: (e as Error).message }, 'cannot save usage'));
       await store.close();
+      await release();
     },
   };
 }

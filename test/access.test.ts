@@ -3,6 +3,7 @@
  * server processes, real keys from the operator CLI, limits from a plans file.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -268,6 +269,35 @@ describe('limits (C26–C30)', () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it('a second server on the same embedded store or the same port refuses to start (C26, C28)', async () => {
+    const a = setupAccess(join(dir, 'one-server'));
+    const other = setupAccess(join(dir, 'other-store'));
+    const server = await startServe([...a.flags, '--snapshots', snapshots, '--threads', '1']);
+    try {
+      // Two counters on one store would each grant the whole burst and overwrite each other's usage.
+      const twin = cli(['serve', ...a.flags, '--snapshots', snapshots, '--port', '0']);
+      expect(twin.status).toBe(1);
+      expect(twin.stderr).toMatch(/another server \(pid \d+ .*\) serves the store .*redis/);
+      // SO_REUSEPORT would otherwise let a second server split this one's traffic.
+      const port = new URL(server.url).port;
+      const clash = cli(['serve', ...other.flags, '--snapshots', snapshots, '--port', port]);
+      expect(clash.status).toBe(1);
+      expect(clash.stderr).toMatch(new RegExp(`port ${port} .* is in use`));
+      expect((await req(server, `/v1/funds/${code}`, `Bearer ${a.key}`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+    // Released on a clean stop; a claim left by a dead process is taken over.
+    const again = await startServe([...a.flags, '--snapshots', snapshots, '--threads', '1']);
+    await again.stop();
+    writeFileSync(
+      join(a.store, 'serve.lock'),
+      JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), at: 'then' }),
+    );
+    const afterCrash = await startServe([...a.flags, '--snapshots', snapshots, '--threads', '1']);
+    await afterCrash.stop();
   });
 
   it('concurrent requests across threads never exceed the quota', async () => {

@@ -47,6 +47,7 @@ let lookup: SnapshotLookup;
 let codes: string[];
 let client: Client;
 let access: TestAccess;
+let emptyAccess: TestAccess;
 
 async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const c = new Client({ name: 'fundreturns-test', version: '0.0.0' });
@@ -62,9 +63,11 @@ beforeAll(async () => {
   const none = join(dir, 'none');
   mkdirSync(none);
   access = setupAccess(dir);
+  // One server per embedded store: the snapshot-less server has its own.
+  emptyAccess = setupAccess(join(dir, 'empty'));
   [server, empty] = await Promise.all([
     startServe([...access.flags, '--snapshots', snapshots, '--threads', '2']),
-    startServe([...access.flags, '--snapshots', none, '--threads', '1']),
+    startServe([...emptyAccess.flags, '--snapshots', none, '--threads', '1']),
   ]);
   client = await connect(server.url, access.headers);
 });
@@ -312,7 +315,7 @@ describe('errors', () => {
   });
 
   it('no snapshot: initialize and tools/list work, tools/call is HTTP 503 No data loaded (C24)', async () => {
-    const c = await connect(empty.url, access.headers);
+    const c = await connect(empty.url, emptyAccess.headers);
     try {
       expect((await c.listTools()).tools).toHaveLength(6);
       const e = await c.callTool({ name: 'getFund', arguments: { code: 'A' } }).catch((x: unknown) => x);
@@ -323,7 +326,7 @@ describe('errors', () => {
     }
     const r = await fetch(`${empty.url}/mcp`, {
       method: 'POST',
-      headers: { ...access.headers, 'content-type': 'application/json', accept: MCP_ACCEPT },
+      headers: { ...emptyAccess.headers, 'content-type': 'application/json', accept: MCP_ACCEPT },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getFund' } }),
     });
     expect(r.status).toBe(503);
