@@ -66,6 +66,8 @@ const ALLOW: Array<[string, string]> = [
   ['/v1/funds/:code', 'GET'],
   ['/v1/funds/:code/trailing-returns', 'GET'],
   ['/v1/funds/:code/calendar-returns', 'GET'],
+  ['/v1/funds//trailing-returns', 'GET'],
+  ['/v1/funds//calendar-returns', 'GET'],
   ['/v1/trailing-returns/batch', 'POST'],
   ['/v1/calendar-returns/batch', 'POST'],
 ];
@@ -114,8 +116,10 @@ export function createApp(ctx: AppContext): TemplatedApp {
     latest: RowKind | null = null,
   ) => {
     const hasCode = pattern.includes(':code');
+    // uWS matches no parameter to an empty segment; those routes are registered as they are.
+    const emptyCode = pattern.includes('//');
     app.get(pattern, (res, req) => {
-      const code = hasCode ? pathParam(req.getParameter(0)) : null;
+      const code = hasCode ? pathParam(req.getParameter(0)) : emptyCode ? '' : null;
       const query = req.getQuery() ?? '';
       const d = latest !== null && code !== null ? directRow(ctx, res, req, code, latest, query) : null;
       if (d === ANSWERED) return;
@@ -133,6 +137,9 @@ export function createApp(ctx: AppContext): TemplatedApp {
   data('/v1/funds/:code', answers.getFund, RowKind.Fund);
   data('/v1/funds/:code/trailing-returns', answers.getTrailing, RowKind.Trailing);
   data('/v1/funds/:code/calendar-returns', answers.getCalendar, RowKind.Calendar);
+  // An empty code is a C15 validation error (422), not an unknown route.
+  data('/v1/funds//trailing-returns', answers.getTrailing);
+  data('/v1/funds//calendar-returns', answers.getCalendar);
 
   /**
    * A POST batch route. The body must be subscribed to inside the route callback,

@@ -195,6 +195,18 @@ describe('funds', () => {
     expect(ctrl.status).toBe(422);
   });
 
+  it('an empty code in the path is 422 at path.code, not an unknown route (C15, C20)', async () => {
+    for (const path of ['/v1/funds//trailing-returns', '/v1/funds//calendar-returns?year=2020']) {
+      const r = await get(path);
+      expect(r.status, path).toBe(422);
+      expect((r.json as { detail: Array<{ type: string; loc: unknown[] }> }).detail[0]).toMatchObject({
+        type: 'string_too_short',
+        loc: ['path', 'code'],
+      });
+    }
+    expect((await fetch(`${server.url}/v1/funds//trailing-returns`)).status).toBe(401);
+  });
+
   it('codes are case-sensitive (C15)', async () => {
     const code = codes[0];
     const lower = code.toLowerCase();
