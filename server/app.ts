@@ -263,13 +263,17 @@ function statusLine(status: number): string {
   return status === 200 ? '200 OK' : status === 503 ? '503 Service Unavailable' : `${status}`;
 }
 
-/** uWS hands path parameters still percent-encoded; undecodable ones cannot be codes. */
-function pathParam(raw: string): string | null {
+/**
+ * uWS hands path parameters still percent-encoded. One that does not decode (`%FF`)
+ * is taken as written, a code like any other (C15 allows `%`), so its 404 names
+ * what was sent.
+ */
+function pathParam(raw: string): string {
   if (raw.indexOf('%') < 0) return raw;
   try {
     return decodeURIComponent(raw);
   } catch {
-    return null;
+    return raw;
   }
 }
 

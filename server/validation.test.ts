@@ -5,6 +5,7 @@ import {
   parsePydanticDate,
   parsePydanticInt,
   pythonJsonError,
+  type ValidationIssue,
   validateAsOf,
   validateCalendarBatchBody,
   validateCalendarParams,
@@ -14,6 +15,7 @@ import {
   validateTrailingBatchBody,
   validateTrailingParams,
   validateYear,
+  validationErrorBody,
 } from './validation.js';
 
 const PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F]*$';
@@ -198,6 +200,11 @@ describe('dates (Pydantic lax date, speedate messages)', () => {
     ['2024-01-01T00:00:00+01', 'invalid timezone minute'],
     ['2024-01-01T00:00:00 extra', 'invalid timezone sign'],
     ['1500-06-01', 'years before 1600 are not supported'],
+    // speedate reads 10000-01-01's year as 1000 and says "before 1600"; say what is true (C20).
+    ['10000-01-01', 'year value is outside expected range of 1600-9999'],
+    ['12000-01-01', 'year value is outside expected range of 1600-9999'],
+    ['20000-01-01', 'year value is outside expected range of 1600-9999'],
+    ['10000-01-01T00:00:00', 'year value is outside expected range of 1600-9999'],
   ])('%j → date_from_datetime_parsing: %s', (input, reason) => {
     expect(validateAsOf(input)).toEqual({
       ok: false,
@@ -517,6 +524,20 @@ describe('batch bodies: fields (C14, C15, C20)', () => {
       ok: true,
       value: { year: 2020 },
     });
+  });
+
+  it('year: a number too large for a double is finite_number with its text, not null (C20)', () => {
+    for (const [text, input] of [
+      ['1e400', 'Infinity'],
+      ['-1e400', '-Infinity'],
+    ]) {
+      const issues = issuesOf(validateCalendarBatchBody(`{"codes":["A"],"year":${text}}`, undefined));
+      expect(issues).toEqual([
+        { type: 'finite_number', loc: ['body', 'year'], msg: 'Input should be a finite number', input },
+      ]);
+      const body = JSON.stringify(validationErrorBody(issues as ValidationIssue[]));
+      expect(JSON.parse(body).detail[0].input).toBe(input);
+    }
   });
 
   it('market must be a string', () => {

@@ -101,6 +101,7 @@ const INT_PARSING = 'Input should be a valid integer, unable to parse string as 
 const INT_PARSING_SIZE = 'Unable to parse input string as an integer, exceeded maximum size';
 const INT_TYPE = 'Input should be a valid integer';
 const INT_FROM_FLOAT = 'Input should be a valid integer, got a number with a fractional part';
+const FINITE_NUMBER = 'Input should be a finite number';
 const STRING_TYPE = 'Input should be a valid string';
 const LIST_TYPE = 'Input should be a valid list';
 const DATE_TYPE = 'Input should be a valid date';
@@ -233,6 +234,9 @@ const SD = {
   DateTooSmall: 'dates before 1600 are not supported as unix timestamps',
   DateTooLarge: 'dates after 9999 are not supported as unix timestamps',
   YearTooSmall: 'years before 1600 are not supported',
+  // Not speedate's: it reads the first four digits of `10000-01-01` as the year 1000
+  // and reports YearTooSmall, which is untrue; a year of five or more digits says so.
+  YearOutOfRange: 'year value is outside expected range of 1600-9999',
 } as const;
 
 class SdError {
@@ -249,6 +253,13 @@ function digitAt(s: string, i: number, err: string): number {
 
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 
+/** True when s starts with five or more digits and a `-`: a date whose year is past 9999. */
+function yearHasMoreDigits(s: string): boolean {
+  let i = 4;
+  while (isDigit(s.charCodeAt(i))) i++;
+  return s.charCodeAt(i) === 45;
+}
+
 /** speedate `Date::parse_bytes_partial`: the first 10 characters as YYYY-MM-DD. */
 function parseDatePartial(s: string): string {
   if (s.length < 10) throw new SdError(SD.TooShort);
@@ -257,6 +268,7 @@ function parseDatePartial(s: string): string {
     digitAt(s, 1, SD.InvalidCharYear) * 100 +
     digitAt(s, 2, SD.InvalidCharYear) * 10 +
     digitAt(s, 3, SD.InvalidCharYear);
+  if (isDigit(s.charCodeAt(4)) && yearHasMoreDigits(s)) throw new SdError(SD.YearOutOfRange);
   if (year < 1600) throw new SdError(SD.YearTooSmall);
   if (s.charCodeAt(4) !== 45) throw new SdError(SD.InvalidCharDateSep);
   const month = digitAt(s, 5, SD.InvalidCharMonth) * 10 + digitAt(s, 6, SD.InvalidCharMonth);
@@ -848,6 +860,11 @@ function bodyYear(body: Record<string, unknown>, issues: ValidationIssue[]): num
   const loc: Loc = ['body', 'year'];
   let n: number;
   if (typeof v === 'number') {
+    // JSON.parse reads 1e400 as Infinity, which JSON would echo as null.
+    if (!Number.isFinite(v)) {
+      issues.push({ type: 'finite_number', loc, msg: FINITE_NUMBER, input: String(v) });
+      return null;
+    }
     if (!Number.isInteger(v)) {
       issues.push({ type: 'int_from_float', loc, msg: INT_FROM_FLOAT, input: v });
       return null;

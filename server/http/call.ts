@@ -16,6 +16,7 @@ import {
   NO_HEADERS,
   requestHeader,
 } from './headers.js';
+import { chooseEncoding, wantsMsgpack } from './negotiation.js';
 
 /** Bodies at least this large are compressed when the client accepts it. */
 const COMPRESS_MIN_BYTES = 8 * 1024;
@@ -95,8 +96,9 @@ export class Call {
   }
 
   /**
-   * Write a whole response. JSON bodies turn into MessagePack when the client asked
-   * for it, and large bodies are compressed when the client accepts br or gzip.
+   * Write a whole response. JSON bodies turn into MessagePack when the client prefers
+   * it, and large bodies are compressed when the client accepts br or gzip (both
+   * decided by negotiation.ts, with RFC 9110 weights).
    * Inside the route callback uWS corks by itself; a deferred answer corks here.
    */
   reply(
@@ -121,15 +123,13 @@ export class Call {
     }
     const size = typeof payload === 'string' ? payload.length : payload.byteLength;
     if (size >= COMPRESS_MIN_BYTES && this.acceptEncoding.length > 0) {
-      if (/\bbr\b/.test(this.acceptEncoding)) {
+      // RFC 9110 §12.5.3: weights and case count (negotiation.ts).
+      encoding = chooseEncoding(this.acceptEncoding);
+      if (encoding === 'br') {
         payload = brotliCompressSync(payload, {
           params: { [zlib.BROTLI_PARAM_QUALITY]: 4, [zlib.BROTLI_PARAM_SIZE_HINT]: size },
         });
-        encoding = 'br';
-      } else if (/\bgzip\b/.test(this.acceptEncoding)) {
-        payload = gzipSync(payload, { level: 4 });
-        encoding = 'gzip';
-      }
+      } else if (encoding === 'gzip') payload = gzipSync(payload, { level: 4 });
     }
     const extra = this.extraHeaders;
     if (this.deferred)
@@ -153,9 +153,10 @@ export class Call {
 }
 
 /**
- * True when `reply` would send this JSON body exactly as it is: the client did
- * not ask for MessagePack and the body is too small to compress. The latest-row
- * fast path (app.ts) answers only then, through `writeJsonAsIs`.
+ * True when `reply` would send this JSON body exactly as it is: the client does
+ * not prefer MessagePack (negotiation.ts, RFC 9110 §12.5.1) and the body is too
+ * small to compress. The latest-row fast path (app.ts) answers only then, through
+ * `writeJsonAsIs`.
  */
 export function repliesAsIs(accept: string, bodyBytes: number): boolean {
   return bodyBytes < COMPRESS_MIN_BYTES && !wantsMsgpack(accept);
@@ -172,10 +173,6 @@ export function writeJsonAsIs(
   write(res, OK, JSON_TYPE, JSON_TYPE, null, body, headers, extra);
   // The path only for a sampled log line (the request is still valid: same callback).
   if (sampled()) replyHook?.('GET', req.getUrl(), OK);
-}
-
-function wantsMsgpack(accept: string): boolean {
-  return accept.length > 0 && accept.includes('application/msgpack');
 }
 
 function write(
