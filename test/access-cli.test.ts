@@ -162,13 +162,20 @@ describe('accounts and keys', () => {
     const expires = Date.parse(old.expires_at ?? '');
     expect(expires).toBeGreaterThanOrEqual(before + 3600_000 - 1000);
     expect(expires).toBeLessThanOrEqual(Date.now() + 3600_000);
-    // Rotating again never extends the grace period.
-    const again = json<Record<string, string>>(['keys', 'rotate', keyId]);
-    expect(again.replaced_expires_at).toBe(old.expires_at);
-    const now = json<Record<string, string>>(['keys', 'rotate', again.id, '--grace', '0']);
+    // Rotating it again is refused: it names the replacement to rotate instead.
+    const again = run('keys', 'rotate', keyId);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain(
+      `key ${keyId} was already rotated at ${r.created_at}; rotate its replacement ${r.id} instead`,
+    );
+    expect(json<KeyView[]>(['keys', 'list', 'acme'])).toHaveLength(3);
+    expect(json<KeyView[]>(['keys', 'list', 'acme']).find((k) => k.id === keyId)?.expires_at).toBe(
+      old.expires_at,
+    );
+    const now = json<Record<string, string>>(['keys', 'rotate', r.id, '--grace', '0']);
     expect(Date.parse(now.replaced_expires_at)).toBeLessThanOrEqual(Date.now());
     const text = run('keys', 'list');
-    expect(text.stdout).toMatch(new RegExp(`${again.id}.*expired`));
+    expect(text.stdout).toMatch(new RegExp(`${r.id}.*expired`));
   });
 
   it('revokes a key by id, or by the secret itself', () => {

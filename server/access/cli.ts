@@ -20,16 +20,18 @@ import {
   type AccessState,
   type AccessStore,
   type Account,
-  DEFAULT_PLANS,
+  accountNameProblem,
   type KeyRecord,
   monthOf,
+  newAccountProblem,
   PLAN_NAMES,
+  type PlanLimits,
   type PlanName,
   STATUSES,
   type SubscriptionStatus,
 } from './model.js';
 import { DEFAULT_STORE, openStore } from './open-store.js';
-import { ACCOUNT_NAME } from './store-file.js';
+import { loadPlans } from './plans.js';
 
 /** How many months before the current one `accounts usage` looks back. */
 const HISTORY_MONTHS = 12;
@@ -42,6 +44,8 @@ interface Ctx {
   readonly now: number;
   readonly args: readonly string[];
   readonly flags: ReturnType<typeof parseArgs>;
+  /** The limits the server enforces: `--plans FILE` (as `serve --plans`) over the defaults. */
+  readonly plans: Readonly<Record<PlanName, PlanLimits>>;
 }
 
 interface Sub {
@@ -54,6 +58,8 @@ interface Sub {
 }
 
 const JSON_FLAG: Record<string, FlagKind> = { json: 'boolean' };
+/** For the commands that print limits: the same file `serve --plans` reads (or FUNDRETURNS_PLANS). */
+const LIMITS_FLAGS: Record<string, FlagKind> = { json: 'boolean', plans: 'string' };
 
 const ACCOUNTS: Record<string, Sub> = {
   create: {
@@ -65,9 +71,9 @@ const ACCOUNTS: Record<string, Sub> = {
     },
     run: accountsCreate,
   },
-  list: { params: [], flags: JSON_FLAG, run: accountsList },
-  show: { params: ['NAME'], flags: JSON_FLAG, run: accountsShow },
-  usage: { params: ['NAME'], flags: JSON_FLAG, run: accountsUsage },
+  list: { params: [], flags: LIMITS_FLAGS, run: accountsList },
+  show: { params: ['NAME'], flags: LIMITS_FLAGS, run: accountsShow },
+  usage: { params: ['NAME'], flags: LIMITS_FLAGS, run: accountsUsage },
   'set-plan': {
     params: ['NAME', 'PLAN'],
     flags: JSON_FLAG,
@@ -116,9 +122,11 @@ export async function run(command: 'accounts' | 'keys', argv: string[], io: CliI
       `${command} ${name}: unexpected argument ${JSON.stringify(args[sub.params.length])}`,
     );
   sub.check?.(args, flags);
+  // Read before the store is opened: a bad file fails at once, as it does for `serve`.
+  const plans = loadPlans(stringFlag(flags, 'plans') ?? null);
   const store = await openStore(stringFlag(flags, 'store', DEFAULT_STORE));
   try {
-    return await sub.run({ store, io, json: boolFlag(flags, 'json'), now: Date.now(), args, flags });
+    return await sub.run({ store, io, json: boolFlag(flags, 'json'), now: Date.now(), args, flags, plans });
   } finally {
     await store.close();
   }
@@ -127,11 +135,8 @@ export async function run(command: 'accounts' | 'keys', argv: string[], io: CliI
 // ---- arguments ----------------------------------------------------------
 
 function checkName(name: string): void {
-  if (!ACCOUNT_NAME.test(name)) {
-    throw new UsageError(
-      `NAME must be 1 to 64 letters, digits, '.', '_' or '-', not ${JSON.stringify(name)}`,
-    );
-  }
+  const bad = accountNameProblem(name);
+  if (bad !== null) throw new UsageError(`NAME ${bad}`);
 }
 
 function planFlag(flags: ReturnType<typeof parseArgs>): PlanName {
@@ -244,8 +249,8 @@ async function monthUsage(store: AccessStore, accountId: string, month: string):
   return (await store.readUsage(month)).get(accountId) ?? 0;
 }
 
-function usageView(a: Account, count: number, month: string) {
-  const limit = DEFAULT_PLANS[a.plan].monthly;
+function usageView(ctx: Ctx, a: Account, count: number, month: string) {
+  const limit = ctx.plans[a.plan].monthly;
   return { month, count, limit, remaining: Math.max(0, limit - count) };
 }
 
@@ -266,6 +271,10 @@ async function accountsCreate(ctx: Ctx): Promise<number> {
     status: 'active',
     created_at: iso(ctx.now),
   };
+  // The stores check this again when they record the change; this gives the message
+  // (a name equal to another account's id, say) whichever store it is.
+  const why = newAccountProblem(await ctx.store.read(), account);
+  if (why !== null) throw new Error(why);
   await ctx.store.change({ op: 'account.create', account });
   if (ctx.json) printJson(ctx.io, account);
   else
@@ -279,6 +288,7 @@ async function accountsList(ctx: Ctx): Promise<number> {
   const state = await ctx.store.read();
   const rows = state.accounts.map((a) => ({
     ...a,
+    limits: ctx.plans[a.plan],
     keys: state.keys.filter((k) => k.account_id === a.id && usable(k, ctx.now)).length,
   }));
   if (ctx.json) printJson(ctx.io, rows);
@@ -287,8 +297,8 @@ async function accountsList(ctx: Ctx): Promise<number> {
   else
     printTable(
       ctx.io,
-      ['NAME', 'ID', 'PLAN', 'STATUS', 'KEYS', 'CREATED'],
-      rows.map((r) => [r.name, r.id, r.plan, r.status, String(r.keys), r.created_at]),
+      ['NAME', 'ID', 'PLAN', 'LIMITS', 'STATUS', 'KEYS', 'CREATED'],
+      rows.map((r) => [r.name, r.id, r.plan, limitsText(r.limits), r.status, String(r.keys), r.created_at]),
     );
   return 0;
 }
@@ -297,8 +307,8 @@ async function accountsShow(ctx: Ctx): Promise<number> {
   const state = await ctx.store.read();
   const a = findAccount(state, ctx.args[0]);
   const month = monthOf(ctx.now);
-  const usage = usageView(a, await monthUsage(ctx.store, a.id, month), month);
-  const limits = DEFAULT_PLANS[a.plan];
+  const usage = usageView(ctx, a, await monthUsage(ctx.store, a.id, month), month);
+  const limits = ctx.plans[a.plan];
   const keys = state.keys.filter((k) => k.account_id === a.id);
   if (ctx.json) {
     printJson(ctx.io, { ...a, limits, usage, keys: keys.map((k) => keyView(state, k)) });
@@ -308,7 +318,7 @@ async function accountsShow(ctx: Ctx): Promise<number> {
     [
       `account   ${a.name}`,
       `id        ${a.id}`,
-      `plan      ${a.plan} (${limits.burst}/min, ${limits.monthly}/month)`,
+      `plan      ${a.plan} (${limitsText(limits)})`,
       `status    ${a.status}`,
       `created   ${a.created_at}`,
       `usage     ${usage.count} of ${usage.limit} in ${month} (${usage.remaining} left)`,
@@ -317,6 +327,10 @@ async function accountsShow(ctx: Ctx): Promise<number> {
     ].join('\n'),
   );
   return 0;
+}
+
+function limitsText(l: PlanLimits): string {
+  return `${l.burst}/min, ${l.monthly}/month`;
 }
 
 function keyDates(k: KeyRecord): string {
@@ -330,7 +344,7 @@ async function accountsUsage(ctx: Ctx): Promise<number> {
   const state = await ctx.store.read();
   const a = findAccount(state, ctx.args[0]);
   const month = monthOf(ctx.now);
-  const current = usageView(a, await monthUsage(ctx.store, a.id, month), month);
+  const current = usageView(ctx, a, await monthUsage(ctx.store, a.id, month), month);
   const history: { month: string; count: number }[] = [];
   for (const m of previousMonths(ctx.now, HISTORY_MONTHS)) {
     const count = (await ctx.store.readUsage(m)).get(a.id);
@@ -454,6 +468,51 @@ async function keysRevoke(ctx: Ctx): Promise<number> {
   return 0;
 }
 
+/**
+ * The key a rotation issued for `old` (which has an end date), when it can be told.
+ * Records do not link the two, but a rotation creates the replacement at an instant T,
+ * after `old` and for the same account, and ends `old` at T + grace, a whole number of
+ * seconds later; any other key of the account fitting that is a one-in-a-thousand chance,
+ * and two candidates give no answer rather than a guess.
+ */
+function replacementOf(state: AccessState, old: KeyRecord): KeyRecord | undefined {
+  if (old.expires_at === null) return undefined;
+  const end = Date.parse(old.expires_at);
+  const after = state.keys.slice(state.keys.indexOf(old) + 1);
+  const found = after.filter((k) => {
+    const t = Date.parse(k.created_at);
+    return k.account_id === old.account_id && t <= end && (end - t) % 1000 === 0;
+  });
+  return found.length === 1 ? found[0] : undefined;
+}
+
+/** The refusal for rotating a key in its grace period: the replacement is the key to rotate. */
+function alreadyRotated(state: AccessState, old: KeyRecord, account: Account, now: number): string {
+  const first = replacementOf(state, old);
+  const until = `${old.id} keeps working until ${old.expires_at}, or until \`fundreturns keys revoke ${old.id}\``;
+  if (first === undefined) {
+    return (
+      `key ${old.id} was already rotated (${until}); rotate its replacement instead ` +
+      `(\`fundreturns keys list ${account.name}\` shows it)`
+    );
+  }
+  // The replacement may have been rotated in turn: the key in use is the last one.
+  let current = first;
+  for (let i = 0; i < state.keys.length && keyState(current, now) === 'expiring'; i++) {
+    const next = replacementOf(state, current);
+    if (next === undefined) break;
+    current = next;
+  }
+  const rotated = `key ${old.id} was already rotated at ${first.created_at}`;
+  if (!usable(current, now)) {
+    return (
+      `${rotated} and its replacement ${current.id} is ${keyState(current, now)} (${until}); ` +
+      `create a new key with \`fundreturns keys create ${account.name}\``
+    );
+  }
+  return `${rotated}; rotate its replacement ${current.id} instead (${until})`;
+}
+
 async function keysRotate(ctx: Ctx): Promise<number> {
   const grace = graceFlag(ctx.flags);
   const state = await ctx.store.read();
@@ -463,13 +522,12 @@ async function keysRotate(ctx: Ctx): Promise<number> {
     throw new Error(`key ${old.id} is ${s}: create a new key with \`fundreturns keys create ACCOUNT\``);
   const account = state.accounts.find((a) => a.id === old.account_id);
   if (account === undefined) throw new Error(`key ${old.id} belongs to no known account`);
+  // Rotating it again would issue a second replacement while the first is in use.
+  if (s === 'expiring') throw new Error(alreadyRotated(state, old, account, ctx.now));
   // The new key is durable before the old one is given an end: a crash in between
   // leaves two working keys, never none.
   const { record, secret } = await issueKey(ctx, account);
-  let until = ctx.now + grace * 1000;
-  // Rotating a key already in its grace period must not lengthen that period.
-  if (old.expires_at !== null) until = Math.min(until, Date.parse(old.expires_at));
-  const expiresAt = iso(until);
+  const expiresAt = iso(ctx.now + grace * 1000);
   await ctx.store.change({ op: 'key.expire', key_id: old.id, at: expiresAt });
   if (ctx.json) {
     printJson(ctx.io, {

@@ -153,6 +153,8 @@ type Client = ReturnType<typeof makeClient>;
 
 /** Longest wait for the probe, script load and reconciliation after an outage. */
 const PROBE_DEADLINE_MS = 2000;
+/** Longest wait for the first connection (as the access store's). */
+const CONNECT_DEADLINE_MS = 5000;
 
 export class RedisLimiter implements Limiter {
   readonly #url: string;
@@ -224,8 +226,18 @@ export class RedisLimiter implements Limiter {
   }
 
   async connect(): Promise<void> {
-    await this.#client.connect();
-    await this.#loadScript();
+    // A Redis that accepts the connection but never answers would hang the worker's start.
+    const c = this.#client;
+    await withDeadline(
+      (async () => {
+        await c.connect();
+        await this.#loadScript();
+      })(),
+      CONNECT_DEADLINE_MS,
+      () => {
+        if (c.isOpen) c.destroy();
+      },
+    );
     this.#watchdog = setInterval(() => this.#tick(), Math.max(1, this.#timeoutMs / 2));
     this.#watchdog.unref();
   }

@@ -35,6 +35,39 @@ export interface Account {
   readonly created_at: string;
 }
 
+/**
+ * A new account's name: starts with a letter or digit, so that no name reads as a
+ * flag (`--`, `-x`) on the command line.
+ */
+export const ACCOUNT_NAME_RULE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** The shape of an account id (keys.ts newAccountId); commands take an id wherever a name goes. */
+const ACCOUNT_ID_SHAPE = /^acct_[0-9a-f]{12}$/;
+
+/** Why `name` cannot name a new account, whatever the state (a phrase after "NAME"), or null. */
+export function accountNameProblem(name: string): string | null {
+  if (!ACCOUNT_NAME_RULE.test(name))
+    return `must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit, not ${JSON.stringify(name)}`;
+  if (ACCOUNT_ID_SHAPE.test(name))
+    return `must not look like an account id (acct_ and 12 hex digits), not ${JSON.stringify(name)}`;
+  return null;
+}
+
+/**
+ * Why account `a` cannot be created in state `s`, or null when it can. Names and ids
+ * share one namespace, because every command that takes an account takes either.
+ */
+export function newAccountProblem(s: AccessState, a: Account): string | null {
+  const bad = accountNameProblem(a.name);
+  if (bad !== null) return `an account name ${bad}`;
+  if (s.accounts.some((x) => x.name === a.name))
+    return `an account named ${JSON.stringify(a.name)} already exists`;
+  const owner = s.accounts.find((x) => x.id === a.name);
+  if (owner !== undefined)
+    return `${JSON.stringify(a.name)} is the id of account ${JSON.stringify(owner.name)}: choose another name`;
+  if (s.accounts.some((x) => x.id === a.id || x.name === a.id)) return `account id ${a.id} already exists`;
+  return null;
+}
+
 export interface KeyRecord {
   /** Non-secret id (`key_…`) shown by `keys list`, used to revoke or rotate. */
   readonly id: string;

@@ -48,6 +48,7 @@ import {
   applyChange,
   EMPTY_STATE,
   type KeyRecord,
+  newAccountProblem,
   PLAN_NAMES,
   type PlanName,
   STATUSES,
@@ -62,7 +63,6 @@ const LOG_FORMAT = 1;
 const NEWLINE = 0x0a;
 const HEAD_BYTES = 256;
 
-export const ACCOUNT_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 
 /** The first line of every log: the whole state, as compaction writes it. */
@@ -771,15 +771,9 @@ export function validateChange(state: AccessState, c: AccessChange): void {
   };
   switch (c.op) {
     case 'account.create': {
-      const a = c.account;
-      if (!ACCOUNT_NAME.test(a.name)) {
-        throw new Error(
-          `an account name is 1 to 64 letters, digits, '.', '_' or '-', not ${JSON.stringify(a.name)}`,
-        );
-      }
-      if (state.accounts.some((x) => x.name === a.name))
-        throw new Error(`an account named ${JSON.stringify(a.name)} already exists`);
-      if (state.accounts.some((x) => x.id === a.id)) throw new Error(`account id ${a.id} already exists`);
+      // One rule for both stores (model.ts): starts with a letter or digit, not an id.
+      const why = newAccountProblem(state, c.account);
+      if (why !== null) throw new Error(why);
       return;
     }
     case 'account.plan':

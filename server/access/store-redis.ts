@@ -16,16 +16,18 @@
  * Validation therefore lives in one readable place and no interleaving of two admins can
  * create duplicate names or dangling references.
  */
-import { createClient, ErrorReply } from 'redis';
+import { ClientOfflineError, createClient, ErrorReply } from 'redis';
 import {
   type AccessChange,
   type AccessState,
   type AccessStore,
   applyChange,
   EMPTY_STATE,
+  newAccountProblem,
   PLAN_NAMES,
   STATUSES,
 } from './model.js';
+import { redactUrl } from './open-store.js';
 
 export const LOG_KEY = 'fr:access:log';
 export const VERSION_KEY = 'fr:access:version';
@@ -54,13 +56,13 @@ export function invalidChange(s: AccessState, c: AccessChange): string | null {
   const account = (id: string) => s.accounts.some((a) => a.id === id);
   const key = (id: string) => s.keys.some((k) => k.id === id);
   switch (c.op) {
-    case 'account.create':
-      if (s.accounts.some((a) => a.name === c.account.name))
-        return `an account named "${c.account.name}" already exists`;
-      if (account(c.account.id)) return `account id ${c.account.id} already exists`;
+    case 'account.create': {
+      const why = newAccountProblem(s, c.account);
+      if (why !== null) return why;
       if (!PLAN_NAMES.includes(c.account.plan)) return `unknown plan "${c.account.plan}"`;
       if (!STATUSES.includes(c.account.status)) return `unknown status "${c.account.status}"`;
       return null;
+    }
     case 'account.plan':
       if (!account(c.account_id)) return `no account with id ${c.account_id}`;
       return PLAN_NAMES.includes(c.plan) ? null : `unknown plan "${c.plan}"`;
@@ -73,8 +75,15 @@ export function invalidChange(s: AccessState, c: AccessChange): string | null {
       if (s.keys.some((k) => k.hash === c.key.hash)) return 'a key with the same hash already exists';
       return null;
     case 'key.revoke':
-    case 'key.expire':
-      return key(c.key_id) ? null : `no key with id ${c.key_id}`;
+    case 'key.expire': {
+      // As the file store: a revoked key stays revoked, and gets no end date either.
+      const k = s.keys.find((x) => x.id === c.key_id);
+      if (k === undefined) return `no key with id ${c.key_id}`;
+      if (k.revoked_at === null) return null;
+      return c.op === 'key.revoke'
+        ? `key ${k.id} was already revoked at ${k.revoked_at}`
+        : `key ${k.id} was revoked at ${k.revoked_at}`;
+    }
     default:
       return `unknown change ${JSON.stringify(c)}`;
   }
@@ -101,7 +110,7 @@ export function makeClient(url: string, opts: { retryFromStart?: boolean; comman
       reconnectStrategy: (retries: number, cause: Error) =>
         connected
           ? Math.min(50 * 2 ** retries, 1000)
-          : new Error(`cannot reach Redis at ${url}: ${cause.message}`),
+          : new Error(`cannot reach Redis at ${redactUrl(url)}: ${cause.message}`),
     },
   });
   client.on('ready', () => {
@@ -110,16 +119,30 @@ export function makeClient(url: string, opts: { retryFromStart?: boolean; comman
   return client;
 }
 
+/** A call to Redis that got no answer in time (the connection was accepted, the reply never came). */
+export class RedisTimeoutError extends Error {
+  override readonly name = 'RedisTimeoutError';
+}
+
 /**
- * `p`, or a rejection after `ms` (calling `onTimeout` first). A peer that vanished without
- * closing the TCP connection never answers, and node-redis has no reply timeout.
+ * `p`, or a RedisTimeoutError after `ms` (then `onTimeout` is called). A peer that
+ * vanished without closing the TCP connection, or a stopped or hung Redis whose kernel
+ * still accepts connections, never answers, and node-redis has no reply timeout: not for
+ * commands, and not for the handshake `connect()` waits for once the TCP connection is made.
  */
-export function withDeadline<T>(p: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+export function withDeadline<T>(
+  p: Promise<T>,
+  ms: number,
+  onTimeout: () => void,
+  what = 'Redis',
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
+      // Rejected first: onTimeout may fail `p` at once (destroying its client), and the
+      // race must report the timeout, not the disconnection it causes.
+      reject(new RedisTimeoutError(`no answer from ${what} within ${ms} ms`));
       onTimeout();
-      reject(new Error(`no answer from Redis within ${ms} ms`));
     }, ms);
   });
   return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
@@ -131,6 +154,8 @@ export interface RedisStoreOptions {
   pollMs?: number;
   /** Longest wait for any reply before the connection is taken as dead and replaced (default 3000 ms). */
   timeoutMs?: number;
+  /** Longest wait for `connect()`: TCP connection, handshake and script load (default 5000 ms). */
+  connectTimeoutMs?: number;
 }
 
 export class RedisAccessStore implements AccessStore {
@@ -139,16 +164,20 @@ export class RedisAccessStore implements AccessStore {
   readonly #log: LogFn;
   readonly #pollMs: number;
   readonly #timeoutMs: number;
+  readonly #connectTimeoutMs: number;
   #appendSha = '';
   /** Replayed state; entries [0, version) of the log are applied. */
   #state: AccessState = EMPTY_STATE;
   #reading: Promise<AccessState> | null = null;
   readonly #subscriptions = new Set<() => Promise<void>>();
+  /** Clients dropped because a reply did not come in time. */
+  readonly #stalled = new WeakSet<Client>();
 
   constructor(url: string, opts: RedisStoreOptions = {}) {
     this.#log = opts.log ?? (() => {});
     this.#pollMs = opts.pollMs ?? 1000;
     this.#timeoutMs = opts.timeoutMs ?? 3000;
+    this.#connectTimeoutMs = opts.connectTimeoutMs ?? 5000;
     this.#url = url;
     this.#client = makeClient(url);
     // Without a listener node-redis would throw connection errors as uncaught exceptions.
@@ -158,18 +187,48 @@ export class RedisAccessStore implements AccessStore {
   /** One call with a deadline; past it the connection is replaced, failing whatever waits on it. */
   #call<T>(f: (c: Client) => Promise<T>): Promise<T> {
     const c = this.#client;
-    return withDeadline(f(c), this.#timeoutMs, () => {
-      if (this.#client !== c) return;
-      this.#client = makeClient(this.#url, { retryFromStart: true });
-      this.#client.on('error', () => {});
-      this.#client.connect().catch(() => {});
-      c.destroy();
+    const where = `Redis at ${redactUrl(this.#url)}`;
+    return withDeadline(
+      f(c),
+      this.#timeoutMs,
+      () => {
+        if (this.#client !== c) return;
+        // A server keeps going on its last known state and this client retries in the
+        // background; a command line simply fails.
+        this.#stalled.add(c);
+        this.#client = makeClient(this.#url, { retryFromStart: true });
+        this.#client.on('error', () => {});
+        this.#client.connect().catch(() => {});
+        c.destroy();
+      },
+      where,
+    ).catch((err: unknown) => {
+      // Other calls waiting on a connection dropped for a stall, and calls made while its
+      // replacement connects, fail for the same reason: say that, not the client's words.
+      if (this.#stalled.has(c) && !(err instanceof RedisTimeoutError))
+        throw new RedisTimeoutError(`no answer from ${where} within ${this.#timeoutMs} ms`);
+      if (err instanceof ClientOfflineError) throw new Error(`${where} is unreachable (reconnecting)`);
+      throw err;
     });
   }
 
+  /**
+   * Connect once, or fail within `connectTimeoutMs`: `socket.connectTimeout` covers only
+   * the TCP connection, and a Redis that accepts it but never answers (stopped, hung,
+   * overloaded) would otherwise keep the handshake, and the caller, waiting for ever.
+   */
   async connect(): Promise<void> {
-    await this.#client.connect();
-    this.#appendSha = String(await this.#client.scriptLoad(APPEND_SCRIPT));
+    const c = this.#client;
+    await withDeadline(
+      (async () => {
+        await c.connect();
+        this.#appendSha = String(await c.scriptLoad(APPEND_SCRIPT));
+      })(),
+      this.#connectTimeoutMs,
+      () => {
+        if (c.isOpen) c.destroy();
+      },
+    );
   }
 
   read(): Promise<AccessState> {
@@ -206,7 +265,17 @@ export class RedisAccessStore implements AccessStore {
       const s = await this.read();
       const why = invalidChange(s, c);
       if (why) throw new AccessChangeError(why);
-      const v = await this.#evalAppend(s.version, JSON.stringify(c));
+      let v: number;
+      try {
+        v = await this.#evalAppend(s.version, JSON.stringify(c));
+      } catch (err) {
+        // The script may have run and only its reply been lost: say so rather than "failed".
+        if (err instanceof RedisTimeoutError)
+          throw new RedisTimeoutError(
+            `${err.message}: the change may or may not have been recorded; look (accounts list, keys list) before trying again`,
+          );
+        throw err;
+      }
       if (v >= 0) {
         // A read already in flight may predate the append; the next one cannot.
         const after = await this.read();
@@ -243,6 +312,7 @@ export class RedisAccessStore implements AccessStore {
       .connect()
       .then(() => sub.subscribe(CHANGED_CHANNEL, (msg) => notify(Number(msg))))
       .catch((err: unknown) => {
+        if (closed) return;
         // The poll below still notices changes, only later.
         this.#log('warn', 'redis access store: cannot subscribe to changes; polling only', {
           error: String(err),
@@ -276,8 +346,10 @@ export class RedisAccessStore implements AccessStore {
       closed = true;
       clearInterval(timer);
       this.#subscriptions.delete(stop);
-      await connecting;
+      // Destroyed first: a subscriber still connecting to a Redis that does not answer
+      // would otherwise keep `connecting`, and so close(), waiting for ever.
       if (sub.isOpen) sub.destroy();
+      await connecting;
     };
     this.#subscriptions.add(stop);
     return () => {
