@@ -133,6 +133,11 @@ describe('authentication (C22, C25)', () => {
     );
     const r = await req(server, `/v1/funds/${code}`, `Bearer ${key}`);
     expect(r.body).toMatchObject({ status: 403, type: `${server.url}/problems/forbidden` });
+    // Authenticated, so it carries the RateLimit fields (C29), and it counts nothing.
+    expect(r.headers.get('ratelimit-policy')).toMatch(/^"burst";q=250;w=60, "quota";q=2500;w=\d+$/);
+    const standing = rateLimit(r.headers);
+    expect(rateLimit((await req(server, `/v1/funds/${code}`, `Bearer ${key}`)).headers)).toEqual(standing);
+    expect(r.headers.get('retry-after')).toBeNull();
     expect(cli(['accounts', 'set-status', 'tester', 'active', '--store', store]).status).toBe(0);
     await waitFor(
       async () => (await req(server, `/v1/funds/${code}`, `Bearer ${key}`)).status === 200,

@@ -78,12 +78,16 @@ export class AccessGate implements Gate {
       );
     }
     if (entry.status !== 'active') {
-      return this.refuse(
-        '403 Forbidden',
-        'forbidden',
-        `The account has no active subscription (status ${entry.status}).`,
-        null,
-      );
+      // Authenticated, so it carries the RateLimit fields (C29); nothing is counted.
+      const forbid = (d: LimitDecision) =>
+        this.refuse(
+          '403 Forbidden',
+          'forbidden',
+          `The account has no active subscription (status ${entry.status}).`,
+          new RateLimitHeaders(this.policyLine(entry.limits, nowMs), d),
+        );
+      const p = this.limiter.peek({ id: entry.accountId, slot: entry.slot }, entry.limits, nowMs);
+      return p instanceof Promise ? p.then(forbid) : forbid(p);
     }
     const d = this.limiter.admit({ id: entry.accountId, slot: entry.slot }, entry.limits, nowMs);
     if (d instanceof Promise) return d.then((x) => this.decide(x, entry.limits, nowMs));

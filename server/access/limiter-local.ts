@@ -122,6 +122,26 @@ export class LocalLimiter implements Limiter {
     };
   }
 
+  peek(account: { readonly slot: number }, limits: PlanLimits, nowMs: number): LimitDecision {
+    const month = this.month(nowMs);
+    const T = 60_000 / limits.burst;
+    const tau = T * (limits.burst - 1);
+    const base = account.slot * FLOATS_PER_SLOT;
+    const s = this.state;
+    this.lock(account.slot);
+    const used = s[base + MONTH] === month ? s[base + USED] : 0;
+    const tat = Math.max(s[base + TAT], nowMs);
+    this.unlock(account.slot);
+    return {
+      ok: true,
+      retryAfter: 0,
+      burstRemaining: Math.min(limits.burst, burstLeft(nowMs, tat, T, tau)),
+      burstReset: Math.ceil((tat - nowMs) / 1000),
+      quotaRemaining: Math.max(0, limits.monthly - used),
+      quotaReset: Math.ceil((this.monthTo - nowMs) / 1000),
+    };
+  }
+
   /** This month's count for a slot (0 when the slot last counted another month). */
   used(slot: number, nowMs: number): number {
     const month = this.month(nowMs);

@@ -1,5 +1,6 @@
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { LocalLimiter } from './limiter-local.js';
 import {
   decide,
   emissionUs,
@@ -214,6 +215,31 @@ describe('RedisLimiter', () => {
     }
   });
 
+  it('peek reports the standing an admit would start from, counts nothing, and agrees in all three limiters (C29)', async () => {
+    const l = await limiter();
+    const mem = new MemoryLimiter();
+    const { limiter: local } = LocalLimiter.create(4);
+    const limits: PlanLimits = { burst: 5, monthly: 9 };
+    let now = T0;
+    for (let i = 0; i < 30; i++) {
+      now += (i % 7) * 700;
+      const before = mem.peek(alice, limits, now);
+      expect(await l.peek(alice, limits, now), `step ${i}`).toEqual(before);
+      const loc = local.peek(alice, limits, now);
+      expect([loc.burstRemaining, loc.quotaRemaining, loc.quotaReset], `step ${i}`).toEqual([
+        before.burstRemaining,
+        before.quotaRemaining,
+        before.quotaReset,
+      ]);
+      // Peeking twice changes nothing.
+      expect(await l.peek(alice, limits, now)).toEqual(before);
+      const d = mem.admit(alice, limits, now);
+      expect(await l.admit(alice, limits, now)).toEqual(d);
+      local.admit(alice, limits, now);
+      if (d.ok) expect(d.quotaRemaining).toBe(before.quotaRemaining - 1);
+    }
+  });
+
   it('keeps admitting through a fallback during an outage and reconciles counts afterwards', async () => {
     const own = await startRedis();
     try {
@@ -231,6 +257,14 @@ describe('RedisLimiter', () => {
             quotaReset: 1,
           };
         },
+        peek: (_a, limits) => ({
+          ok: true,
+          retryAfter: 0,
+          burstRemaining: limits.burst,
+          burstReset: 0,
+          quotaRemaining: limits.monthly,
+          quotaReset: 1,
+        }),
       };
       const l = await limiter(own.url, { fallback: fake, log: (level, msg) => logs.push([level, msg]) });
       const limits = { burst: 100, monthly: 10 };

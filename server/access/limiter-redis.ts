@@ -134,6 +134,14 @@ export class MemoryLimiter implements Limiter {
     this.#count.set(account.id, count + 1);
     return decide(ADMITTED, count + 1, after - nowUs, limits, quotaReset);
   }
+
+  peek(account: { readonly id: string }, limits: PlanLimits, nowMs: number): LimitDecision {
+    const next = nextMonthStart(nowMs);
+    const count = next === this.#month ? (this.#count.get(account.id) ?? 0) : 0;
+    const nowUs = Math.round(nowMs * 1000);
+    const tat = Math.max(this.#tat.get(account.id) ?? 0, nowUs);
+    return decide(ADMITTED, count, tat - nowUs, limits, Math.ceil((next - nowMs) / 1000));
+  }
 }
 
 export interface RedisLimiterOptions {
@@ -270,6 +278,33 @@ export class RedisLimiter implements Limiter {
       return this.#admitLocally(account, limits, nowMs);
     }
     return this.#admitRemote(account, limits, nowMs);
+  }
+
+  /** One read of the count and the TAT; while Redis is out, the local figures. */
+  async peek(
+    account: { readonly id: string; readonly slot: number },
+    limits: PlanLimits,
+    nowMs: number,
+  ): Promise<LimitDecision> {
+    if (nowMs >= this.#monthEnd || nowMs < this.#monthStart) this.#rollMonth(nowMs);
+    const quotaReset = this.#quotaReset(nowMs);
+    if (!this.#down && this.#client.isReady && limits.burst >= 1) {
+      try {
+        const [count, tat] = await Promise.all([
+          this.#client.sendCommand<string | null>(['HGET', this.#usageKey, account.id]),
+          this.#client.sendCommand<string | null>(['GET', gcraKey(account.id)]),
+        ]);
+        const nowUs = Math.round(nowMs * 1000);
+        const tatUs = Math.max(Number(tat ?? 0), nowUs);
+        return decide(ADMITTED, Number(count ?? 0), tatUs - nowUs, limits, quotaReset);
+      } catch {
+        // Counted nothing either way: the local figures will do.
+      }
+    }
+    const pending = this.#pending.get(this.#monthKeyOf)?.get(account.id) ?? 0;
+    const used = (this.#known.get(account.id) ?? 0) + pending;
+    const local = await this.#fallback.peek(account, limits, nowMs);
+    return { ...local, quotaRemaining: Math.max(0, limits.monthly - used), quotaReset };
   }
 
   async #admitRemote(

@@ -193,6 +193,15 @@ export interface Limiter {
     limits: PlanLimits,
     nowMs: number,
   ): LimitDecision | Promise<LimitDecision>;
+  /**
+   * Where the account stands, counting nothing: the C29 fields of an authenticated
+   * request refused before the limits (403), as an admitted decision.
+   */
+  peek(
+    account: { readonly id: string; readonly slot: number },
+    limits: PlanLimits,
+    nowMs: number,
+  ): LimitDecision | Promise<LimitDecision>;
 }
 
 /** YYYY-MM of an instant (UTC), the quota period (C28). */
