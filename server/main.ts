@@ -232,7 +232,15 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
     if (refreshing) return;
     refreshing = true;
     try {
-      table = buildKeyTable(await store.read(), slots, plans);
+      const state = await store.read();
+      // Versions only grow; a store that went back (a Redis restarted empty or flushed,
+      // a log restored from an old backup) lost changes: serving its keys would refuse
+      // every key created since. The operator decides; a restart takes the store as it is.
+      if (state.version < table.version)
+        throw new Error(
+          `the store went back from change ${table.version} to ${state.version}: changes were lost`,
+        );
+      table = buildKeyTable(state, slots, plans);
       for (const l of listeners) l(table);
     } catch (e) {
       log.error(

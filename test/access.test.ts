@@ -448,6 +448,16 @@ describe('many machines: one Redis (C26–C28)', () => {
           'revoked',
         );
       }
+      // A Redis flushed (or restarted empty) went back to change 0: the servers keep
+      // the keys they know and say so, instead of refusing every key.
+      const { createClient } = await import('redis');
+      const c = createClient({ url: redis.url });
+      await c.connect();
+      await c.flushAll();
+      await c.quit();
+      await waitFor(async () => a.logs().includes('went back from change'), 5000, 'flush noticed');
+      expect((await req(a, `/v1/funds/${code}`, auth)).status).not.toBe(401);
+      expect((await req(b, `/v1/funds/${code}`, auth)).status).not.toBe(401);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
       await redis.stop();
