@@ -351,12 +351,12 @@ export class FileAccessStore implements AccessStore {
       if (next.lines === 0)
         throw new Error(
           `${this.logPath} is damaged: ${st.size === 0 ? 'it is empty' : `no complete first line in ${st.size} bytes`}. ` +
-            'Restore it from a backup.',
+            `Restore it from a backup (one older than change ${written}: then delete ${MARKER_FILE} too).`,
         );
       if (next.state.version < written)
         throw new Error(
           `${this.logPath} is damaged: it ends at change ${next.state.version} but change ${written} was written ` +
-            `(${MARKER_FILE}); lines were lost. Restore it from a backup.`,
+            `(${MARKER_FILE}); lines were lost. Restore it from a backup (one older than change ${written}: then delete ${MARKER_FILE} too).`,
         );
       this.follower = next;
       return { exists: true, state: next.state, goodEnd: next.offset, size: st.size, lines: next.lines };
