@@ -11,6 +11,7 @@ import vm from 'node:vm';
 import type { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { startWorker } from '../core/worker.js';
+import { readBurst, writeBurst } from './access/burst-file.js';
 import { DEFAULT_SLOTS, LocalLimiter } from './access/limiter-local.js';
 import { type AccessStore, monthOf } from './access/model.js';
 import { openStore, redactUrl } from './access/open-store.js';
@@ -225,6 +226,10 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
   if (redisUrl === null) {
     for (const [account, count] of await store.readUsage(month))
       limiter.seed(slots.slotOf(account), month, count);
+    // And each burst bucket where the last run left it (C27): a restart grants no fresh burst.
+    const now = Date.now();
+    for (const [account, tat] of await readBurst(resolve(spec)))
+      if (tat > now) limiter.seedTat(slots.slotOf(account), tat);
   }
   const listeners: Array<(t: typeof table) => void> = [];
   let refreshing = false;
@@ -275,6 +280,13 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
     for (const [account, slot] of slots.entries()) all.set(account, limiter.used(slot, now));
     await store.writeUsage(month, all);
     for (const [k, v] of changed) saved.set(k, v);
+    // A bucket moves only when a request is counted, so only then is it saved.
+    const tats = new Map<string, number>();
+    for (const [account, slot] of slots.entries()) {
+      const t = limiter.tat(slot);
+      if (t > now) tats.set(account, t);
+    }
+    await writeBurst(resolve(spec), tats);
   };
   const saver = setInterval(() => {
     saveUsage().catch((e) => log.error({ error: (e as Error).message }, 'cannot save usage'));

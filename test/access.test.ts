@@ -214,6 +214,24 @@ describe('limits (C26–C30)', () => {
     }
   });
 
+  it('a spent burst stays spent across a restart (C27)', async () => {
+    // 5 a minute: one request every 12 s refills, so the restart happens well inside a refill.
+    const a = setupAccess(join(dir, 'burst-restart'), 'free', { free: { burst: 5, monthly: 100_000 } });
+    const auth = `Bearer ${a.key}`;
+    let server = await startServe([...a.flags, '--snapshots', snapshots, '--threads', '1']);
+    for (let k = 0; k < 5; k++) expect((await req(server, `/v1/funds/${code}`, auth)).status).toBe(200);
+    expect((await req(server, `/v1/funds/${code}`, auth)).status).toBe(429);
+    expect(await server.stop()).toBe(0);
+    server = await startServe([...a.flags, '--snapshots', snapshots, '--threads', '1']);
+    try {
+      const after = await req(server, `/v1/funds/${code}`, auth);
+      expect(after.status).toBe(429);
+      expect(after.body).toMatchObject({ type: `${server.url}/problems/rate-limited` });
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('quota: exactly the plan count, then 429 quota-exceeded until a plan upgrade lifts it at once', async () => {
     const a = setupAccess(join(dir, 'quota'), 'free', {
       free: { burst: 100_000, monthly: 25 },

@@ -152,6 +152,23 @@ export class LocalLimiter implements Limiter {
     return n;
   }
 
+  /** A slot's GCRA theoretical arrival time (epoch ms; 0 when it never counted). */
+  tat(slot: number): number {
+    const base = slot * FLOATS_PER_SLOT;
+    this.lock(slot);
+    const t = this.state[base + TAT];
+    this.unlock(slot);
+    return t;
+  }
+
+  /** Seed a slot's GCRA time (server start: the burst a previous run left, C27). */
+  seedTat(slot: number, tatMs: number): void {
+    const base = slot * FLOATS_PER_SLOT;
+    this.lock(slot);
+    this.state[base + TAT] = Math.max(this.state[base + TAT], tatMs);
+    this.unlock(slot);
+  }
+
   /** Seed a slot's count for a month (server start: counts saved by the store). */
   seed(slot: number, month: string, count: number): void {
     const [y, m] = month.split('-').map(Number);

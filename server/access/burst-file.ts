@@ -1,0 +1,40 @@
+/**
+ * The burst buckets of an embedded-store server, kept across a restart (C27): each
+ * account's GCRA time while it lies in the future, in `burst.json` beside the store.
+ * Without it a restarted server granted every account a fresh burst. Written
+ * atomically with the monthly counts, once a second, so a crash forgets at most a
+ * second of it. (With Redis the buckets live in Redis.)
+ */
+import { open, readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export const BURST_FILE = 'burst.json';
+
+/** Account id → GCRA time (epoch ms); a missing or unreadable file is no saved burst. */
+export async function readBurst(dir: string): Promise<Map<string, number>> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(join(dir, BURST_FILE), 'utf8'));
+  } catch {
+    // Lost or damaged: the worst case is one fresh burst per account, as before.
+    return new Map();
+  }
+  const out = new Map<string, number>();
+  if (typeof value !== 'object' || value === null) return out;
+  for (const [id, t] of Object.entries(value))
+    if (typeof t === 'number' && Number.isFinite(t)) out.set(id, t);
+  return out;
+}
+
+export async function writeBurst(dir: string, tats: ReadonlyMap<string, number>): Promise<void> {
+  const path = join(dir, BURST_FILE);
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(`${JSON.stringify(Object.fromEntries(tats))}\n`);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, path);
+}
