@@ -251,6 +251,69 @@ describe('publishing (DESIGN snapshot)', () => {
     expect(readCurrent(snaps)).toBe(ids[3]);
   });
 
+  it("--keep prunes only snapshots: an operator's own directories stay and do not count", async () => {
+    const src = writeSource(dir('keep-other-src'), ['AAA,A,USA,NMFQS,USD,FUND,,false,'], { AAA: GOOD });
+    const snaps = dir('keep-other-snaps');
+    const first = await buildFromSource({ ...base, keep: 2, source: src, snapshots: snaps });
+    for (const other of ['0-operator-backup', 'zz-notes', '2020-01-01-20200101T000000Z-abcd']) {
+      mkdirSync(join(snaps, other));
+      writeFileSync(join(snaps, other, 'keep-me.txt'), 'mine');
+    }
+    const second = await buildFromSource({ ...base, keep: 2, source: src, snapshots: snaps });
+    const third = await buildFromSource({ ...base, keep: 2, source: src, snapshots: snaps });
+    expect(listSnapshots(snaps).map((x) => x.id)).toEqual([second.id, third.id]);
+    expect(existsSync(join(snaps, first.id))).toBe(false);
+    // Not snapshots (a name of its own, or no manifest): untouched.
+    for (const other of ['0-operator-backup', 'zz-notes', '2020-01-01-20200101T000000Z-abcd'])
+      expect(readFileSync(join(snaps, other, 'keep-me.txt'), 'utf8')).toBe('mine');
+  });
+
+  it('two daily appends at once both land, one after the other (C37)', async () => {
+    const src = dir('daily-race-src');
+    await generateUniverse({
+      funds: 30,
+      seed: 5,
+      from: fromYmd(2020, 1, 1),
+      to: fromYmd(2026, 11, 20),
+      threads: 1,
+      out: src,
+      dailyDays: 1,
+    });
+    const snaps = dir('daily-race-snaps');
+    await buildFromSource({ ...base, source: src, snapshots: snaps });
+    // One day's file split in two halves, appended by two processes at the same moment.
+    const daily = readdirSync(join(src, 'daily'))[0];
+    const [header, ...rows] = readFileSync(join(src, 'daily', daily), 'utf8')
+      .trimEnd()
+      .split('\n');
+    const half = Math.ceil(rows.length / 2);
+    const parts = [rows.slice(0, half), rows.slice(half)].map((r, k) => {
+      const f = join(dir(`daily-race-part-${k}`), daily);
+      writeFileSync(f, `${[header, ...r].join('\n')}\n`);
+      return f;
+    });
+    const bin = fileURLToPath(new URL('../bin/fundreturns.js', import.meta.url));
+    const codes = await Promise.all(
+      parts.map(
+        (f) =>
+          new Promise<number | null>((resolve) =>
+            spawn(process.execPath, [bin, 'build', '--daily', f, '--snapshots', snaps], {
+              stdio: 'ignore',
+            }).on('exit', resolve),
+          ),
+      ),
+    );
+    expect(codes).toEqual([0, 0]);
+    const l = await lookupOf(snaps);
+    const day = Number(daily.slice(0, 10).replaceAll('-', ''));
+    const lastDays = l.cols.funds.code.map((_, i) => {
+      const { seriesOffset, seriesLength } = l.cols.funds;
+      return l.cols.series.date[seriesOffset[i] + seriesLength[i] - 1];
+    });
+    const want = fromYmd(Math.floor(day / 10000), Math.floor(day / 100) % 100, day % 100);
+    expect(lastDays.filter((d) => d === want).length).toBe(rows.length);
+  });
+
   it('a build killed while writing leaves CURRENT and the live snapshot untouched', async () => {
     const src = dir('kill-src');
     await generateUniverse({

@@ -5,6 +5,7 @@
  */
 import {
   closeSync,
+  existsSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -66,7 +67,14 @@ export function setCurrent(snapshotsDir: string, id: string): void {
   fsyncDir(snapshotsDir);
 }
 
-/** Published snapshot directories, oldest first (by build time in the manifest, else mtime). */
+/** A snapshot directory's name, as `snapshotId` makes it. */
+const SNAPSHOT_ID = /^\d{4}-\d{2}-\d{2}-\d{8}T\d{6}Z-[0-9a-f]{4}$/;
+
+/**
+ * Published snapshot directories, oldest first (by build time in the manifest, else
+ * mtime). Only directories named as snapshots and holding a manifest count: anything
+ * else an operator keeps there (a backup, notes) is neither counted nor pruned.
+ */
 export function listSnapshots(snapshotsDir: string): Array<{ id: string; builtAt: number }> {
   let names: string[];
   try {
@@ -76,10 +84,10 @@ export function listSnapshots(snapshotsDir: string): Array<{ id: string; builtAt
   }
   const out: Array<{ id: string; builtAt: number }> = [];
   for (const name of names) {
-    if (name.startsWith('.') || name === CURRENT_FILE) continue;
+    if (!SNAPSHOT_ID.test(name)) continue;
     const dir = join(snapshotsDir, name);
     try {
-      if (!statSync(dir).isDirectory()) continue;
+      if (!statSync(dir).isDirectory() || !existsSync(join(dir, 'manifest.json'))) continue;
       let builtAt = statSync(dir).mtimeMs;
       try {
         const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Partial<Manifest>;

@@ -3,10 +3,12 @@
  * Exit codes: 0 done, 1 failed (a build that published nothing), 2 usage error,
  * 3 `query` found no row.
  */
+import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fromYmd, parseDay, todayUtc } from '../../core/dates.js';
 import { SnapshotLookup } from '../../core/lookup.js';
+import { describeHolder, LockHeld, takePidLock } from '../../core/pid-lock.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
 import { BuildError, type BuildResult, buildFromSource } from '../build.js';
 import { appendDaily } from '../daily.js';
@@ -176,23 +178,12 @@ async function build(argv: string[], io: CliIo): Promise<number> {
   const maxBadShare = floatFlag(args, 'max-bad-share', 0.01, 0, 1);
   const threads = threadsFlag(args);
   const started = performance.now();
+  const release = await takeBuildLock(snapshots, io);
   let result: BuildResult;
-  if (source !== undefined && daily === undefined) {
-    const progress = io.isTty ? progressLine('build') : undefined;
-    result = await buildFromSource({
-      source: resolve(source),
-      snapshots,
-      keep,
-      maxBadShare,
-      threads,
-      onProgress: progress ? (_phase, done, total) => progress(done, total) : undefined,
-    });
-    progress?.(1, 1);
-  } else {
-    // With both flags, --daily names files inside the source directory's daily/ folder.
-    const path =
-      source !== undefined && daily !== undefined ? resolve(source, daily) : resolve(daily as string);
-    result = await appendDaily({ daily: path, snapshots, keep, maxBadShare });
+  try {
+    result = await runBuild();
+  } finally {
+    await release();
   }
   io.err(result.report.summary());
   if (result.unchanged) {
@@ -211,6 +202,51 @@ async function build(argv: string[], io: CliIo): Promise<number> {
   );
   io.out(result.dir);
   return 0;
+
+  async function runBuild(): Promise<BuildResult> {
+    if (source !== undefined && daily === undefined) {
+      const progress = io.isTty ? progressLine('build') : undefined;
+      const built = await buildFromSource({
+        source: resolve(source),
+        snapshots,
+        keep,
+        maxBadShare,
+        threads,
+        onProgress: progress ? (_phase, done, total) => progress(done, total) : undefined,
+      });
+      progress?.(1, 1);
+      return built;
+    }
+    // With both flags, --daily names files inside the source directory's daily/ folder.
+    const path =
+      source !== undefined && daily !== undefined ? resolve(source, daily) : resolve(daily as string);
+    return await appendDaily({ daily: path, snapshots, keep, maxBadShare });
+  }
+}
+
+/** The lock file of a snapshots directory: one build (full or daily) publishes at a time. */
+const BUILD_LOCK = '.build.lock';
+
+/**
+ * Wait for the snapshots directory to be free. Two builds at once would delete each
+ * other's staging directory, and two daily appends would each start from the same
+ * CURRENT, so one day of one of them would be lost.
+ */
+async function takeBuildLock(snapshots: string, io: CliIo): Promise<() => Promise<void>> {
+  mkdirSync(snapshots, { recursive: true });
+  const path = join(snapshots, BUILD_LOCK);
+  let told = false;
+  for (;;) {
+    try {
+      return await takePidLock(path);
+    } catch (e) {
+      if (!(e instanceof LockHeld)) throw e;
+      if (!told)
+        io.err(`waiting for another build (${describeHolder(e.holder)}) to finish with ${snapshots}`);
+      told = true;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
 
 async function openCurrent(args: ParsedArgs) {
