@@ -204,6 +204,34 @@ describe('bad input in a full build (C36)', () => {
     expect(r.manifest.counts.observations).toBe(3);
   });
 
+  it('a universe under half the live one is refused unless --allow-shrink (a truncated funds.csv)', async () => {
+    const codes = ['AAA', 'BBB', 'CCC', 'DDD', 'EEE'];
+    const row = (c: string) => `${c},${c} fund,USA,NMFQS,USD,FUND,,false,`;
+    const prices = Object.fromEntries(codes.map((c) => [c, GOOD]));
+    const snaps = dir('shrink-snaps');
+    const full = await buildFromSource({
+      ...base,
+      source: writeSource(dir('shrink-full'), codes.map(row), prices),
+      snapshots: snaps,
+    });
+    // funds.csv cut off after two rows: three funds' price files now have no fund row.
+    const cut = writeSource(dir('shrink-cut'), codes.slice(0, 2).map(row), prices);
+    await expect(buildFromSource({ ...base, source: cut, snapshots: snaps })).rejects.toThrow(
+      /would have 2 funds, the live one .* has 5: .*--allow-shrink/,
+    );
+    expect(readCurrent(snaps)).toBe(full.id);
+    const forced = await buildFromSource({ ...base, source: cut, snapshots: snaps, allowShrink: true });
+    expect(readCurrent(snaps)).toBe(forced.id);
+    // Half or more is an ordinary build.
+    const three = writeSource(dir('shrink-three'), codes.slice(0, 3).map(row), prices);
+    await buildFromSource({
+      ...base,
+      source: writeSource(dir('shrink-back'), codes.map(row), prices),
+      snapshots: snaps,
+    });
+    await buildFromSource({ ...base, source: three, snapshots: snaps });
+  });
+
   it('a source without funds.csv fails clearly', async () => {
     const empty = dir('no-funds');
     await expect(

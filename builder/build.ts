@@ -4,7 +4,7 @@
  * that fails in any way, publishes nothing and leaves CURRENT as it was.
  */
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { compareCodes } from '../core/codes.js';
 import { formatDay } from '../core/dates.js';
 import { type FundColumns, NULL_DAY, type SnapshotColumns } from '../core/snapshot/columns.js';
@@ -13,7 +13,7 @@ import { writeSnapshotFiles } from '../core/snapshot/writer.js';
 import type { FundRecord } from '../core/types.js';
 import { deriveRows } from './derive.js';
 import type { PriceTask } from './prices-worker.js';
-import { prune, publish, snapshotId, stagingDir } from './publish.js';
+import { prune, publish, readCurrent, snapshotId, stagingDir } from './publish.js';
 import { readPrices } from './read-prices.js';
 import { BuildReport } from './report.js';
 import { parseFundsFile } from './source/funds.js';
@@ -26,6 +26,8 @@ export interface BuildOptions {
   keep: number;
   /** C36: the build fails when skipped rows ÷ data rows exceeds this. */
   maxBadShare: number;
+  /** Publish even when the universe shrank to under half the live snapshot's funds. */
+  allowShrink?: boolean;
   threads: number;
   now?: () => Date;
   onProgress?: (phase: string, done: number, total: number) => void;
@@ -105,6 +107,7 @@ export async function buildFromSource(opts: BuildOptions): Promise<BuildResult> 
   report.fundsOut = funds.length - keep.length;
   checkBound(report, opts.maxBadShare);
   if (keep.length === 0) throw new BuildError('no fund has a valid price row: nothing to publish', report);
+  if (!opts.allowShrink) checkShrink(opts.snapshots, keep.length, report);
 
   const fundCols = fundColumns(
     keep.map((i) => taskFunds[i]),
@@ -141,6 +144,31 @@ export function phaseTimer(): { timings: Record<string, number>; lap: (name: str
 }
 
 /** C36: too many skipped rows fails the build before anything is written. */
+/**
+ * A full build whose universe is under half the live one's is refused: a funds.csv
+ * cut off mid-upload, or price files whose header went wrong, would otherwise
+ * publish and turn most codes into 404s at once. `--allow-shrink` publishes it.
+ */
+export function checkShrink(snapshots: string, funds: number, report: BuildReport): void {
+  const current = readCurrent(snapshots);
+  if (current === null) return;
+  let live: number;
+  try {
+    live = (JSON.parse(readFileSync(join(snapshots, current, 'manifest.json'), 'utf8')) as Manifest).counts
+      .funds;
+  } catch {
+    // No readable live snapshot: nothing to compare with.
+    return;
+  }
+  if (funds * 2 < live)
+    throw new BuildError(
+      `the new snapshot would have ${funds} funds, the live one (${current}) has ${live}: refusing to publish ` +
+        'a universe that lost more than half its funds (a truncated funds.csv, unreadable price files?). ' +
+        'Pass --allow-shrink to publish it anyway.',
+      report,
+    );
+}
+
 export function checkBound(report: BuildReport, maxBadShare: number): void {
   if (report.skippedShare > maxBadShare) {
     throw new BuildError(

@@ -29,7 +29,7 @@ import { progressLine } from './progress.js';
 const USAGE = `usage: fundreturns <command> [flags]
 
   generate --out DIR [--funds 32000] [--seed 1] [--from 1970-01-01] [--to today] [--daily-days 0] [--threads N]
-  build --source DIR | --daily FILE|DIR  [--snapshots ./snapshots] [--keep 5] [--max-bad-share 0.01] [--threads N]
+  build --source DIR | --daily FILE|DIR  [--snapshots ./snapshots] [--keep 5] [--max-bad-share 0.01] [--allow-shrink] [--threads N]
   query fund|trailing|calendar CODE [--as-of YYYY-MM-DD] [--year YYYY] [--snapshots ./snapshots]
   inspect [--snapshots ./snapshots] [--json]
   serve [--host 127.0.0.1] [--port 8080] [--snapshots ./snapshots] [--threads <cores>] [--base-url URL]
@@ -164,6 +164,7 @@ async function build(argv: string[], io: CliIo): Promise<number> {
       snapshots: 'string',
       keep: 'string',
       'max-bad-share': 'string',
+      'allow-shrink': 'boolean',
       threads: 'string',
     },
     io.env,
@@ -211,6 +212,7 @@ async function build(argv: string[], io: CliIo): Promise<number> {
         snapshots,
         keep,
         maxBadShare,
+        allowShrink: boolFlag(args, 'allow-shrink'),
         threads,
         onProgress: progress ? (_phase, done, total) => progress(done, total) : undefined,
       });
