@@ -13,6 +13,7 @@ import { BuildError, type BuildResult, checkBound, phaseTimer, writeAndPublish }
 import { deriveRows, UNCHANGED } from './derive.js';
 import { readCurrent } from './publish.js';
 import { BuildReport } from './report.js';
+import { latestAcceptedDay } from './source/csv.js';
 import { parseDailyFile } from './source/daily.js';
 import { listDailyFiles } from './source/layout.js';
 
@@ -42,6 +43,8 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
   const prev = base.columns;
   lap('load');
 
+  // Rows dated after today (UTC) plus a day of grace are bad rows (C36), today from the injected clock.
+  const latest = latestAcceptedDay((opts.now ?? (() => new Date()))().getTime());
   const files = dailyFiles(opts.daily);
   if (files.length === 0) throw new BuildError(`no daily files found at ${opts.daily}`, report);
 
@@ -50,7 +53,7 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
   const appended = new Map<number, Appended>();
   for (const path of files) {
     const name = basename(path);
-    const parsed = parseDailyFile(readFileSync(path), name);
+    const parsed = parseDailyFile(readFileSync(path), name, latest);
     report.dataRows += parsed.dataRows;
     for (const p of parsed.problems) report.add(p);
     const rows = parsed.rows;

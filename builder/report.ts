@@ -11,6 +11,8 @@ export type ProblemReason =
   | 'duplicate_date'
   | 'out_of_order_date'
   | 'short_row'
+  | 'long_row'
+  | 'future_date'
   // files
   | 'missing_header_column'
   | 'unreadable_file'
@@ -35,6 +37,8 @@ export const ROW_REASONS: ReadonlySet<ProblemReason> = new Set<ProblemReason>([
   'duplicate_date',
   'out_of_order_date',
   'short_row',
+  'long_row',
+  'future_date',
   'daily_bad_row',
 ]);
 

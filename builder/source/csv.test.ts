@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fromYmd } from '../../core/dates.js';
-import { bomLength, parseDateField, parseDecimal, RecordReader } from './csv.js';
+import { bomLength, latestAcceptedDay, parseDateField, parseDecimal, RecordReader } from './csv.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -259,5 +259,23 @@ describe('RecordReader', () => {
     expect(r.fieldIs(0, 'ticker')).toBe(true);
     expect(r.fieldIs(1, 'ticker')).toBe(false);
     expect(r.fieldIs(5, 'ticker')).toBe(false);
+  });
+});
+
+describe('latestAcceptedDay: the last date a row may carry (C36)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('is today in UTC plus one day of grace, whatever the hour', () => {
+    expect(latestAcceptedDay(Date.UTC(2024, 2, 10, 0, 0))).toBe(fromYmd(2024, 3, 11));
+    expect(latestAcceptedDay(Date.UTC(2024, 2, 10, 23, 59, 59, 999))).toBe(fromYmd(2024, 3, 11));
+    expect(latestAcceptedDay(Date.UTC(2024, 11, 31, 12))).toBe(fromYmd(2025, 1, 1));
+  });
+
+  it('reads the clock when no time is given, so tests can pin it', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date(Date.UTC(2030, 5, 15, 18)));
+    expect(latestAcceptedDay()).toBe(fromYmd(2030, 6, 16));
   });
 });

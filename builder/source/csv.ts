@@ -7,7 +7,7 @@
  * that contains a double quote takes a slower RFC 4180 path, which copies the
  * unquoted field bytes into a scratch buffer so callers still read offsets.
  */
-import { type Day, parseDayBytes } from '../../core/dates.js';
+import { type Day, parseDayBytes, todayUtc } from '../../core/dates.js';
 
 export const LF = 10;
 export const CR = 13;
@@ -389,4 +389,21 @@ export function parseDateField(buf: Uint8Array, from: number, to: number): Day |
 export function excerpt(buf: Uint8Array, from: number, to: number): string {
   const s = decodeUtf8(buf, from, Math.min(to, from + 40));
   return to - from > 40 ? `${s}…` : s;
+}
+
+/**
+ * Days of grace past today (UTC) before a row's date counts as in the future (C36): a
+ * provider in Asia may already be on tomorrow's date.
+ */
+export const FUTURE_GRACE_DAYS = 1;
+
+/**
+ * The latest date a data row may carry (C36): today in UTC plus one day of grace. A
+ * later date is a bad row, not an observation: accepted, it would become the
+ * snapshot's as_of (so /healthz could never report stale data again) and every real
+ * row after it would be "not after the last observation". Reads the clock when no
+ * time is given, so tests can pin it with `vi.setSystemTime`.
+ */
+export function latestAcceptedDay(nowMs: number = Date.now()): Day {
+  return todayUtc(nowMs) + FUTURE_GRACE_DAYS;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDay } from '../../core/dates.js';
+import { fromYmd, parseDay } from '../../core/dates.js';
 import { type DailyFileResult, parseDailyFile } from './daily.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -85,5 +85,57 @@ describe('parseDailyFile (C37)', () => {
 
   it('an empty file is a missing header', () => {
     expect(parse('').problems.map((p) => p.reason)).toEqual(['missing_header_column']);
+  });
+
+  it('a row with more fields than the header is a daily_bad_row: `1,234.5` is not a Close of 1 (C36)', () => {
+    const r = parse(
+      [
+        'Code,Date,Close,Adjusted_close,Dividend,Split', // 1
+        'A,2020-01-03,1,234.5,,,', // 2 thousands separator
+        'B,2020-01-03,10,5,,,', // 3 decimal comma
+        'C,2020-01-03,"1,234.5",,,', // 4 quoted: one field, still not a plain number
+        'D,2020-01-03,"12",,,', // 5 ok, quoted
+      ].join('\n'),
+    );
+    expect(r.rows.codes).toEqual(['D']);
+    expect([...r.rows.close]).toEqual([12]);
+    expect(r.dataRows).toBe(4);
+    expect(r.problems).toEqual([
+      {
+        reason: 'daily_bad_row',
+        file: 'daily/2020-01-03.csv',
+        line: 2,
+        detail: "long row: 7 fields, more than the header's 6",
+      },
+      {
+        reason: 'daily_bad_row',
+        file: 'daily/2020-01-03.csv',
+        line: 3,
+        detail: "long row: 7 fields, more than the header's 6",
+      },
+      {
+        reason: 'daily_bad_row',
+        file: 'daily/2020-01-03.csv',
+        line: 4,
+        code: 'C',
+        detail: 'Close "1,234.5" is not a positive number',
+      },
+    ]);
+  });
+
+  it('a row dated after today (UTC) plus one day of grace is a daily_bad_row (C36)', () => {
+    const latest = fromYmd(2020, 1, 4); // today 2020-01-03, one day of grace
+    const r = parseDailyFile(
+      new TextEncoder().encode(
+        `${HEADER}A,2020-01-03,10,,,\nB,2020-01-04,10,,,\nC,2020-01-05,10,,,\nD,2099-01-02 00:00:00,10,,,\n`,
+      ),
+      'daily/2020-01-03.csv',
+      latest,
+    );
+    expect(r.rows.codes).toEqual(['A', 'B']);
+    expect(r.problems.map((p) => [p.reason, p.line, p.code, p.detail])).toEqual([
+      ['daily_bad_row', 4, 'C', 'dated 2020-01-05, after 2020-01-04, today + 1 day of grace'],
+      ['daily_bad_row', 5, 'D', 'dated 2099-01-02, after 2020-01-04, today + 1 day of grace'],
+    ]);
   });
 });

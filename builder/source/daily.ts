@@ -4,8 +4,17 @@
  * own Date counts; Adjusted_close is ignored. Whether a row extends a fund's series
  * (or is stale, or names an unknown fund) is decided by the append step, not here.
  */
+import { type Day, formatDay } from '../../core/dates.js';
 import type { Problem } from '../report.js';
-import { excerpt, findColumn, normalizeHeader, parseDateField, parseDecimal, RecordReader } from './csv.js';
+import {
+  excerpt,
+  findColumn,
+  latestAcceptedDay,
+  normalizeHeader,
+  parseDateField,
+  parseDecimal,
+  RecordReader,
+} from './csv.js';
 import { badCodeReason } from './funds.js';
 
 /** Valid daily rows as parallel arrays, in file order. */
@@ -29,7 +38,15 @@ export interface DailyFileResult {
   problems: Problem[];
 }
 
-export function parseDailyFile(bytes: Uint8Array, file: string): DailyFileResult {
+/**
+ * `latest` is the last date a row may carry (C36: today in UTC plus a day of grace);
+ * by default read from the clock when the file is parsed.
+ */
+export function parseDailyFile(
+  bytes: Uint8Array,
+  file: string,
+  latest: Day = latestAcceptedDay(),
+): DailyFileResult {
   const problems: Problem[] = [];
   const codes: string[] = [];
   const dates: number[] = [];
@@ -58,6 +75,7 @@ export function parseDailyFile(bytes: Uint8Array, file: string): DailyFileResult
     return finish();
   }
   const h = normalizeHeader(r.texts());
+  const headerFields = h.length;
   const codeCol = findColumn(h, 'code');
   const dateCol = findColumn(h, 'date');
   const closeCol = findColumn(h, 'close');
@@ -87,6 +105,11 @@ export function parseDailyFile(bytes: Uint8Array, file: string): DailyFileResult
       bad(`short row: ${r.count} fields`);
       continue;
     }
+    if (r.count > headerFields) {
+      // An unquoted `1,234.5` or `10,5` splits a number and shifts every later cell (C36).
+      bad(`long row: ${r.count} fields, more than the header's ${headerFields}`);
+      continue;
+    }
     const code = r.text(codeCol);
     const codeReason = badCodeReason(code);
     if (codeReason !== null) {
@@ -97,6 +120,11 @@ export function parseDailyFile(bytes: Uint8Array, file: string): DailyFileResult
     const day = parseDateField(src, r.starts[dateCol], r.ends[dateCol]);
     if (day === null) {
       bad(`unparsable date ${JSON.stringify(field(dateCol))}`, code);
+      continue;
+    }
+    if (day > latest) {
+      // Accepted, it would freeze the fund: every real row after it is stale (C36, C37).
+      bad(`dated ${formatDay(day)}, after ${formatDay(latest)}, today + 1 day of grace`, code);
       continue;
     }
     const c = parseDecimal(src, r.starts[closeCol], r.ends[closeCol]);

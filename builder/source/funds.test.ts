@@ -143,4 +143,20 @@ describe('parseFundsFile (C35, C36, C15, C17)', () => {
     expect(r.funds).toEqual([]);
     expect(r.problems).toMatchObject([{ reason: 'bad_fund_row', line: 2 }]);
   });
+
+  it('a row with more fields than the header is a bad_fund_row, not a shifted Type or Isin (C36)', () => {
+    const r = parse(
+      `${HEADER}AAA,Acme, Inc. Fund,USA,NMFQS,USD,FUND,US0000000000,false,\n` +
+        `BBB,"Acme, Inc. Fund",USA,NMFQS,USD,FUND,,false,\n`,
+    );
+    expect(r.funds.map((f) => [f.code, f.name])).toEqual([['BBB', 'Acme, Inc. Fund']]);
+    expect(r.problems).toEqual([
+      {
+        reason: 'bad_fund_row',
+        file: 'funds.csv',
+        line: 2,
+        detail: "long row: 10 fields, more than the header's 9",
+      },
+    ]);
+  });
 });

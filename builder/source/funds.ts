@@ -47,6 +47,7 @@ export function parseFundsFile(bytes: Uint8Array, file: string): FundsFileResult
     return result;
   }
   const h = normalizeHeader(r.texts());
+  const headerFields = h.length;
   const col = {
     code: findColumn(h, 'code'),
     name: findColumn(h, 'name'),
@@ -76,6 +77,16 @@ export function parseFundsFile(bytes: Uint8Array, file: string): FundsFileResult
         file,
         line,
         detail: `short row: ${r.count} of ${needed} fields`,
+      });
+      continue;
+    }
+    if (r.count > headerFields) {
+      // An unquoted comma (in a Name, say) shifts every later cell: Type, Isin, … (C36).
+      problems.push({
+        reason: 'bad_fund_row',
+        file,
+        line,
+        detail: `long row: ${r.count} fields, more than the header's ${headerFields}`,
       });
       continue;
     }

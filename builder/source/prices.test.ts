@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fromYmd, parseDay } from '../../core/dates.js';
 import { type PriceFileResult, parsePriceFile } from './prices.js';
 
@@ -218,13 +218,101 @@ describe('parsePriceFile: bad input (C36)', () => {
   });
 
   it('handles a file larger than the initial row buffer', () => {
+    // 40,000 days ending in 1997, so none is in the future (C36).
+    const first = -30_000;
     const lines = ['Date,Adjusted_close'];
     for (let d = 0; d < 40_000; d++)
-      lines.push(`${new Date(d * 86_400_000).toISOString().slice(0, 10)},${d + 1}`);
+      lines.push(`${new Date((first + d) * 86_400_000).toISOString().slice(0, 10)},${d + 1}`);
     const r = parse(lines.join('\n'));
     expect(r.dates.length).toBe(40_000);
-    expect(r.dates[39_999]).toBe(39_999);
+    expect(r.dates[39_999]).toBe(first + 39_999);
     expect(r.values[39_999]).toBe(40_000);
+  });
+});
+
+describe('parsePriceFile: rows longer than the header (C36)', () => {
+  it('a row with more fields than the header is a long_row: `1,234.5` is not a price of 1', () => {
+    const r = parse(
+      [
+        'Date,Open,High,Low,Close,Adjusted_close,Volume', // 1
+        '2020-01-02,1,1,1,16.16,16.16,0', // 2 ok
+        '2020-01-03,1,1,1,16.16,1,234.5,0', // 3 unquoted thousands separator
+        '2020-01-06,1,1,1,10,10,5,0', // 4 decimal comma
+        '2020-01-07,1,1,1,16.2,"1,234.5",0', // 5 quoted: one field, still not a plain number
+        '2020-01-08,1,1,1,16.3,16.3,0,', // 6 a trailing empty field is still one too many
+        '2020-01-09,1,1,1,16.4,"16.4",0', // 7 ok, quoted
+      ].join('\n'),
+    );
+    expect([...r.dates]).toEqual([day('2020-01-02'), day('2020-01-09')]);
+    expect([...r.values]).toEqual([16.16, 16.4]);
+    expect(r.dataRows).toBe(6);
+    expect(problemsOf(r)).toEqual([
+      ['long_row', 3],
+      ['long_row', 4],
+      ['unparsable_price', 5],
+      ['long_row', 6],
+    ]);
+    expect(r.problems[0]).toEqual({
+      reason: 'long_row',
+      file: 'X.csv',
+      line: 3,
+      code: 'X',
+      detail: "more fields than the header's 7",
+    });
+  });
+
+  it('a long row is caught even when Date and Adjusted_close come first, and in a quoted record', () => {
+    const r = parse('Date,Adjusted_close\n2020-01-02,10,5\n"2020-01-03",10,5\n2020-01-06,10.5\n');
+    expect([...r.values]).toEqual([10.5]);
+    expect(problemsOf(r)).toEqual([
+      ['long_row', 2],
+      ['long_row', 3],
+    ]);
+  });
+
+  it('extra and reordered header columns still give the same series (C35)', () => {
+    const plain = parse('Date,Adjusted_close\n2020-01-02,10\n2020-01-03,10.5\n');
+    const extra = parse(
+      'Note,Adj Close,Volume,DATE,Close,stock\nx,10,1,2020-01-02,11,X.csv\n,10.5,2,2020-01-03,12,\n',
+    );
+    expect(extra.problems).toEqual([]);
+    expect([...extra.dates]).toEqual([...plain.dates]);
+    expect([...extra.values]).toEqual([...plain.values]);
+    expect(extra.lastClose).toBe(12);
+  });
+});
+
+describe('parsePriceFile: rows dated in the future (C36)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a row dated after today (UTC) plus one day of grace is a future_date and does not block later rows', () => {
+    const latest = fromYmd(2020, 1, 7); // today 2020-01-06, one day of grace
+    const r = parsePriceFile(
+      enc(
+        'Date,Adjusted_close\n2020-01-02,10\n2099-12-31,11\n2020-01-06,12\n2020-01-07 00:00:00,13\n2020-01-08,14\n',
+      ),
+      'X.csv',
+      'X',
+      latest,
+    );
+    expect([...r.dates]).toEqual([day('2020-01-02'), day('2020-01-06'), day('2020-01-07')]);
+    expect([...r.values]).toEqual([10, 12, 13]);
+    expect(r.dataRows).toBe(5);
+    expect(problemsOf(r)).toEqual([
+      ['future_date', 3],
+      ['future_date', 6],
+    ]);
+    expect(r.problems[0].detail).toBe('2099-12-31 is after 2020-01-07, today + 1 day of grace');
+  });
+
+  it('without an explicit date, today is read from the clock', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date(Date.UTC(2024, 2, 10, 23, 30)));
+    const r = parse('Date,Adjusted_close\n2024-03-08,10\n2024-03-11,11\n2024-03-12,12\n');
+    expect([...r.dates]).toEqual([day('2024-03-08'), day('2024-03-11')]);
+    expect(problemsOf(r)).toEqual([['future_date', 4]]);
   });
 });
 

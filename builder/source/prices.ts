@@ -4,8 +4,17 @@
  * `stock`) and yfinance's multi-row header. Bad rows are skipped and reported (C36);
  * the rest become the fund's series (C2).
  */
+import { type Day, formatDay } from '../../core/dates.js';
 import type { Problem, ProblemReason } from '../report.js';
-import { excerpt, findColumn, normalizeHeader, parseDateField, parseDecimal, RecordReader } from './csv.js';
+import {
+  excerpt,
+  findColumn,
+  latestAcceptedDay,
+  normalizeHeader,
+  parseDateField,
+  parseDecimal,
+  RecordReader,
+} from './csv.js';
 
 export interface PriceFileResult {
   /** Valid observations, ascending (length = count; may be a subarray of a larger buffer). */
@@ -64,7 +73,16 @@ function ensureScratch(rows: number): void {
   scratchValues = new Float64Array(cap);
 }
 
-export function parsePriceFile(bytes: Uint8Array, file: string, code: string): PriceFileResult {
+/**
+ * `latest` is the last date a row may carry (C36: today in UTC plus a day of grace);
+ * by default read from the clock when the file is parsed.
+ */
+export function parsePriceFile(
+  bytes: Uint8Array,
+  file: string,
+  code: string,
+  latest: Day = latestAcceptedDay(),
+): PriceFileResult {
   const problems: Problem[] = [];
   const empty: PriceFileResult = {
     dates: new Int32Array(0),
@@ -84,6 +102,10 @@ export function parsePriceFile(bytes: Uint8Array, file: string, code: string): P
     problems.push({ reason: 'missing_header_column', file, line: r.line, code, detail: cols });
     return empty;
   }
+  // A data row with more fields than the header is misaligned, not "extra": an
+  // unquoted thousands separator (`1,234.5`) or decimal comma (`10,5`) splits one
+  // number in two, and reading the first half would give a wrong price (C36).
+  const headerFields = r.count;
   const yfinance = r.fieldIs(0, 'price');
   const dateCol = cols.date;
   const adjCol = cols.adj;
@@ -105,7 +127,9 @@ export function parsePriceFile(bytes: Uint8Array, file: string, code: string): P
   let closeFrom = 0;
   let closeTo = 0;
 
-  r.limitFields(Math.max(needed, closeCol + 1));
+  // Split one field past the header so a long row shows as `count > headerFields`
+  // without scanning the rest of its line.
+  r.limitFields(headerFields + 1);
   let have = r.next();
   if (yfinance) {
     while (have && r.fieldIs(0, 'ticker')) have = r.next();
@@ -122,12 +146,18 @@ export function parsePriceFile(bytes: Uint8Array, file: string, code: string): P
     if (r.count < needed) {
       reason = 'short_row';
       detail = `${r.count} field${r.count === 1 ? '' : 's'}`;
+    } else if (r.count > headerFields) {
+      reason = 'long_row';
+      detail = `more fields than the header's ${headerFields}`;
     } else {
       const day = parseDateField(src, starts[dateCol], ends[dateCol]);
       const v = parseDecimal(src, starts[adjCol], ends[adjCol]);
       if (day === null) {
         reason = 'unparsable_date';
         detail = excerpt(src, starts[dateCol], ends[dateCol]);
+      } else if (day > latest) {
+        reason = 'future_date';
+        detail = `${excerpt(src, starts[dateCol], ends[dateCol])} is after ${formatDay(latest)}, today + 1 day of grace`;
       } else if (!(v <= 0) && !(v < Number.POSITIVE_INFINITY)) {
         // NaN or +Infinity (an overflowing exponent is as unusable as `Infinity`).
         reason = 'unparsable_price';

@@ -1,0 +1,126 @@
+/**
+ * End to end through a build: rows longer than their header and rows dated in the
+ * future are bad rows (C36), counted per reason with file:line, toward the failure
+ * bound, and never reach the snapshot.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SnapshotLookup } from '../../core/lookup.js';
+import { loadSnapshot } from '../../core/snapshot/reader.js';
+import { BuildError, buildFromSource } from '../build.js';
+import { appendDaily } from '../daily.js';
+import { readCurrent } from '../publish.js';
+
+let work: string;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'fr-bad-rows-'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function dir(name: string): string {
+  const d = join(work, name);
+  mkdirSync(d, { recursive: true });
+  return d;
+}
+
+async function lookupOf(snapshots: string): Promise<SnapshotLookup> {
+  const current = readCurrent(snapshots);
+  if (current === null) throw new Error('nothing published');
+  return new SnapshotLookup((await loadSnapshot(join(snapshots, current))).columns);
+}
+
+function writeSource(root: string, prices: Record<string, string>): string {
+  mkdirSync(join(root, 'prices'), { recursive: true });
+  const funds = Object.keys(prices).map((c) => `${c},${c} fund,USA,NMFQS,USD,FUND,,false,`);
+  writeFileSync(
+    join(root, 'funds.csv'),
+    `Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n${funds.join('\n')}\n`,
+  );
+  for (const [code, text] of Object.entries(prices)) writeFileSync(join(root, 'prices', `${code}.csv`), text);
+  return root;
+}
+
+const EOD = 'Date,Open,High,Low,Close,Adjusted_close,Volume\n';
+const GOOD = `${EOD}2024-01-02,1,1,1,16,16,0\n2024-01-03,1,1,1,16.16,16.16,0\n`;
+// Line 4 has an unquoted thousands separator, line 5 is dated 2099; 3 of 10 data rows are bad.
+const BAD = `${EOD}2024-01-02,1,1,1,16,16,0\n2024-01-03,1,1,1,16.16,16.16,0\n2024-01-04,1,1,1,1,234.5,1,234.5,0\n2099-12-31,1,1,1,17,17,0\n2024-01-05,1,1,1,10,5,10,5,0\n`;
+const base = { keep: 5, threads: 2 };
+
+describe('a full build with long and future rows (C36)', () => {
+  it('skips them, reports each reason with file:line, and publishes the real rows only', async () => {
+    const src = writeSource(dir('src'), { AAA: BAD, BBB: GOOD, CCC: GOOD });
+    const snaps = dir('snaps');
+    const r = await buildFromSource({ ...base, maxBadShare: 0.5, source: src, snapshots: snaps });
+    const report = r.report;
+    expect(report.dataRows).toBe(9);
+    expect(report.skippedRows).toBe(3);
+    expect(report.perFund.get('AAA')).toBe(3);
+    expect(report.reasons.get('long_row')).toMatchObject({
+      count: 2,
+      first: { file: join('prices', 'AAA.csv'), line: 4, code: 'AAA' },
+    });
+    expect(report.reasons.get('future_date')).toMatchObject({
+      count: 1,
+      first: { file: join('prices', 'AAA.csv'), line: 5, code: 'AAA' },
+    });
+    expect(report.summary()).toContain(`long_row: 2, first at ${join('prices', 'AAA.csv')}:4`);
+    expect(report.summary()).toContain(`future_date: 1, first at ${join('prices', 'AAA.csv')}:5`);
+
+    // The snapshot ends at the last real date, and AAA's 1D return is 16.16 → 16.16 … not −96 %.
+    expect(r.manifest.as_of).toBe('2024-01-03');
+    const l = await lookupOf(snaps);
+    const aaa = JSON.parse(l.latestTrailingJson(0));
+    expect(aaa.as_of_date).toBe('2024-01-03');
+    expect(aaa.return_1d).toBe('1.0000');
+  });
+
+  it('counts them toward --max-bad-share: over the bound, nothing is published', async () => {
+    const src = writeSource(dir('bound-src'), { AAA: BAD, BBB: GOOD });
+    const snaps = dir('bound-snaps');
+    const failed = buildFromSource({ ...base, maxBadShare: 0.1, source: src, snapshots: snaps });
+    await expect(failed).rejects.toBeInstanceOf(BuildError);
+    expect(readCurrent(snaps)).toBeNull();
+  });
+});
+
+describe('a daily append with long and future rows (C36, C37)', () => {
+  it('skips them as daily_bad_row against the injected clock, and the fund keeps extending', async () => {
+    const src = writeSource(dir('daily-src'), { AAA: GOOD, BBB: GOOD });
+    const snaps = dir('daily-snaps');
+    await buildFromSource({ ...base, maxBadShare: 0, source: src, snapshots: snaps });
+    const now = () => new Date(Date.UTC(2024, 0, 4, 15)); // today 2024-01-04: 2024-01-05 is the last day accepted
+    const header = 'Code,Date,Close,Adjusted_close,Dividend,Split';
+
+    const day1 = join(work, '2024-01-04.csv');
+    writeFileSync(
+      day1,
+      [header, 'AAA,2099-01-02,16.5,,,', 'BBB,2024-01-04,1,616,,,', 'AAA,2024-01-08,16.5,,,'].join('\n'),
+    );
+    const r1 = await appendDaily({ ...base, maxBadShare: 1, daily: day1, snapshots: snaps, now });
+    expect(r1.unchanged).toBe(true);
+    expect(r1.report.dataRows).toBe(3);
+    expect(r1.report.skippedRows).toBe(3);
+    expect(r1.report.reasons.get('daily_bad_row')).toMatchObject({
+      count: 3,
+      first: { file: '2024-01-04.csv', line: 2, code: 'AAA' },
+    });
+    expect(r1.report.examples.map((p) => p.detail)).toEqual([
+      'dated 2099-01-02, after 2024-01-05, today + 1 day of grace',
+      "long row: 7 fields, more than the header's 6",
+      'dated 2024-01-08, after 2024-01-05, today + 1 day of grace',
+    ]);
+
+    // The fund is not frozen: the next real day appends.
+    const day2 = join(work, '2024-01-05.csv');
+    writeFileSync(day2, [header, 'AAA,2024-01-04,16.32,,,', 'BBB,2024-01-05,16.5,,,'].join('\n'));
+    const r2 = await appendDaily({ ...base, maxBadShare: 0, daily: day2, snapshots: snaps, now });
+    expect(r2.report.skippedRows).toBe(0);
+    expect(r2.manifest.as_of).toBe('2024-01-05');
+    const l = await lookupOf(snaps);
+    expect(JSON.parse(l.latestTrailingJson(0)).as_of_date).toBe('2024-01-04');
+    expect(JSON.parse(l.latestTrailingJson(1)).as_of_date).toBe('2024-01-05');
+  });
+});
