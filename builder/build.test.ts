@@ -232,6 +232,26 @@ describe('bad input in a full build (C36)', () => {
     await buildFromSource({ ...base, source: three, snapshots: snaps });
   });
 
+  it('rows of a price file whose header lost its price column are skipped rows, so the bound holds (C36)', async () => {
+    const codes = ['AAA', 'BBB', 'CCC', 'DDD', 'EEE'];
+    const broken = GOOD.replace('Adjusted_close', 'Adj_Closing');
+    const src = writeSource(
+      dir('header-src'),
+      codes.map((c) => `${c},${c} fund,USA,NMFQS,USD,FUND,,false,`),
+      Object.fromEntries(codes.map((c, k) => [c, k === 0 ? GOOD : broken])),
+    );
+    const snaps = dir('header-snaps');
+    const e = await buildFromSource({ ...base, source: src, snapshots: snaps }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(BuildError);
+    const report = (e as BuildError).report;
+    expect([report.dataRows, report.skippedRows]).toEqual([15, 12]);
+    expect(report.reasons.get('row_in_unreadable_file')?.first).toMatchObject({
+      file: 'prices/BBB.csv',
+      line: 2,
+    });
+    expect(readCurrent(snaps)).toBeNull();
+  });
+
   it('a source without funds.csv fails clearly', async () => {
     const empty = dir('no-funds');
     await expect(

@@ -13,6 +13,7 @@ export type ProblemReason =
   | 'short_row'
   | 'long_row'
   | 'future_date'
+  | 'row_in_unreadable_file'
   // files
   | 'missing_header_column'
   | 'unreadable_file'
@@ -39,6 +40,7 @@ export const ROW_REASONS: ReadonlySet<ProblemReason> = new Set<ProblemReason>([
   'short_row',
   'long_row',
   'future_date',
+  'row_in_unreadable_file',
   'daily_bad_row',
 ]);
 

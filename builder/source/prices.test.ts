@@ -98,19 +98,24 @@ describe('parsePriceFile: dialects (C35)', () => {
 });
 
 describe('parsePriceFile: bad input (C36)', () => {
-  it('a missing Adjusted_close column yields no rows and one missing_header_column problem', () => {
-    const r = parse('Date,Open,High,Low,Close,Volume\n2020-01-02,1,1,1,1,1\n');
+  it('a missing Adjusted_close column yields no rows: its data rows are skipped rows (C36)', () => {
+    const r = parse('Date,Open,High,Low,Close,Volume\n2020-01-02,1,1,1,1,1\n\n2020-01-03,1,1,1,1,1\n');
     expect(r.dates.length).toBe(0);
-    expect(r.dataRows).toBe(0);
+    expect(r.dataRows).toBe(2);
     expect(r.problems).toEqual([
       { reason: 'missing_header_column', file: 'X.csv', line: 1, code: 'X', detail: 'Adjusted_close' },
+      { reason: 'row_in_unreadable_file', file: 'X.csv', line: 2, code: 'X' },
+      { reason: 'row_in_unreadable_file', file: 'X.csv', line: 4, code: 'X' },
     ]);
   });
 
-  it('a missing Date column yields no rows and one missing_header_column problem', () => {
+  it('a missing Date column yields no rows: its data rows are skipped rows (C36)', () => {
     const r = parse('Day,Adjusted_close\n2020-01-02,1\n');
     expect(r.dates.length).toBe(0);
-    expect(problemsOf(r)).toEqual([['missing_header_column', 1]]);
+    expect(problemsOf(r)).toEqual([
+      ['missing_header_column', 1],
+      ['row_in_unreadable_file', 2],
+    ]);
   });
 
   it('an empty file is a missing header, not a crash', () => {

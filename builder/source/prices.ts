@@ -100,7 +100,15 @@ export function parsePriceFile(
   const cols = columnsOf(r.texts());
   if (typeof cols === 'string') {
     problems.push({ reason: 'missing_header_column', file, line: r.line, code, detail: cols });
-    return empty;
+    // Its rows are data the build could not read: skipped rows (C36), so that a
+    // source whose headers went wrong fails the --max-bad-share bound instead of
+    // publishing without those funds.
+    let rows = 0;
+    while (r.next()) {
+      rows++;
+      problems.push({ reason: 'row_in_unreadable_file', file, line: r.line, code });
+    }
+    return { ...empty, dataRows: rows };
   }
   // A data row with more fields than the header is misaligned, not "extra": an
   // unquoted thousands separator (`1,234.5`) or decimal comma (`10,5`) splits one
