@@ -110,6 +110,32 @@ describe('daily append (C37)', () => {
     expect((await lookupOf(snaps)).cols.series.date.length).toBe(before);
   });
 
+  it('an unreadable daily file (empty, binary, no header) fails and publishes nothing', async () => {
+    const src = dir('unreadable-daily-src');
+    await generateUniverse({
+      funds: 3,
+      seed: 9,
+      from: fromYmd(2025, 1, 1),
+      to: fromYmd(2026, 11, 20),
+      threads: 1,
+      out: src,
+    });
+    const snaps = dir('unreadable-daily-snaps');
+    const first = await buildFromSource({ ...base, source: src, snapshots: snaps });
+    const daily = dir('unreadable-daily-files');
+    for (const [name, body] of [
+      ['2026-11-23.csv', ''],
+      ['2026-11-24.csv', '\u001f\u008b\u0008\u0000binary\n\u0001\u0002\n'],
+      ['2026-11-25.csv', 'Ticker,When,Price\nAAA,2026-11-25,10\n'],
+    ]) {
+      writeFileSync(join(daily, name), body);
+      await expect(appendDaily({ ...base, daily: join(daily, name), snapshots: snaps })).rejects.toThrow(
+        /cannot be read as a daily file/,
+      );
+    }
+    expect(readCurrent(snaps)).toBe(first.id);
+  });
+
   it('bad daily rows are skipped and reported with file and line (C37, C36)', async () => {
     const src = dir('bad-daily-src');
     await generateUniverse({

@@ -109,6 +109,14 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
     }
   }
   report.fundsIn = prev.funds.length;
+  // An unreadable daily file (empty, binary, its header gone) is a failed delivery,
+  // never "nothing to append": a cron job must see it fail.
+  const unreadable = report.reasons.get('missing_header_column');
+  if (unreadable !== undefined)
+    throw new BuildError(
+      `${unreadable.first.file} cannot be read as a daily file (${unreadable.first.detail ?? 'no header'}): nothing published`,
+      report,
+    );
   checkBound(report, opts.maxBadShare);
   lap('parse');
 
