@@ -27,7 +27,13 @@ const TMP_PREFIX = '.tmp-';
 export function readCurrent(snapshotsDir: string): string | null {
   try {
     const name = readFileSync(join(snapshotsDir, CURRENT_FILE), 'utf8').trim();
-    return name.length > 0 ? name : null;
+    if (name.length === 0) return null;
+    // A name, never a path: CURRENT must not lead out of the snapshots directory.
+    if (/[/\\]/.test(name) || name === '.' || name === '..')
+      throw new Error(
+        `${join(snapshotsDir, CURRENT_FILE)} names ${JSON.stringify(name)}, not a snapshot in that directory`,
+      );
+    return name;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;

@@ -10,10 +10,11 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCurrent, setCurrent } from '../builder/publish.js';
 import {
@@ -145,6 +146,23 @@ describe('hot swap', () => {
         async () => (await json(`${server.url}/healthz`)).body.last_error === undefined,
         10_000,
         'error cleared',
+      );
+      // CURRENT names a directory inside the snapshots directory, never a path out of it.
+      writeFileSync(join(snapshots, 'CURRENT'), `../${basename(snapshots)}/${good}\n`);
+      await waitFor(
+        async () =>
+          /not a snapshot in that directory/.test(
+            String((await json(`${server.url}/healthz`)).body.last_error),
+          ),
+        10_000,
+        'path refused',
+      );
+      expect(((await json(`${server.url}/healthz`)).body.snapshot as { id: string }).id).toBe(good);
+      setCurrent(snapshots, good);
+      await waitFor(
+        async () => (await json(`${server.url}/healthz`)).body.last_error === undefined,
+        10_000,
+        'path error cleared',
       );
     } finally {
       await server.stop();

@@ -39,6 +39,8 @@ export class SnapshotManager {
   private servingId: string | null = null;
   /** The CURRENT value last tried (served or refused), so a refused one is not retried in a loop. */
   private triedId: string | null = null;
+  /** The last CURRENT that could not be read, so it is reported once. */
+  private currentError: string | null = null;
   private watcher: FSWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
   private checking = false;
@@ -99,8 +101,19 @@ export class SnapshotManager {
     try {
       id = readCurrent(this.dir);
     } catch (e) {
-      this.events.log('warn', 'cannot read CURRENT', { error: (e as Error).message });
+      // Said once per distinct problem, not on every poll; the live snapshot keeps serving.
+      const message = (e as Error).message;
+      if (message !== this.currentError) {
+        this.currentError = message;
+        this.events.log('warn', 'cannot read CURRENT', { error: message });
+        this.events.onProblem(message);
+      }
       return;
+    }
+    if (this.currentError !== null) {
+      // CURRENT reads again; back on the live snapshot, there is nothing left to report.
+      this.currentError = null;
+      if (id === this.servingId) this.events.onProblem(null);
     }
     if (id === null || id === this.triedId) return;
     this.triedId = id;
