@@ -169,10 +169,19 @@ export function checkShrink(snapshots: string, funds: number, report: BuildRepor
     );
 }
 
+/** A share just over its bound, with the digits that show it is over (1.0002 %, not 1.000 %). */
+function percentOver(share: number, bound: number): string {
+  for (let digits = 3; digits < 12; digits++) {
+    const text = (share * 100).toFixed(digits);
+    if (Number(text) > bound * 100) return `${text} %`;
+  }
+  return `${share * 100} %`;
+}
+
 export function checkBound(report: BuildReport, maxBadShare: number): void {
   if (report.skippedShare > maxBadShare) {
     throw new BuildError(
-      `skipped ${report.skippedRows} of ${report.dataRows} data rows (${(report.skippedShare * 100).toFixed(3)} %), ` +
+      `skipped ${report.skippedRows} of ${report.dataRows} data rows (${percentOver(report.skippedShare, maxBadShare)}), ` +
         `over the bound of ${(maxBadShare * 100).toFixed(3)} %: nothing published`,
       report,
     );

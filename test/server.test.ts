@@ -627,6 +627,19 @@ describe('process', () => {
     expect(r.stderr).toMatch(/claim/);
   });
 
+  it('query exits 0 with a row, 3 without one, 2 for a code that cannot exist or a bad date (C15)', () => {
+    expect(cli(['query', 'fund', codes[0], '--snapshots', snapshots]).status).toBe(0);
+    expect(cli(['query', 'fund', 'NOSUCHFUND', '--snapshots', snapshots]).status).toBe(3);
+    for (const code of ['', 'X'.repeat(33), 'A\u0001B']) {
+      const r = cli(['query', 'trailing', code, '--snapshots', snapshots]);
+      expect(r.status, JSON.stringify(code)).toBe(2);
+      expect(r.stderr).toMatch(/cannot be a fund code/);
+    }
+    expect(
+      cli(['query', 'trailing', codes[0], '--as-of', '2024-02-30', '--snapshots', snapshots]).status,
+    ).toBe(2);
+  });
+
   it('a bad flag value is a usage error naming the flag', () => {
     const r = cli(['serve', '--port', 'eighty']);
     expect(r.status).toBe(2);

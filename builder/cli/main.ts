@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { codeProblem } from '../../core/codes.js';
 import { fromYmd, parseDay, todayUtc } from '../../core/dates.js';
 import { SnapshotLookup } from '../../core/lookup.js';
 import { describeHolder, LockHeld, takePidLock } from '../../core/pid-lock.js';
@@ -266,6 +267,9 @@ async function query(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError('query: the first argument must be fund, trailing or calendar');
   }
   if (code === undefined) throw new UsageError('query: a fund CODE is required');
+  // A code that cannot exist is a usage error, as it is a 422 over HTTP (C15), not "no row".
+  const bad = codeProblem(code);
+  if (bad !== null) throw new UsageError(`query: ${JSON.stringify(code)} cannot be a fund code (${bad})`);
   if (extra.length > 0) throw new UsageError(`query: unexpected argument ${JSON.stringify(extra[0])}`);
   const asOfText = stringFlag(args, 'as-of');
   const asOf = asOfText === undefined ? undefined : parseDay(asOfText);
