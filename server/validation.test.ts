@@ -578,3 +578,19 @@ describe('helpers', () => {
     expect(pythonJsonError('[NaN]')).toEqual({ pos: 1, msg: 'Expecting value' });
   });
 });
+
+describe('422 inputs JSON cannot hold (C20)', () => {
+  it('echoes an infinite number as its name, not null, wherever it sits', () => {
+    const body = JSON.parse('{"codes":["A"],"as_of":1e400,"year":[1,-1e400]}');
+    const issues = validationErrorBody([
+      { type: 'date_type', loc: ['body', 'as_of'], msg: 'Input should be a valid date', input: body.as_of },
+      { type: 'int_type', loc: ['body', 'year'], msg: 'Input should be a valid integer', input: body.year },
+      { type: 'string_type', loc: ['body', 'codes', 0], msg: 'Input should be a valid string', input: 7 },
+    ]);
+    expect(JSON.parse(JSON.stringify(issues)).detail.map((i: { input: unknown }) => i.input)).toEqual([
+      'Infinity',
+      [1, '-Infinity'],
+      7,
+    ]);
+  });
+});

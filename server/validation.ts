@@ -50,7 +50,7 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; issues: Validat
 export function validationErrorBody(issues: ValidationIssue[]): { detail: ValidationIssue[] } {
   return {
     detail: issues.map((i) =>
-      i.input !== undefined && nestsDeeper(i.input, 0) ? { ...i, input: clip(i.input, 0) } : i,
+      i.input !== undefined && needsCopy(i.input, 0) ? { ...i, input: clip(i.input, 0) } : i,
     ),
   };
 }
@@ -64,14 +64,21 @@ export function validationErrorBody(issues: ValidationIssue[]): { detail: Valida
 export const ECHO_DEPTH_MAX = 32;
 export const CLIPPED = '(nested too deep to echo)';
 
-function nestsDeeper(v: unknown, depth: number): boolean {
+/**
+ * True when `v` cannot be echoed as it is: it nests too deep, or holds a number JSON
+ * has no form for (JSON.parse reads 1e400 as Infinity, which JSON.stringify would
+ * print as null; it is echoed as the string "Infinity").
+ */
+function needsCopy(v: unknown, depth: number): boolean {
+  if (typeof v === 'number') return !Number.isFinite(v);
   if (v === null || typeof v !== 'object') return false;
   if (depth >= ECHO_DEPTH_MAX) return true;
-  for (const x of Array.isArray(v) ? v : Object.values(v)) if (nestsDeeper(x, depth + 1)) return true;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) if (needsCopy(x, depth + 1)) return true;
   return false;
 }
 
 function clip(v: unknown, depth: number): unknown {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
   if (v === null || typeof v !== 'object') return v;
   if (depth >= ECHO_DEPTH_MAX) return CLIPPED;
   if (Array.isArray(v)) return v.map((x) => clip(x, depth + 1));
