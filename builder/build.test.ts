@@ -202,7 +202,12 @@ describe('bad input in a full build (C36)', () => {
     );
     const r = await buildFromSource({ ...base, maxBadShare: 1, source: src, snapshots: dir('c36-snaps') });
     expect(r.manifest.counts.funds).toBe(1);
-    expect(r.report.reasons.get('fund_without_prices')?.first.code).toBe('BBB');
+    // Named at its funds.csv row (the header is line 1).
+    expect(r.report.reasons.get('fund_without_prices')?.first).toMatchObject({
+      code: 'BBB',
+      file: 'funds.csv',
+      line: 3,
+    });
     expect(r.report.reasons.get('prices_without_fund')?.first.code).toBe('ZZZ');
     expect(r.report.reasons.get('fund_without_valid_rows')?.first.code).toBe('CCC');
     expect(r.report.reasons.get('unparsable_price')?.first).toMatchObject({

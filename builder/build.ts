@@ -78,7 +78,12 @@ export async function buildFromSource(opts: BuildOptions): Promise<BuildResult> 
     const path = paths.priceFiles.get(f.code);
     withFund.add(f.code);
     if (path === undefined) {
-      report.add({ reason: 'fund_without_prices', file: fundsFileName, line: 0, code: f.code });
+      report.add({
+        reason: 'fund_without_prices',
+        file: fundsFileName,
+        line: parsed.lines.get(f.code) ?? 0,
+        code: f.code,
+      });
       continue;
     }
     tasks.push({ code: f.code, path, file: relative(opts.source, path) });

@@ -13,6 +13,8 @@ import { findColumn, normalizeHeader, RecordReader } from './csv.js';
 export interface FundsFileResult {
   /** Accepted funds in file order. */
   funds: FundRecord[];
+  /** The line of each accepted fund's row, for reports about the fund (C36). */
+  lines: Map<string, number>;
   /** All non-blank data rows seen. */
   dataRows: number;
   /** Rows whose Type is neither `ETF` nor `FUND`: counted, not problems (C35). */
@@ -39,8 +41,9 @@ function parseBool(s: string): boolean | null {
 
 export function parseFundsFile(bytes: Uint8Array, file: string): FundsFileResult {
   const funds: FundRecord[] = [];
+  const lines = new Map<string, number>();
   const problems: Problem[] = [];
-  const result: FundsFileResult = { funds, dataRows: 0, skippedOtherTypes: 0, problems };
+  const result: FundsFileResult = { funds, lines, dataRows: 0, skippedOtherTypes: 0, problems };
   const r = new RecordReader(bytes);
   if (!r.next()) {
     problems.push({ reason: 'missing_header_column', file, line: 1, detail: 'empty file' });
@@ -126,6 +129,7 @@ export function parseFundsFile(bytes: Uint8Array, file: string): FundsFileResult
       continue;
     }
     seen.add(code);
+    lines.set(code, line);
     funds.push({
       code,
       name: opt(col.name),
