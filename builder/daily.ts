@@ -43,7 +43,7 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
   const prev = base.columns;
   lap('load');
 
-  // Rows dated after today (UTC) plus a day of grace are bad rows (C36), today from the injected clock.
+  // Rows dated after today (UTC) plus FUTURE_GRACE_DAYS are bad rows (C36), today from the injected clock.
   const latest = latestAcceptedDay((opts.now ?? (() => new Date()))().getTime());
   const files = dailyFiles(opts.daily);
   if (files.length === 0) throw new BuildError(`no daily files found at ${opts.daily}`, report);

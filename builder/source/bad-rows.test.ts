@@ -91,13 +91,13 @@ describe('a daily append with long and future rows (C36, C37)', () => {
     const src = writeSource(dir('daily-src'), { AAA: GOOD, BBB: GOOD });
     const snaps = dir('daily-snaps');
     await buildFromSource({ ...base, maxBadShare: 0, source: src, snapshots: snaps });
-    const now = () => new Date(Date.UTC(2024, 0, 4, 15)); // today 2024-01-04: 2024-01-05 is the last day accepted
+    const now = () => new Date(Date.UTC(2024, 0, 4, 15)); // today 2024-01-04: 2024-02-04 is the last day accepted
     const header = 'Code,Date,Close,Adjusted_close,Dividend,Split';
 
     const day1 = join(work, '2024-01-04.csv');
     writeFileSync(
       day1,
-      [header, 'AAA,2099-01-02,16.5,,,', 'BBB,2024-01-04,1,616,,,', 'AAA,2024-01-08,16.5,,,'].join('\n'),
+      [header, 'AAA,2099-01-02,16.5,,,', 'BBB,2024-01-04,1,616,,,', 'AAA,2024-02-05,16.5,,,'].join('\n'),
     );
     const r1 = await appendDaily({ ...base, maxBadShare: 1, daily: day1, snapshots: snaps, now });
     expect(r1.unchanged).toBe(true);
@@ -108,9 +108,9 @@ describe('a daily append with long and future rows (C36, C37)', () => {
       first: { file: '2024-01-04.csv', line: 2, code: 'AAA' },
     });
     expect(r1.report.examples.map((p) => p.detail)).toEqual([
-      'dated 2099-01-02, after 2024-01-05, today + 1 day of grace',
+      'dated 2099-01-02, after 2024-02-04, today + 31 days of grace',
       "long row: 7 fields, more than the header's 6",
-      'dated 2024-01-08, after 2024-01-05, today + 1 day of grace',
+      'dated 2024-02-05, after 2024-02-04, today + 31 days of grace',
     ]);
 
     // The fund is not frozen: the next real day appends.

@@ -267,15 +267,15 @@ describe('latestAcceptedDay: the last date a row may carry (C36)', () => {
     vi.useRealTimers();
   });
 
-  it('is today in UTC plus one day of grace, whatever the hour', () => {
-    expect(latestAcceptedDay(Date.UTC(2024, 2, 10, 0, 0))).toBe(fromYmd(2024, 3, 11));
-    expect(latestAcceptedDay(Date.UTC(2024, 2, 10, 23, 59, 59, 999))).toBe(fromYmd(2024, 3, 11));
-    expect(latestAcceptedDay(Date.UTC(2024, 11, 31, 12))).toBe(fromYmd(2025, 1, 1));
+  it('is today in UTC plus 31 days of grace, whatever the hour', () => {
+    expect(latestAcceptedDay(Date.UTC(2024, 2, 10, 0, 0))).toBe(fromYmd(2024, 4, 10));
+    expect(latestAcceptedDay(Date.UTC(2024, 2, 10, 23, 59, 59, 999))).toBe(fromYmd(2024, 4, 10));
+    expect(latestAcceptedDay(Date.UTC(2024, 11, 31, 12))).toBe(fromYmd(2025, 1, 31));
   });
 
   it('reads the clock when no time is given, so tests can pin it', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date(Date.UTC(2030, 5, 15, 18)));
-    expect(latestAcceptedDay()).toBe(fromYmd(2030, 6, 16));
+    expect(latestAcceptedDay()).toBe(fromYmd(2030, 7, 16));
   });
 });

@@ -392,13 +392,15 @@ export function excerpt(buf: Uint8Array, from: number, to: number): string {
 }
 
 /**
- * Days of grace past today (UTC) before a row's date counts as in the future (C36): a
- * provider in Asia may already be on tomorrow's date.
+ * Days of grace past today (UTC) before a row's date counts as in the future (C36).
+ * Wide enough for a provider already on tomorrow, a test feed's next trading day after
+ * a long weekend, or data prepared to a month's end; narrow enough to catch a wrong
+ * year (2099 for 2026), which is what freezes a fund and /healthz.
  */
-export const FUTURE_GRACE_DAYS = 1;
+export const FUTURE_GRACE_DAYS = 31;
 
 /**
- * The latest date a data row may carry (C36): today in UTC plus one day of grace. A
+ * The latest date a data row may carry (C36): today in UTC plus FUTURE_GRACE_DAYS. A
  * later date is a bad row, not an observation: accepted, it would become the
  * snapshot's as_of (so /healthz could never report stale data again) and every real
  * row after it would be "not after the last observation". Reads the clock when no

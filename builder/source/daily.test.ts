@@ -123,8 +123,8 @@ describe('parseDailyFile (C37)', () => {
     ]);
   });
 
-  it('a row dated after today (UTC) plus one day of grace is a daily_bad_row (C36)', () => {
-    const latest = fromYmd(2020, 1, 4); // today 2020-01-03, one day of grace
+  it('a row dated after today (UTC) plus the days of grace is a daily_bad_row (C36)', () => {
+    const latest = fromYmd(2020, 1, 4); // the last day accepted
     const r = parseDailyFile(
       new TextEncoder().encode(
         `${HEADER}A,2020-01-03,10,,,\nB,2020-01-04,10,,,\nC,2020-01-05,10,,,\nD,2099-01-02 00:00:00,10,,,\n`,
@@ -134,8 +134,8 @@ describe('parseDailyFile (C37)', () => {
     );
     expect(r.rows.codes).toEqual(['A', 'B']);
     expect(r.problems.map((p) => [p.reason, p.line, p.code, p.detail])).toEqual([
-      ['daily_bad_row', 4, 'C', 'dated 2020-01-05, after 2020-01-04, today + 1 day of grace'],
-      ['daily_bad_row', 5, 'D', 'dated 2099-01-02, after 2020-01-04, today + 1 day of grace'],
+      ['daily_bad_row', 4, 'C', 'dated 2020-01-05, after 2020-01-04, today + 31 days of grace'],
+      ['daily_bad_row', 5, 'D', 'dated 2099-01-02, after 2020-01-04, today + 31 days of grace'],
     ]);
   });
 });

@@ -8,6 +8,7 @@ import { type Day, formatDay } from '../../core/dates.js';
 import type { Problem } from '../report.js';
 import {
   excerpt,
+  FUTURE_GRACE_DAYS,
   findColumn,
   latestAcceptedDay,
   normalizeHeader,
@@ -39,7 +40,7 @@ export interface DailyFileResult {
 }
 
 /**
- * `latest` is the last date a row may carry (C36: today in UTC plus a day of grace);
+ * `latest` is the last date a row may carry (C36: today in UTC plus FUTURE_GRACE_DAYS);
  * by default read from the clock when the file is parsed.
  */
 export function parseDailyFile(
@@ -124,7 +125,10 @@ export function parseDailyFile(
     }
     if (day > latest) {
       // Accepted, it would freeze the fund: every real row after it is stale (C36, C37).
-      bad(`dated ${formatDay(day)}, after ${formatDay(latest)}, today + 1 day of grace`, code);
+      bad(
+        `dated ${formatDay(day)}, after ${formatDay(latest)}, today + ${FUTURE_GRACE_DAYS} days of grace`,
+        code,
+      );
       continue;
     }
     const c = parseDecimal(src, r.starts[closeCol], r.ends[closeCol]);

@@ -292,8 +292,8 @@ describe('parsePriceFile: rows dated in the future (C36)', () => {
     vi.useRealTimers();
   });
 
-  it('a row dated after today (UTC) plus one day of grace is a future_date and does not block later rows', () => {
-    const latest = fromYmd(2020, 1, 7); // today 2020-01-06, one day of grace
+  it('a row dated after today (UTC) plus the days of grace is a future_date and does not block later rows', () => {
+    const latest = fromYmd(2020, 1, 7); // the last day accepted
     const r = parsePriceFile(
       enc(
         'Date,Adjusted_close\n2020-01-02,10\n2099-12-31,11\n2020-01-06,12\n2020-01-07 00:00:00,13\n2020-01-08,14\n',
@@ -309,14 +309,15 @@ describe('parsePriceFile: rows dated in the future (C36)', () => {
       ['future_date', 3],
       ['future_date', 6],
     ]);
-    expect(r.problems[0].detail).toBe('2099-12-31 is after 2020-01-07, today + 1 day of grace');
+    expect(r.problems[0].detail).toBe('2099-12-31 is after 2020-01-07, today + 31 days of grace');
   });
 
   it('without an explicit date, today is read from the clock', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date(Date.UTC(2024, 2, 10, 23, 30)));
-    const r = parse('Date,Adjusted_close\n2024-03-08,10\n2024-03-11,11\n2024-03-12,12\n');
-    expect([...r.dates]).toEqual([day('2024-03-08'), day('2024-03-11')]);
+    // Today 2024-03-10: 31 days of grace end on 2024-04-10.
+    const r = parse('Date,Adjusted_close\n2024-03-08,10\n2024-04-10,11\n2024-04-11,12\n');
+    expect([...r.dates]).toEqual([day('2024-03-08'), day('2024-04-10')]);
     expect(problemsOf(r)).toEqual([['future_date', 4]]);
   });
 });

@@ -8,6 +8,7 @@ import { type Day, formatDay } from '../../core/dates.js';
 import type { Problem, ProblemReason } from '../report.js';
 import {
   excerpt,
+  FUTURE_GRACE_DAYS,
   findColumn,
   latestAcceptedDay,
   normalizeHeader,
@@ -74,7 +75,7 @@ function ensureScratch(rows: number): void {
 }
 
 /**
- * `latest` is the last date a row may carry (C36: today in UTC plus a day of grace);
+ * `latest` is the last date a row may carry (C36: today in UTC plus FUTURE_GRACE_DAYS);
  * by default read from the clock when the file is parsed.
  */
 export function parsePriceFile(
@@ -165,7 +166,7 @@ export function parsePriceFile(
         detail = excerpt(src, starts[dateCol], ends[dateCol]);
       } else if (day > latest) {
         reason = 'future_date';
-        detail = `${excerpt(src, starts[dateCol], ends[dateCol])} is after ${formatDay(latest)}, today + 1 day of grace`;
+        detail = `${excerpt(src, starts[dateCol], ends[dateCol])} is after ${formatDay(latest)}, today + ${FUTURE_GRACE_DAYS} days of grace`;
       } else if (!(v <= 0) && !(v < Number.POSITIVE_INFINITY)) {
         // NaN or +Infinity (an overflowing exponent is as unusable as `Infinity`).
         reason = 'unparsable_price';
