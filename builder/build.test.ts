@@ -1,43 +1,18 @@
 import { spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fromYmd } from '../core/dates.js';
-import { SnapshotLookup } from '../core/lookup.js';
+import type { SnapshotLookup } from '../core/lookup.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import { BuildError, buildFromSource } from './build.js';
+import { fundRow, lookupOf, scratch, writeSource } from './build.test-helper.js';
 import { appendDaily } from './daily.js';
 import { generateUniverse } from './generate/index.js';
 import { listSnapshots, readCurrent } from './publish.js';
 
-let work: string;
-
-beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), 'fr-build-'));
-});
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function dir(name: string): string {
-  const d = join(work, name);
-  mkdirSync(d, { recursive: true });
-  return d;
-}
-
-async function lookupOf(snapshots: string): Promise<SnapshotLookup> {
-  const current = readCurrent(snapshots);
-  if (current === null) throw new Error('nothing published');
-  return new SnapshotLookup((await loadSnapshot(join(snapshots, current))).columns);
-}
+const dir = scratch('fr-build-');
 
 /** Every served row of every fund, for comparing two snapshots as a client would. */
 function servedRows(l: SnapshotLookup): string[] {
@@ -151,7 +126,7 @@ describe('daily append (C37)', () => {
     const l = await lookupOf(snaps);
     const code = l.cols.funds.code[0];
     const other = l.cols.funds.code[1];
-    const file = join(work, '2026-11-23.csv');
+    const file = join(dir('daily-bad-files'), '2026-11-23.csv');
     writeFileSync(
       file,
       [
@@ -174,16 +149,6 @@ describe('daily append (C37)', () => {
 
 function countRows(file: string): number {
   return readFileSync(file, 'utf8').trim().split('\n').length - 1;
-}
-
-function writeSource(root: string, funds: string[], prices: Record<string, string>): string {
-  mkdirSync(join(root, 'prices'), { recursive: true });
-  writeFileSync(
-    join(root, 'funds.csv'),
-    `Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n${funds.join('\n')}\n`,
-  );
-  for (const [code, text] of Object.entries(prices)) writeFileSync(join(root, 'prices', `${code}.csv`), text);
-  return root;
 }
 
 const GOOD = 'Date,Adjusted_close\n2024-01-02,10\n2024-01-03,10.5\n2024-01-04,10.2\n';
@@ -237,16 +202,15 @@ describe('bad input in a full build (C36)', () => {
 
   it('a universe under half the live one is refused unless --allow-shrink (a truncated funds.csv)', async () => {
     const codes = ['AAA', 'BBB', 'CCC', 'DDD', 'EEE'];
-    const row = (c: string) => `${c},${c} fund,USA,NMFQS,USD,FUND,,false,`;
     const prices = Object.fromEntries(codes.map((c) => [c, GOOD]));
     const snaps = dir('shrink-snaps');
     const full = await buildFromSource({
       ...base,
-      source: writeSource(dir('shrink-full'), codes.map(row), prices),
+      source: writeSource(dir('shrink-full'), codes.map(fundRow), prices),
       snapshots: snaps,
     });
     // funds.csv cut off after two rows: three funds' price files now have no fund row.
-    const cut = writeSource(dir('shrink-cut'), codes.slice(0, 2).map(row), prices);
+    const cut = writeSource(dir('shrink-cut'), codes.slice(0, 2).map(fundRow), prices);
     await expect(buildFromSource({ ...base, source: cut, snapshots: snaps })).rejects.toThrow(
       /would have 2 funds, the live one .* has 5: .*--allow-shrink/,
     );
@@ -254,10 +218,10 @@ describe('bad input in a full build (C36)', () => {
     const forced = await buildFromSource({ ...base, source: cut, snapshots: snaps, allowShrink: true });
     expect(readCurrent(snaps)).toBe(forced.id);
     // Half or more is an ordinary build.
-    const three = writeSource(dir('shrink-three'), codes.slice(0, 3).map(row), prices);
+    const three = writeSource(dir('shrink-three'), codes.slice(0, 3).map(fundRow), prices);
     await buildFromSource({
       ...base,
-      source: writeSource(dir('shrink-back'), codes.map(row), prices),
+      source: writeSource(dir('shrink-back'), codes.map(fundRow), prices),
       snapshots: snaps,
     });
     await buildFromSource({ ...base, source: three, snapshots: snaps });
@@ -268,7 +232,7 @@ describe('bad input in a full build (C36)', () => {
     const broken = GOOD.replace('Adjusted_close', 'Adj_Closing');
     const src = writeSource(
       dir('header-src'),
-      codes.map((c) => `${c},${c} fund,USA,NMFQS,USD,FUND,,false,`),
+      codes.map(fundRow),
       Object.fromEntries(codes.map((c, k) => [c, k === 0 ? GOOD : broken])),
     );
     const snaps = dir('header-snaps');

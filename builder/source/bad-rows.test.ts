@@ -3,44 +3,19 @@
  * future are bad rows (C36), counted per reason with file:line, toward the failure
  * bound, and never reach the snapshot.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SnapshotLookup } from '../../core/lookup.js';
-import { loadSnapshot } from '../../core/snapshot/reader.js';
+import { describe, expect, it } from 'vitest';
 import { BuildError, buildFromSource } from '../build.js';
+import { fundRow, lookupOf, scratch, writeSource } from '../build.test-helper.js';
 import { appendDaily } from '../daily.js';
 import { readCurrent } from '../publish.js';
 
-let work: string;
+const dir = scratch('fr-bad-rows-');
 
-beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), 'fr-bad-rows-'));
-});
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function dir(name: string): string {
-  const d = join(work, name);
-  mkdirSync(d, { recursive: true });
-  return d;
-}
-
-async function lookupOf(snapshots: string): Promise<SnapshotLookup> {
-  const current = readCurrent(snapshots);
-  if (current === null) throw new Error('nothing published');
-  return new SnapshotLookup((await loadSnapshot(join(snapshots, current))).columns);
-}
-
-function writeSource(root: string, prices: Record<string, string>): string {
-  mkdirSync(join(root, 'prices'), { recursive: true });
-  const funds = Object.keys(prices).map((c) => `${c},${c} fund,USA,NMFQS,USD,FUND,,false,`);
-  writeFileSync(
-    join(root, 'funds.csv'),
-    `Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n${funds.join('\n')}\n`,
-  );
-  for (const [code, text] of Object.entries(prices)) writeFileSync(join(root, 'prices', `${code}.csv`), text);
-  return root;
+/** A source whose funds are exactly the price files given. */
+function sourceOf(root: string, prices: Record<string, string>): string {
+  return writeSource(root, Object.keys(prices).map(fundRow), prices);
 }
 
 const EOD = 'Date,Open,High,Low,Close,Adjusted_close,Volume\n';
@@ -51,7 +26,7 @@ const base = { keep: 5, threads: 2 };
 
 describe('a full build with long and future rows (C36)', () => {
   it('skips them, reports each reason with file:line, and publishes the real rows only', async () => {
-    const src = writeSource(dir('src'), { AAA: BAD, BBB: GOOD, CCC: GOOD });
+    const src = sourceOf(dir('src'), { AAA: BAD, BBB: GOOD, CCC: GOOD });
     const snaps = dir('snaps');
     const r = await buildFromSource({ ...base, maxBadShare: 0.5, source: src, snapshots: snaps });
     const report = r.report;
@@ -78,7 +53,7 @@ describe('a full build with long and future rows (C36)', () => {
   });
 
   it('counts them toward --max-bad-share: over the bound, nothing is published', async () => {
-    const src = writeSource(dir('bound-src'), { AAA: BAD, BBB: GOOD });
+    const src = sourceOf(dir('bound-src'), { AAA: BAD, BBB: GOOD });
     const snaps = dir('bound-snaps');
     const failed = buildFromSource({ ...base, maxBadShare: 0.1, source: src, snapshots: snaps });
     await expect(failed).rejects.toBeInstanceOf(BuildError);
@@ -88,13 +63,13 @@ describe('a full build with long and future rows (C36)', () => {
 
 describe('a daily append with long and future rows (C36, C37)', () => {
   it('skips them as daily_bad_row against the injected clock, and the fund keeps extending', async () => {
-    const src = writeSource(dir('daily-src'), { AAA: GOOD, BBB: GOOD });
+    const src = sourceOf(dir('daily-src'), { AAA: GOOD, BBB: GOOD });
     const snaps = dir('daily-snaps');
     await buildFromSource({ ...base, maxBadShare: 0, source: src, snapshots: snaps });
     const now = () => new Date(Date.UTC(2024, 0, 4, 15)); // today 2024-01-04: 2024-02-04 is the last day accepted
     const header = 'Code,Date,Close,Adjusted_close,Dividend,Split';
 
-    const day1 = join(work, '2024-01-04.csv');
+    const day1 = join(dir('daily-files'), '2024-01-04.csv');
     writeFileSync(
       day1,
       [header, 'AAA,2099-01-02,16.5,,,', 'BBB,2024-01-04,1,616,,,', 'AAA,2024-02-05,16.5,,,'].join('\n'),
@@ -114,7 +89,7 @@ describe('a daily append with long and future rows (C36, C37)', () => {
     ]);
 
     // The fund is not frozen: the next real day appends.
-    const day2 = join(work, '2024-01-05.csv');
+    const day2 = join(dir('daily-files'), '2024-01-05.csv');
     writeFileSync(day2, [header, 'AAA,2024-01-04,16.32,,,', 'BBB,2024-01-05,16.5,,,'].join('\n'));
     const r2 = await appendDaily({ ...base, maxBadShare: 0, daily: day2, snapshots: snaps, now });
     expect(r2.report.skippedRows).toBe(0);
