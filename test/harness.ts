@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { readCurrent } from '../builder/publish.js';
+import { SnapshotLookup } from '../core/lookup.js';
+import { loadSnapshot } from '../core/snapshot/reader.js';
 import { SCHEMAS } from '../schemas/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -173,4 +176,35 @@ export function setupAccess(
     headers: { authorization: `Bearer ${key}` },
     flags: ['--store', store, '--plans', plans],
   };
+}
+
+/** A served universe for end-to-end tests: its directory, snapshot, codes, key and server. */
+export interface ServedUniverse {
+  dir: string;
+  snapshots: string;
+  lookup: SnapshotLookup;
+  codes: string[];
+  access: TestAccess;
+  server: ServerProcess;
+}
+
+/**
+ * 120 generated funds built into a snapshot, an account with a key, and a server
+ * with two threads and a public base URL: what the REST tests talk to.
+ */
+export async function startServedUniverse(name: string): Promise<ServedUniverse> {
+  const dir = tempDir(name);
+  const { snapshots } = generateAndBuild(dir, 120);
+  const lookup = new SnapshotLookup((await loadSnapshot(join(snapshots, readCurrent(snapshots)!))).columns);
+  const access = setupAccess(dir);
+  const server = await startServe([
+    ...access.flags,
+    '--snapshots',
+    snapshots,
+    '--threads',
+    '2',
+    '--base-url',
+    'https://api.example.test',
+  ]);
+  return { dir, snapshots, lookup, codes: lookup.cols.funds.code, access, server };
 }

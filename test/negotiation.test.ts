@@ -6,21 +6,10 @@
 
 import { rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { unpack } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCurrent } from '../builder/publish.js';
-import { SnapshotLookup } from '../core/lookup.js';
-import { loadSnapshot } from '../core/snapshot/reader.js';
-import {
-  generateAndBuild,
-  type ServerProcess,
-  setupAccess,
-  startServe,
-  type TestAccess,
-  tempDir,
-} from './harness.js';
+import { type ServerProcess, startServedUniverse, type TestAccess } from './harness.js';
 
 let dir: string;
 let server: ServerProcess;
@@ -28,20 +17,7 @@ let codes: string[];
 let access!: TestAccess;
 
 beforeAll(async () => {
-  dir = tempDir('negotiation');
-  const { snapshots } = generateAndBuild(dir, 120);
-  const lookup = new SnapshotLookup((await loadSnapshot(join(snapshots, readCurrent(snapshots)!))).columns);
-  codes = lookup.cols.funds.code;
-  access = setupAccess(dir);
-  server = await startServe([
-    ...access.flags,
-    '--snapshots',
-    snapshots,
-    '--threads',
-    '2',
-    '--base-url',
-    'https://api.example.test',
-  ]);
+  ({ dir, codes, access, server } = await startServedUniverse('negotiation'));
 });
 
 afterAll(async () => {

@@ -7,19 +7,8 @@ import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { unpack } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCurrent } from '../builder/publish.js';
-import { SnapshotLookup } from '../core/lookup.js';
-import { loadSnapshot } from '../core/snapshot/reader.js';
-import {
-  cli,
-  generateAndBuild,
-  type ServerProcess,
-  schemaErrors,
-  setupAccess,
-  startServe,
-  type TestAccess,
-  tempDir,
-} from './harness.js';
+import type { SnapshotLookup } from '../core/lookup.js';
+import { cli, type ServerProcess, schemaErrors, startServedUniverse, type TestAccess } from './harness.js';
 
 let dir: string;
 let snapshots: string;
@@ -29,20 +18,7 @@ let codes: string[];
 let access!: TestAccess;
 
 beforeAll(async () => {
-  dir = tempDir('server');
-  ({ snapshots } = generateAndBuild(dir, 120));
-  lookup = new SnapshotLookup((await loadSnapshot(join(snapshots, readCurrent(snapshots)!))).columns);
-  codes = lookup.cols.funds.code;
-  access = setupAccess(dir);
-  server = await startServe([
-    ...access.flags,
-    '--snapshots',
-    snapshots,
-    '--threads',
-    '2',
-    '--base-url',
-    'https://api.example.test',
-  ]);
+  ({ dir, snapshots, lookup, codes, access, server } = await startServedUniverse('server'));
 });
 
 afterAll(async () => {
