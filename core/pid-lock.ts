@@ -82,11 +82,16 @@ async function isStale(path: string, holder: LockHolder | null): Promise<boolean
     return st === null || Date.now() - st.mtimeMs > UNREADABLE_GRACE_MS;
   }
   if (holder.host !== hostname() || typeof holder.pid !== 'number') return false;
-  if (holder.pid === process.pid) return false;
+  return !pidAlive(holder.pid);
+}
+
+/** Whether a process of this host runs under `pid` (ours always does; EPERM: someone else's). */
+export function pidAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
   try {
-    process.kill(holder.pid, 0);
-    return false;
+    process.kill(pid, 0);
+    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code !== 'EPERM';
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -5,8 +5,9 @@
  * atomically with the monthly counts, once a second, so a crash forgets at most a
  * second of it. (With Redis the buckets live in Redis.)
  */
-import { open, readFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeAtomic } from './store-file.js';
 
 export const BURST_FILE = 'burst.json';
 
@@ -27,14 +28,5 @@ export async function readBurst(dir: string): Promise<Map<string, number>> {
 }
 
 export async function writeBurst(dir: string, tats: ReadonlyMap<string, number>): Promise<void> {
-  const path = join(dir, BURST_FILE);
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fh = await open(tmp, 'w');
-  try {
-    await fh.writeFile(`${JSON.stringify(Object.fromEntries(tats))}\n`);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, path);
+  await writeAtomic(dir, join(dir, BURST_FILE), `${JSON.stringify(Object.fromEntries(tats))}\n`);
 }

@@ -40,6 +40,7 @@ import {
 } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { pidAlive } from '../../core/pid-lock.js';
 import {
   type AccessChange,
   type AccessState,
@@ -594,16 +595,6 @@ export class FileAccessStore implements AccessStore {
   }
 }
 
-function pidAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return errCode(e) === 'EPERM';
-  }
-}
-
 async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
   const buf = Buffer.alloc(Math.max(0, length));
   let done = 0;
@@ -622,7 +613,7 @@ async function startsWith(fh: FileHandle, head: Buffer | null): Promise<boolean>
 }
 
 /** Write a file so that readers see the old content or the new, never a part (and it survives a crash). */
-async function writeAtomic(
+export async function writeAtomic(
   dir: string,
   path: string,
   content: string,
