@@ -69,6 +69,11 @@ export const CLIPPED = '(nested too deep to echo)';
  * has no form for (JSON.parse reads 1e400 as Infinity, which JSON.stringify would
  * print as null; it is echoed as the string "Infinity").
  */
+/** `v` as it may be echoed or serialized: clipped at ECHO_DEPTH_MAX levels, no infinite numbers. */
+export function echoable(v: unknown): unknown {
+  return needsCopy(v, 0) ? clip(v, 0) : v;
+}
+
 function needsCopy(v: unknown, depth: number): boolean {
   if (typeof v === 'number') return !Number.isFinite(v);
   if (v === null || typeof v !== 'object') return false;

@@ -49,4 +49,18 @@ describe('callTool without data', () => {
     expect(textOf(r)).toMatch(/as_of: must be string,null \(got 5\)/);
     expect(textOf(callTool(null, 'searchFunds', undefined)).startsWith('No data loaded')).toBe(true);
   });
+
+  it('an argument nested 20,000 deep is a tool error quoting it clipped, not a JSON-RPC internal error', () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    for (const [name, args] of [
+      ['getTrailingReturns', { code: deep }],
+      ['batchTrailingReturns', { codes: [deep] }],
+      ['searchFunds', { q: deep }],
+    ] as const) {
+      const r = callTool(null, name, args);
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/^Invalid arguments for \w+: .*must be string \(got \[\[\[/);
+    }
+  });
 });

@@ -30,7 +30,7 @@ import {
 import type { Answer, Params } from '../answers.js';
 import * as answers from '../answers.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
-import type { ValidationIssue } from '../validation.js';
+import { echoable, type ValidationIssue } from '../validation.js';
 
 /** C24's sentence; over HTTP the whole POST is a 503 instead (see http.ts). */
 export const NO_DATA_DETAIL = 'No data loaded';
@@ -202,7 +202,8 @@ function ajvProblems(errors: ErrorObject[]): string[] {
 }
 
 function quote(v: unknown): string {
-  const s = JSON.stringify(v) ?? String(v);
+  // Clipped first: JSON.stringify recurses, and 20,000 nested arrays would overflow the stack.
+  const s = JSON.stringify(echoable(v)) ?? String(v);
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
