@@ -4,6 +4,7 @@
  */
 import { UsageError } from '../builder/cli/args.js';
 import type { CliIo } from '../builder/cli/main.js';
+import { redactUrl } from './access/open-store.js';
 import { parseServeConfig } from './config.js';
 import { startServer } from './main.js';
 
@@ -19,6 +20,11 @@ export async function run(command: string, argv: string[], io: CliIo): Promise<n
   io.err(
     `fundreturns: serving on http://${config.host}:${server.port} (${config.threads} threads) from ${config.snapshots}`,
   );
+  if (server.keys === 0)
+    io.err(
+      `fundreturns: warning: no API keys in ${redactUrl(config.store)}: every /v1 and /mcp request answers 401 ` +
+        'until one is made (fundreturns accounts create NAME --plan PLAN, then fundreturns keys create NAME)',
+    );
   await new Promise<void>((resolve) => {
     const onSignal = () => {
       process.off('SIGTERM', onSignal);

@@ -32,6 +32,8 @@ export interface RunningServer {
   /** Resolves when every worker serves snapshot `id` (tests, benchmarks). */
   waitForSnapshot(id: string, timeoutMs?: number): Promise<void>;
   manager: SnapshotManager;
+  /** Unrevoked API keys in the access store at start: 0 means every data request answers 401. */
+  keys: number;
 }
 
 export interface StartOptions {
@@ -157,7 +159,16 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
   });
   await manager.start();
   if (latest) await waitAll((latest as SnapshotMessage).id, 30_000);
-  log.info({ port: first.port, threads: config.threads, snapshot: manager.currentId, problem }, 'listening');
+  const keys = access.table().entries.length;
+  log.info(
+    { port: first.port, threads: config.threads, snapshot: manager.currentId, problem, keys },
+    'listening',
+  );
+  if (keys === 0)
+    log.warn(
+      { store: redactUrl(config.store) },
+      'the access store has no API keys: every /v1 and /mcp request answers 401 until one is created',
+    );
 
   function waitAll(id: string, timeoutMs: number): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -197,7 +208,7 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
     return stopping;
   };
 
-  return { port: first.port, stop, waitForSnapshot: waitAll, manager };
+  return { port: first.port, stop, waitForSnapshot: waitAll, manager, keys };
 }
 
 /**

@@ -103,6 +103,25 @@ describe('authentication (C22, C25)', () => {
     }
   });
 
+  it('a server with keys says how many at start and does not warn', () => {
+    expect(server.logs()).toMatch(/"keys":1,/);
+    expect(server.logs()).not.toMatch(/no API keys/);
+  });
+
+  it('a server on a store without keys warns at start that every data request will be 401', async () => {
+    const empty = await startServe(['--store', join(dir, 'auth', 'empty-store'), '--snapshots', snapshots]);
+    try {
+      await waitFor(() => /warning: no API keys/.test(empty.logs()), 5000, 'the warning');
+      expect(empty.logs()).toMatch(
+        /warning: no API keys in .*empty-store: every \/v1 and \/mcp request answers 401/,
+      );
+      expect(empty.logs()).toMatch(/"keys":0,/);
+      expect((await req(empty, `/v1/funds/${code}`, `Bearer ${key}`)).status).toBe(401);
+    } finally {
+      await empty.stop();
+    }
+  });
+
   it('the scheme is case-insensitive (C25)', async () => {
     expect((await req(server, `/v1/funds/${code}`, `bearer ${key}`)).status).toBe(200);
     expect((await req(server, `/v1/funds/${code}`, `BEARER ${key}`)).status).toBe(200);
