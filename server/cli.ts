@@ -5,7 +5,7 @@
 import { UsageError } from '../builder/cli/args.js';
 import type { CliIo } from '../builder/cli/main.js';
 import { redactUrl } from './access/open-store.js';
-import { parseServeConfig } from './config.js';
+import { localBaseUrl, parseServeConfig } from './config.js';
 import { startServer } from './main.js';
 
 export async function run(command: string, argv: string[], io: CliIo): Promise<number> {
@@ -16,23 +16,36 @@ export async function run(command: string, argv: string[], io: CliIo): Promise<n
   }
   if (command !== 'serve') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   const config = parseServeConfig(argv, io.env);
-  const server = await startServer(config);
-  io.err(
-    `fundreturns: serving on http://${config.host}:${server.port} (${config.threads} threads) from ${config.snapshots}`,
-  );
-  if (server.keys === 0)
+  // Signals are taken from the start: one during startup (the snapshot loading) stops
+  // the server as soon as it is up, never kills it mid-way. SIGHUP (a closed terminal)
+  // stops it the same way. A repeated signal changes nothing: the drain is already
+  // bounded (every in-flight body has 10 s), so nothing needs a forced stop.
+  let signalled: NodeJS.Signals | null = null;
+  let wake: () => void = () => {};
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled !== null) {
+      io.err(`fundreturns: ${signal} again: still stopping (finishing requests in flight)`);
+      return;
+    }
+    signalled = signal;
+    wake();
+  };
+  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+  for (const s of signals) process.on(s, onSignal);
+  try {
+    const server = await startServer(config);
     io.err(
-      `fundreturns: warning: no API keys in ${redactUrl(config.store)}: every /v1 and /mcp request answers 401 ` +
-        'until one is made (fundreturns accounts create NAME --plan PLAN, then fundreturns keys create NAME)',
+      `fundreturns: serving on ${localBaseUrl(config.host, server.port)} (${config.threads} threads) from ${config.snapshots}`,
     );
-  await new Promise<void>((resolve) => {
-    const onSignal = () => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      void server.stop().then(resolve);
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
+    if (server.keys === 0)
+      io.err(
+        `fundreturns: warning: no API keys in ${redactUrl(config.store)}: every /v1 and /mcp request answers 401 ` +
+          'until one is made (fundreturns accounts create NAME --plan PLAN, then fundreturns keys create NAME)',
+      );
+    if (signalled === null) await new Promise<void>((resolve) => (wake = resolve));
+    await server.stop();
+  } finally {
+    for (const s of signals) process.off(s, onSignal);
+  }
   return 0;
 }

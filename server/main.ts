@@ -103,12 +103,17 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
         version,
         fixedNow: opts.fixedNow ? opts.fixedNow.getTime() : null,
         access: { limiter: access.limiterShared, table: access.table(), redis: access.redisUrl },
+        snapshot: latest,
+        problem,
       };
       const w = startWorker(import.meta.url, 'worker', { workerData: input });
       serving.set(w, null);
       w.on('message', (m: FromWorker) => {
-        if (m.type === 'listening') resolve({ worker: w, port: m.port });
-        else if (m.type === 'listen-failed') reject(new Error(m.message));
+        if (m.type === 'listening') {
+          // A worker listens only once it serves the snapshot it was started with.
+          serving.set(w, input.snapshot?.id ?? null);
+          resolve({ worker: w, port: m.port });
+        } else if (m.type === 'listen-failed') reject(new Error(m.message));
         else if (m.type === 'swapped') {
           serving.set(w, m.id);
           if (workers.every((x) => serving.get(x) === m.id)) releaseOldSnapshots(m.id);
@@ -123,9 +128,6 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
     });
 
   if (config.baseUrlDerived) config = { ...config, baseUrl: localBaseUrl(config.host, port) };
-  const first = await spawn(port);
-  workers.push(first.worker);
-  for (let k = 1; k < config.threads; k++) workers.push((await spawn(first.port)).worker);
   const send = (m: ToWorker) => {
     for (const w of workers) w.postMessage(m);
   };
@@ -146,6 +148,8 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
 
   access.onTable((table) => send({ type: 'keys', table }));
 
+  // The snapshot is loaded before any thread listens: a server that answers at all
+  // answers from its data, never "No data loaded" (C24) while that data is loading.
   const manager = new SnapshotManager(config.snapshots, config.pollMs, {
     onSnapshot: (msg) => {
       latest = msg;
@@ -157,11 +161,24 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
     },
     log: (level, msg, fields) => log[level](fields ?? {}, msg),
   });
-  await manager.start();
-  if (latest) await waitAll((latest as SnapshotMessage).id, 30_000);
+  let listeningPort = port;
+  try {
+    await manager.start();
+    const first = await spawn(port);
+    workers.push(first.worker);
+    for (let k = 1; k < config.threads; k++) workers.push((await spawn(first.port)).worker);
+    // A swap that came while the threads started reached only some of them.
+    if (latest) await waitAll((latest as SnapshotMessage).id, 30_000);
+    listeningPort = first.port;
+  } catch (e) {
+    manager.stop();
+    for (const w of workers) void w.terminate();
+    await access.stop();
+    throw e;
+  }
   const keys = access.table().entries.length;
   log.info(
-    { port: first.port, threads: config.threads, snapshot: manager.currentId, problem, keys },
+    { port: listeningPort, threads: config.threads, snapshot: manager.currentId, problem, keys },
     'listening',
   );
   if (keys === 0)
@@ -208,7 +225,7 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
     return stopping;
   };
 
-  return { port: first.port, stop, waitForSnapshot: waitAll, manager, keys };
+  return { port: listeningPort, stop, waitForSnapshot: waitAll, manager, keys };
 }
 
 /**

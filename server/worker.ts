@@ -35,6 +35,9 @@ export interface WorkerInput {
     /** Set in multi-machine mode: limits are counted in this Redis. */
     redis: string | null;
   };
+  /** The snapshot to serve from the start (null: none loaded), and the problem to report. */
+  snapshot: SnapshotMessage | null;
+  problem: string | null;
 }
 
 export type ToWorker =
@@ -54,9 +57,14 @@ export type FromWorker =
 const input = workerData as WorkerInput;
 const config = input.config;
 const uws = loadUws();
-let current: ServingSnapshot | null = null;
-let problem: string | null = null;
 const resources = staticResources(config);
+let current: ServingSnapshot | null = null;
+let problem: string | null = input.problem;
+if (input.snapshot !== null) {
+  // Attached before listening; a snapshot the main thread verified but this thread cannot attach fails the start.
+  current = new ServingSnapshot(input.snapshot);
+  resources.set('/openapi.json', openApiResource(config, current));
+}
 
 const localLimiter = new LocalLimiter(input.access.limiter);
 const limiter =

@@ -2,6 +2,8 @@
  * The server's life with its data: hot swap under load, refused snapshots,
  * stale and empty data, graceful stop. Real processes over real files.
  */
+
+import { spawn } from 'node:child_process';
 import {
   closeSync,
   copyFileSync,
@@ -13,11 +15,12 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCurrent, setCurrent } from '../builder/publish.js';
 import {
+  CLI,
   cli,
   generateAndBuild,
   setupAccess,
@@ -170,6 +173,89 @@ describe('hot swap', () => {
   });
 });
 
+describe('refused snapshots, tried again and fallen back on', () => {
+  /** A byte-for-byte copy of snapshot `good` under `name`, with one byte of its series flipped. */
+  function corruptCopy(snapshots: string, good: string, name: string): string {
+    mkdirSync(join(snapshots, name));
+    for (const f of readdirSync(join(snapshots, good)))
+      copyFileSync(join(snapshots, good, f), join(snapshots, name, f));
+    const path = join(snapshots, name, 'series.arrow');
+    const fd = openSync(path, 'r+');
+    writeSync(fd, Buffer.from([0xff]), 0, 1, Math.floor(readFileSync(path).length / 2));
+    closeSync(fd);
+    return path;
+  }
+
+  it('a refused snapshot repaired in place is loaded once CURRENT is published again', async () => {
+    const { snapshots } = generateAndBuild(join(dir, 'retry'), 10);
+    const server = await startServe([...access.flags, '--snapshots', snapshots, '--poll-ms', '100']);
+    try {
+      const good = readCurrent(snapshots)!;
+      const bad = `${good}-repaired`;
+      const series = corruptCopy(snapshots, good, bad);
+      setCurrent(snapshots, bad);
+      await waitFor(
+        async () => /refused/.test(String((await json(`${server.url}/healthz`)).body.last_error)),
+        10_000,
+        'the refusal',
+      );
+      // The operator puts the right bytes back (same file, same directory) and publishes again.
+      copyFileSync(join(snapshots, good, 'series.arrow'), series);
+      setCurrent(snapshots, bad);
+      await waitFor(
+        async () => ((await json(`${server.url}/healthz`)).body.snapshot as { id: string }).id === bad,
+        10_000,
+        'the repaired snapshot',
+      );
+      expect((await json(`${server.url}/healthz`)).body.last_error).toBeUndefined();
+      expect(server.logs()).toMatch(/"retry_in_s":30/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('a restart onto a refused newest snapshot serves the newest one that loads, and says why', async () => {
+    const { snapshots } = generateAndBuild(join(dir, 'fallback'), 10);
+    const good = readCurrent(snapshots)!;
+    const bad = `${good}-broken`;
+    corruptCopy(snapshots, good, bad);
+    setCurrent(snapshots, bad);
+    const server = await startServe([...access.flags, '--snapshots', snapshots]);
+    try {
+      const h = await json(`${server.url}/healthz`);
+      expect((h.body.snapshot as { id: string }).id).toBe(good);
+      expect(h.body.last_error).toMatch(new RegExp(`snapshot ${bad} refused: series\\.arrow`));
+      expect((await json(`${server.url}/v1/funds?limit=1`)).status).toBe(200);
+      expect(server.logs()).toMatch(/CURRENT names a refused snapshot: serving the newest one that loads/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('CURRENT deleted while serving is reported, the loaded snapshot goes on serving', async () => {
+    const { snapshots } = generateAndBuild(join(dir, 'gone'), 5);
+    const server = await startServe([...access.flags, '--snapshots', snapshots, '--poll-ms', '100']);
+    try {
+      const id = readCurrent(snapshots)!;
+      rmSync(join(snapshots, 'CURRENT'));
+      await waitFor(
+        async () => /CURRENT is missing/.test(String((await json(`${server.url}/healthz`)).body.last_error)),
+        10_000,
+        'the report',
+      );
+      expect((await json(`${server.url}/v1/funds?limit=1`)).status).toBe(200);
+      setCurrent(snapshots, id);
+      await waitFor(
+        async () => (await json(`${server.url}/healthz`)).body.last_error === undefined,
+        10_000,
+        'the report cleared',
+      );
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe('data freshness (C24, C31)', () => {
   it('stale data is still served but /healthz is 503 stale', async () => {
     const root = join(dir, 'stale');
@@ -244,6 +330,7 @@ describe('data freshness (C24, C31)', () => {
       expect(h.status).toBe(503);
       expect(h.body.status).toBe('empty');
       expect(h.body.snapshot).toBeNull();
+      expect(h.body.last_error).toMatch(/no snapshot published in .*: CURRENT is missing or empty/);
       for (const path of [
         '/v1/funds',
         '/v1/funds/ABC',
@@ -273,7 +360,7 @@ describe('data freshness (C24, C31)', () => {
 });
 
 describe('graceful stop', () => {
-  it('SIGTERM finishes a request whose body is still arriving, then exits 0', async () => {
+  it('SIGTERM, even twice, finishes a request whose body is still arriving, then exits 0', async () => {
     const { snapshots } = generateAndBuild(join(dir, 'stop'), 5);
     const server = await startServe([...access.flags, '--snapshots', snapshots, '--threads', '1']);
     const funds = (await json(`${server.url}/v1/funds?limit=1`)).body.data as Array<{ code: string }>;
@@ -290,11 +377,95 @@ describe('graceful stop', () => {
     );
     await new Promise((r) => setTimeout(r, 200));
     const exited = server.stop('SIGTERM');
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 100));
+    // An impatient second signal changes nothing: the request still finishes.
+    server.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 100));
     sock.write(body.slice(5));
     await waitFor(() => response.includes('"code"'), 10_000, 'the in-flight response');
     expect(response).toMatch(/^HTTP\/1\.1 200/);
     expect(await exited).toBe(0);
     sock.destroy();
+  });
+
+  it('SIGHUP stops it the same way: exit 0, after saying stopped', async () => {
+    const { snapshots } = generateAndBuild(join(dir, 'hup'), 5);
+    const server = await startServe([...access.flags, '--snapshots', snapshots, '--threads', '1']);
+    expect(await server.stop('SIGHUP')).toBe(0);
+    expect(server.logs()).toMatch(/"msg":"stopped"/);
+  });
+
+  it('a signal while the snapshot loads and threads start stops the server once up, exit 0', async () => {
+    const { snapshots } = generateAndBuild(join(dir, 'early'), 20);
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--port', '0', ...access.flags, '--snapshots', snapshots],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+    });
+    child.stderr!.on('data', (d) => {
+      out += d;
+    });
+    const exited = new Promise<[number | null, string | null]>((r) =>
+      child.once('exit', (c, sig) => r([c, sig])),
+    );
+    // The snapshot is logged as loaded before any thread starts listening.
+    await waitFor(() => out.includes('"msg":"snapshot loaded"'), 30_000, 'the snapshot loaded');
+    child.kill('SIGTERM');
+    expect(await exited).toEqual([0, null]);
+    expect(out).toMatch(/"msg":"stopped"/);
+  });
+});
+
+describe('start', () => {
+  it('the port opens only once the snapshot is served: the first answer is data, never No data loaded', async () => {
+    const { snapshots } = generateAndBuild(join(dir, 'first-answer'), 20);
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as AddressInfo).port;
+        probe.close(() => resolve(p));
+      });
+    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--port', String(port), ...access.flags, '--snapshots', snapshots, '--threads', '2'],
+      { stdio: 'ignore' },
+    );
+    try {
+      let first: { status: number; body: Record<string, unknown> } | null = null;
+      const deadline = Date.now() + 60_000;
+      while (first === null && Date.now() < deadline) {
+        try {
+          first = await json(`http://127.0.0.1:${port}/v1/funds?limit=1`);
+        } catch {
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      }
+      expect(first?.status).toBe(200);
+      expect((first?.body.data as unknown[]).length).toBe(1);
+    } finally {
+      // Waited for: the next test's server takes over the same store.
+      await new Promise((r) => {
+        child.once('exit', r);
+        child.kill('SIGTERM');
+      });
+    }
+  });
+
+  it('a snapshots directory that does not exist is reported in /healthz', async () => {
+    const missing = join(dir, 'no-such-dir', 'snapshots');
+    const server = await startServe([...access.flags, '--snapshots', missing]);
+    try {
+      const h = await json(`${server.url}/healthz`);
+      expect(h.body.status).toBe('empty');
+      expect(h.body.last_error).toBe(`the snapshots directory ${missing} does not exist`);
+    } finally {
+      await server.stop();
+    }
   });
 });

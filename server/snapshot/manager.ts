@@ -5,9 +5,9 @@
  * snapshot that fails verification is refused and reported; the one in service
  * keeps serving.
  */
-import { type FSWatcher, watch } from 'node:fs';
+import { existsSync, type FSWatcher, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import { readCurrent } from '../../builder/publish.js';
+import { CURRENT_FILE, listSnapshots, readCurrent } from '../../builder/publish.js';
 import { SnapshotLookup } from '../../core/lookup.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
 import { prepareRows } from './prepared.js';
@@ -35,12 +35,27 @@ export async function loadForServing(dir: string, id: string): Promise<SnapshotM
   };
 }
 
+/** First wait before a refused snapshot is tried again unchanged; it doubles up to RETRY_MAX_MS. */
+const RETRY_FIRST_MS = 30_000;
+const RETRY_MAX_MS = 600_000;
+
 export class SnapshotManager {
   private servingId: string | null = null;
-  /** The CURRENT value last tried (served or refused), so a refused one is not retried in a loop. */
-  private triedId: string | null = null;
-  /** The last CURRENT that could not be read, so it is reported once. */
+  /**
+   * What was last tried and refused: the id, with the identity (inode, mtime, size) of
+   * CURRENT, the snapshot's directory and its manifest. A refused snapshot is tried
+   * again as soon as any of them changes (CURRENT republished, the directory arriving
+   * late, files replaced), else after a growing wait (a file repaired in place).
+   */
+  private refusedKey: string | null = null;
+  private retryAt = 0;
+  private retryMs = RETRY_FIRST_MS;
+  /** The problem last reported (onProblem), so each is said once. */
+  private problem: string | null = null;
+  /** The last CURRENT that could not be read, so it is logged once. */
   private currentError: string | null = null;
+  /** CURRENT absent or empty: logged once per time it goes missing. */
+  private absent = false;
   private watcher: FSWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
   private checking = false;
@@ -56,8 +71,14 @@ export class SnapshotManager {
     return this.servingId;
   }
 
+  /**
+   * Load what CURRENT names. If that is refused and nothing serves yet (a restart
+   * onto a broken newest snapshot), serve the newest older snapshot that loads
+   * rather than nothing, and keep reporting the refusal until CURRENT's loads.
+   */
   async start(): Promise<void> {
     await this.check();
+    if (this.servingId === null && this.refusedKey !== null) await this.fallBack();
     try {
       this.watcher = watch(this.dir, () => void this.check());
       this.watcher.on('error', () => {
@@ -96,6 +117,12 @@ export class SnapshotManager {
     }
   }
 
+  private report(message: string | null): void {
+    if (message === this.problem) return;
+    this.problem = message;
+    this.events.onProblem(message);
+  }
+
   private async checkOnce(): Promise<void> {
     let id: string | null;
     try {
@@ -106,22 +133,39 @@ export class SnapshotManager {
       if (message !== this.currentError) {
         this.currentError = message;
         this.events.log('warn', 'cannot read CURRENT', { error: message });
-        this.events.onProblem(message);
+        this.report(message);
       }
       return;
     }
-    if (this.currentError !== null) {
-      // CURRENT reads again; back on the live snapshot, there is nothing left to report.
-      this.currentError = null;
-      if (id === this.servingId) this.events.onProblem(null);
+    this.currentError = null;
+    if (id === null) {
+      if (!this.absent) {
+        this.absent = true;
+        const message = existsSync(this.dir)
+          ? `no snapshot published in ${this.dir}: CURRENT is missing or empty`
+          : `the snapshots directory ${this.dir} does not exist`;
+        this.events.log('warn', message, { serving: this.servingId });
+        this.report(this.servingId === null ? message : `${message}; serving the snapshot loaded before it`);
+      }
+      return;
     }
-    if (id === null || id === this.triedId) return;
-    this.triedId = id;
+    this.absent = false;
+    if (id === this.servingId) {
+      // CURRENT names the live snapshot again: nothing left to report.
+      this.refusedKey = null;
+      this.report(null);
+      return;
+    }
+    const key = this.identity(id);
+    if (key === this.refusedKey && Date.now() < this.retryAt) return;
+    const retrying = key === this.refusedKey;
     const started = performance.now();
     try {
       const msg = await loadForServing(this.dir, id);
       this.servingId = id;
-      this.events.onProblem(null);
+      this.refusedKey = null;
+      this.retryMs = RETRY_FIRST_MS;
+      this.report(null);
       this.events.onSnapshot(msg);
       this.events.log('info', 'snapshot loaded', {
         snapshot: id,
@@ -130,13 +174,51 @@ export class SnapshotManager {
         ms: Math.round(performance.now() - started),
       });
     } catch (e) {
-      const message = `snapshot ${id} refused: ${(e as Error).message}`;
-      this.events.onProblem(message);
+      this.refusedKey = key;
+      this.retryMs = retrying ? Math.min(this.retryMs * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
+      this.retryAt = Date.now() + this.retryMs;
+      this.report(`snapshot ${id} refused: ${(e as Error).message}`);
       this.events.log('error', 'snapshot refused', {
         snapshot: id,
         error: (e as Error).message,
         serving: this.servingId,
+        retry_in_s: this.retryMs / 1000,
       });
+    }
+  }
+
+  /** CURRENT, the snapshot's directory and manifest as they are now (see refusedKey). */
+  private identity(id: string): string {
+    const of = (path: string) => {
+      try {
+        const st = statSync(path);
+        return `${st.ino}:${st.mtimeMs}:${st.size}`;
+      } catch {
+        return '-';
+      }
+    };
+    const dir = join(this.dir, id);
+    return [id, of(join(this.dir, CURRENT_FILE)), of(dir), of(join(dir, 'manifest.json'))].join('|');
+  }
+
+  /** Serve the newest snapshot other than the refused one that loads (start only). */
+  private async fallBack(): Promise<void> {
+    const refused = this.refusedKey?.split('|')[0];
+    for (const { id } of listSnapshots(this.dir).reverse()) {
+      if (id === refused) continue;
+      try {
+        const msg = await loadForServing(this.dir, id);
+        this.servingId = id;
+        this.events.onSnapshot(msg);
+        this.events.log('warn', 'CURRENT names a refused snapshot: serving the newest one that loads', {
+          current: refused,
+          snapshot: id,
+          as_of: msg.manifest.as_of,
+        });
+        return;
+      } catch (e) {
+        this.events.log('warn', 'older snapshot refused too', { snapshot: id, error: (e as Error).message });
+      }
     }
   }
 }
