@@ -13,10 +13,53 @@ describe('serve configuration: --base-url', () => {
     expect(base('https://例え.jp/fonds/ä')).toBe('https://xn--r8jz45g.jp/fonds/%C3%A4');
   });
 
-  it.each(['ftp://x.example', 'not a url', 'https://x.example/api?k=1', 'https://x.example/#top'])(
-    'refuses %s with a usage error',
-    (url) => {
-      expect(() => base(url)).toThrow(/--base-url/);
-    },
-  );
+  it.each([
+    'ftp://x.example',
+    'not a url',
+    'https://x.example/api?k=1',
+    'https://x.example/#top',
+    'https://user:pw@x.example',
+    'https://user@x.example',
+    'https://x.example/%zz',
+    'https://x.example/a%2',
+  ])('refuses %s with a usage error', (url) => {
+    expect(() => base(url)).toThrow(/--base-url/);
+  });
+});
+
+describe('serve configuration: values and where they came from', () => {
+  const parse =
+    (argv: string[], env: NodeJS.ProcessEnv = {}) =>
+    () =>
+      parseServeConfig(argv, env);
+
+  it('a bad value from the environment names the variable and its flag', () => {
+    expect(parse([], { FUNDRETURNS_PORT: 'abc' })).toThrow(
+      /^FUNDRETURNS_PORT \(--port\) must be a whole number, not "abc"$/,
+    );
+    expect(parse([], { FUNDRETURNS_BASE_URL: 'ftp://x' })).toThrow(/^FUNDRETURNS_BASE_URL \(--base-url\)/);
+    // The flag wins over the variable, and then the flag is what is named.
+    expect(parse(['--port', 'x'], { FUNDRETURNS_PORT: '1' })).toThrow(/^--port must be/);
+  });
+
+  it('--store is a directory or a Redis URL: another scheme or a broken Redis URL is a usage error', () => {
+    expect(parse(['--store', 'http://x'])).toThrow(
+      /^--store must be a directory or a redis:\/\/ or rediss:\/\/ URL/,
+    );
+    expect(parse(['--store', 'redis://:abc'])).toThrow(/^--store is not a valid Redis URL/);
+    expect(parseServeConfig(['--store', 'redis://127.0.0.1:6379'], {}).store).toBe('redis://127.0.0.1:6379');
+    expect(parseServeConfig(['--store', 'var/x'], {}).store).toMatch(/\/var\/x$/);
+  });
+
+  it('--claim-name is at most 64 characters, and a long one is not echoed whole', () => {
+    expect(parseServeConfig(['--claim-name', 'a'.repeat(64)], {}).claimName).toBe('a'.repeat(64));
+    let message = '';
+    try {
+      parseServeConfig(['--claim-name', 'a'.repeat(300)], {});
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/^--claim-name must be 1 to 64/);
+    expect(message.length).toBeLessThan(200);
+  });
 });

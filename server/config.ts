@@ -4,7 +4,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { intFlag, parseArgs, stringFlag, UsageError } from '../builder/cli/args.js';
+import { flagLabel, intFlag, parseArgs, stringFlag, UsageError } from '../builder/cli/args.js';
+import { storeFlag } from './access/open-store.js';
 
 export interface ServeConfig {
   host: string;
@@ -54,38 +55,48 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     throw new UsageError(`serve: unexpected argument ${JSON.stringify(args.positionals[0])}`);
   const host = stringFlag(args, 'host', '127.0.0.1');
   if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host))
-    throw new UsageError(`--host must be a host name or address, not ${JSON.stringify(host)}`);
+    throw new UsageError(
+      `${flagLabel(args, 'host')} must be a host name or address, not ${JSON.stringify(host)}`,
+    );
   const port = intFlag(args, 'port', 8080, 0, 65535);
   const threads = intFlag(args, 'threads', availableParallelism(), 1, 64);
   const freshnessText = stringFlag(args, 'freshness-hours', '120');
   const freshnessHours = Number(freshnessText);
   if (!/^\d+(\.\d+)?$/.test(freshnessText) || !(freshnessHours > 0)) {
     throw new UsageError(
-      `--freshness-hours must be a positive number of hours, not ${JSON.stringify(freshnessText)}`,
+      `${flagLabel(args, 'freshness-hours')} must be a positive number of hours, not ${JSON.stringify(freshnessText)}`,
     );
   }
   const defaultBase = localBaseUrl(host, port);
   const baseUrl = stringFlag(args, 'base-url', defaultBase).replace(/\/+$/, '');
+  const baseFlag = flagLabel(args, 'base-url');
   let parsed: URL;
   try {
     parsed = new URL(baseUrl);
   } catch {
-    throw new UsageError(`--base-url must be an absolute http(s) URL, not ${JSON.stringify(baseUrl)}`);
+    throw new UsageError(`${baseFlag} must be an absolute http(s) URL, not ${JSON.stringify(baseUrl)}`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new UsageError(`--base-url must be an http or https URL, not ${JSON.stringify(baseUrl)}`);
+    throw new UsageError(`${baseFlag} must be an http or https URL, not ${JSON.stringify(baseUrl)}`);
   }
   if (parsed.search !== '' || parsed.hash !== '') {
-    throw new UsageError(`--base-url cannot have a query or fragment: ${JSON.stringify(baseUrl)}`);
+    throw new UsageError(`${baseFlag} cannot have a query or fragment: ${JSON.stringify(baseUrl)}`);
+  }
+  // It is published in every problem body, the catalog and OpenAPI: never a password.
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new UsageError(`${baseFlag} cannot carry a user name or password: ${JSON.stringify(baseUrl)}`);
+  }
+  if (/%(?![0-9A-Fa-f]{2})/.test(baseUrl)) {
+    throw new UsageError(`${baseFlag} has a malformed %-escape: ${JSON.stringify(baseUrl)}`);
   }
   const claimName = stringFlag(args, 'claim-name', 'glama');
-  if (!/^[a-z0-9][a-z0-9._-]*$/.test(claimName)) {
+  if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(claimName)) {
     throw new UsageError(
-      `--claim-name must be lower-case letters, digits, '.', '_' or '-', not ${JSON.stringify(claimName)}`,
+      `${flagLabel(args, 'claim-name')} must be 1 to 64 lower-case letters, digits, '.', '_' or '-', not ${JSON.stringify(claimName.length > 80 ? `${claimName.slice(0, 77)}...` : claimName)}`,
     );
   }
   const claimFile = stringFlag(args, 'claim-file');
-  const store = stringFlag(args, 'store', './var/store');
+  const store = storeFlag(args);
   const plansFile = stringFlag(args, 'plans');
   return {
     host,
@@ -101,7 +112,7 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     claimName,
     pollMs: intFlag(args, 'poll-ms', 500, 50, 60_000),
     accessLogSample: intFlag(args, 'access-log-sample', 1000, 0, 1_000_000_000),
-    store: /^rediss?:\/\//i.test(store) ? store : resolve(store),
+    store,
     plansFile: plansFile === undefined ? null : resolve(plansFile),
   };
 }

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -181,6 +182,11 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
     { port: listeningPort, threads: config.threads, snapshot: manager.currentId, problem, keys },
     'listening',
   );
+  if (config.threads > availableParallelism())
+    log.warn(
+      { threads: config.threads, cores: availableParallelism() },
+      'more threads than cores: each holds its own copy of the served rows and they take turns on the cores',
+    );
   if (keys === 0)
     log.warn(
       { store: redactUrl(config.store) },

@@ -441,6 +441,21 @@ describe('limits (C26–C30)', () => {
     ]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/gold/);
+    // A misspelt limit would silently leave the default in force.
+    writeFileSync(bad, JSON.stringify({ free: { bursts: 100 } }));
+    const typo = cli([
+      'serve',
+      '--port',
+      '0',
+      '--snapshots',
+      snapshots,
+      '--plans',
+      bad,
+      '--store',
+      join(dir, 'store-x'),
+    ]);
+    expect(typo.status).toBe(1);
+    expect(typo.stderr).toMatch(/free\.bursts is not a limit \(limits are burst, monthly\)/);
   });
 });
 

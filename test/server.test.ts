@@ -623,6 +623,18 @@ describe('process', () => {
     expect(cli(['serve', '--freshness-hours', '-1']).stderr).toMatch(/--freshness-hours/);
   });
 
+  it('--help after a command prints the usage and exits 0, starting nothing', () => {
+    for (const argv of [
+      ['serve', '--help'],
+      ['build', '-h'],
+      ['query', 'fund', 'X', '--help'],
+    ]) {
+      const r = cli(argv);
+      expect(r.status, argv.join(' ')).toBe(0);
+      expect(r.stdout).toMatch(/^usage: fundreturns <command>/);
+    }
+  });
+
   it('refuses to start on the JavaScript fallback of uWS', () => {
     const r = cli(['serve', '--port', '0', '--snapshots', snapshots], { UWS_USE_FALLBACK: 'true' });
     expect(r.status).toBe(1);

@@ -12,11 +12,26 @@ export class UsageError extends Error {
   }
 }
 
+/** `--help` (or `-h`) after a command: its usage is printed, exit 0. */
+export class HelpRequested extends UsageError {
+  constructor() {
+    super('help');
+    this.name = 'HelpRequested';
+  }
+}
+
 export type FlagKind = 'string' | 'boolean';
 
 export interface ParsedArgs {
   positionals: string[];
   flags: Map<string, string | true>;
+  /** Flags whose value came from the environment, so messages name the variable. */
+  fromEnv: Set<string>;
+}
+
+/** How a message names a flag: `--port`, or `FUNDRETURNS_PORT (--port)` when the value came from there. */
+export function flagLabel(args: ParsedArgs, name: string): string {
+  return args.fromEnv.has(name) ? `${envName(name)} (--${name})` : `--${name}`;
 }
 
 export function envName(flag: string): string {
@@ -30,8 +45,10 @@ export function parseArgs(
 ): ParsedArgs {
   const positionals: string[] = [];
   const flags = new Map<string, string | true>();
+  const fromEnv = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    if (a === '--help' || a === '-h') throw new HelpRequested();
     if (!a.startsWith('--') || a === '--') {
       positionals.push(a);
       continue;
@@ -63,8 +80,9 @@ export function parseArgs(
     } else {
       flags.set(name, v);
     }
+    fromEnv.add(name);
   }
-  return { positionals, flags };
+  return { positionals, flags, fromEnv };
 }
 
 export function stringFlag(args: ParsedArgs, name: string, fallback: string): string;
@@ -78,9 +96,10 @@ export function intFlag(args: ParsedArgs, name: string, fallback: number, min: n
   const v = args.flags.get(name);
   if (v === undefined) return fallback;
   if (typeof v !== 'string' || !/^\d+$/.test(v))
-    throw new UsageError(`--${name} must be a whole number, not ${JSON.stringify(v)}`);
+    throw new UsageError(`${flagLabel(args, name)} must be a whole number, not ${JSON.stringify(v)}`);
   const n = Number(v);
-  if (n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}, not ${n}`);
+  if (n < min || n > max)
+    throw new UsageError(`${flagLabel(args, name)} must be between ${min} and ${max}, not ${n}`);
   return n;
 }
 
@@ -95,7 +114,9 @@ export function floatFlag(
   if (v === undefined) return fallback;
   const n = typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
   if (!(n >= min && n <= max))
-    throw new UsageError(`--${name} must be a number from ${min} to ${max}, not ${JSON.stringify(v)}`);
+    throw new UsageError(
+      `${flagLabel(args, name)} must be a number from ${min} to ${max}, not ${JSON.stringify(v)}`,
+    );
   return n;
 }
 
@@ -103,7 +124,8 @@ export function dayFlag(args: ParsedArgs, name: string): number | undefined {
   const v = stringFlag(args, name);
   if (v === undefined) return undefined;
   const d = parseDay(v);
-  if (d === null) throw new UsageError(`--${name} must be a date YYYY-MM-DD, not ${JSON.stringify(v)}`);
+  if (d === null)
+    throw new UsageError(`${flagLabel(args, name)} must be a date YYYY-MM-DD, not ${JSON.stringify(v)}`);
   return d;
 }
 

@@ -19,6 +19,7 @@ import {
   boolFlag,
   dayFlag,
   floatFlag,
+  HelpRequested,
   intFlag,
   type ParsedArgs,
   parseArgs,
@@ -94,6 +95,10 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
   } catch (e) {
+    if (e instanceof HelpRequested) {
+      io.out(USAGE);
+      return 0;
+    }
     if (e instanceof UsageError) {
       io.err(`fundreturns: ${e.message}\n\n${USAGE}`);
       return 2;

@@ -30,7 +30,7 @@ import {
   STATUSES,
   type SubscriptionStatus,
 } from './model.js';
-import { DEFAULT_STORE, openStore } from './open-store.js';
+import { openStore, storeFlag } from './open-store.js';
 import { loadPlans } from './plans.js';
 
 /** How many months before the current one `accounts usage` looks back. */
@@ -124,7 +124,7 @@ export async function run(command: 'accounts' | 'keys', argv: string[], io: CliI
   sub.check?.(args, flags);
   // Read before the store is opened: a bad file fails at once, as it does for `serve`.
   const plans = loadPlans(stringFlag(flags, 'plans') ?? null);
-  const store = await openStore(stringFlag(flags, 'store', DEFAULT_STORE));
+  const store = await openStore(storeFlag(flags));
   try {
     return await sub.run({ store, io, json: boolFlag(flags, 'json'), now: Date.now(), args, flags, plans });
   } finally {

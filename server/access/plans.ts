@@ -22,6 +22,13 @@ export function loadPlans(file: string | null): Record<PlanName, PlanLimits> {
         `plans file ${file}: unknown plan ${JSON.stringify(name)} (plans are ${PLAN_NAMES.join(', ')})`,
       );
     }
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new Error(`plans file ${file}: ${name} must be an object such as {"burst": 100, "monthly": 250}`);
+    // A misspelt limit ("bursts") would leave the default in force while the operator believes otherwise.
+    for (const k of Object.keys(value)) {
+      if (k !== 'burst' && k !== 'monthly')
+        throw new Error(`plans file ${file}: ${name}.${k} is not a limit (limits are burst, monthly)`);
+    }
     const v = value as Partial<PlanLimits>;
     for (const k of ['burst', 'monthly'] as const) {
       if (v?.[k] !== undefined && !(Number.isSafeInteger(v[k]) && (v[k] as number) > 0)) {
