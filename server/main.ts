@@ -107,12 +107,14 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
         snapshot: latest,
         problem,
       };
+      // Only the id is kept: holding the message would keep that snapshot's buffers alive after a swap.
+      const startedWith = latest?.id ?? null;
       const w = startWorker(import.meta.url, 'worker', { workerData: input });
       serving.set(w, null);
       w.on('message', (m: FromWorker) => {
         if (m.type === 'listening') {
           // A worker listens only once it serves the snapshot it was started with.
-          serving.set(w, input.snapshot?.id ?? null);
+          serving.set(w, startedWith);
           resolve({ worker: w, port: m.port });
         } else if (m.type === 'listen-failed') reject(new Error(m.message));
         else if (m.type === 'swapped') {

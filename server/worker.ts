@@ -64,6 +64,8 @@ if (input.snapshot !== null) {
   // Attached before listening; a snapshot the main thread verified but this thread cannot attach fails the start.
   current = new ServingSnapshot(input.snapshot);
   resources.set('/openapi.json', openApiResource(config, current));
+  // workerData lives as long as the thread: without this the first snapshot's buffers never go after a swap.
+  input.snapshot = null;
 }
 
 const localLimiter = new LocalLimiter(input.access.limiter);

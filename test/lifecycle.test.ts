@@ -220,6 +220,10 @@ describe('refused snapshots, tried again and fallen back on', () => {
     const bad = `${good}-broken`;
     corruptCopy(snapshots, good, bad);
     setCurrent(snapshots, bad);
+    // The CLI reads CURRENT only: it refuses, naming the snapshot as well as its file.
+    const q = cli(['query', 'fund', 'ANY', '--snapshots', snapshots]);
+    expect(q.status).toBe(1);
+    expect(q.stderr).toContain(`snapshot ${bad} in ${snapshots} refused: series.arrow`);
     const server = await startServe([...access.flags, '--snapshots', snapshots]);
     try {
       const h = await json(`${server.url}/healthz`);

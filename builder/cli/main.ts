@@ -3,7 +3,7 @@
  * Exit codes: 0 done, 1 failed (a build that published nothing), 2 usage error,
  * 3 `query` found no row.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { codeProblem } from '../../core/codes.js';
@@ -259,10 +259,16 @@ async function takeBuildLock(snapshots: string, io: CliIo): Promise<() => Promis
 
 async function openCurrent(args: ParsedArgs) {
   const snapshots = resolve(stringFlag(args, 'snapshots', './snapshots'));
+  if (!existsSync(snapshots)) throw new Error(`the snapshots directory ${snapshots} does not exist`);
   const current = readCurrent(snapshots);
   if (current === null)
     throw new Error(`no snapshot published in ${snapshots}: run \`fundreturns build\` first`);
-  return await loadSnapshot(join(snapshots, current));
+  try {
+    return await loadSnapshot(join(snapshots, current));
+  } catch (e) {
+    // The verifier speaks of files; say which snapshot they belong to.
+    throw new Error(`snapshot ${current} in ${snapshots} refused: ${(e as Error).message}`);
+  }
 }
 
 async function query(argv: string[], io: CliIo): Promise<number> {
