@@ -78,6 +78,13 @@ describe('FileAccessStore', () => {
     expect(JSON.parse(lines[4])).toEqual({ op: 'key.create', key: k });
   });
 
+  it('a store path that is a file is refused as such, not with a raw EEXIST', async () => {
+    const file = join(tempDir(), 'afile');
+    writeFileSync(file, 'x');
+    await expect(openStore(file)).rejects.toThrow(/^the store .*afile is a file, not a directory/);
+    await expect(openStore(join(file, 'below'))).rejects.toThrow(/is a file, not a directory/);
+  });
+
   it('refuses inconsistent changes with a clear message', async () => {
     const s = await openStore(tempDir());
     const a = account('acme');

@@ -150,7 +150,15 @@ export class FileAccessStore implements AccessStore {
 
   /** Open (creating the directory if needed) a store directory. */
   static async open(dir: string, options: FileStoreOptions = {}): Promise<FileAccessStore> {
-    await mkdir(dir, { recursive: true });
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST' || (e as NodeJS.ErrnoException).code === 'ENOTDIR')
+        throw new Error(
+          `the store ${dir} is a file, not a directory (--store names a directory or a redis:// URL)`,
+        );
+      throw e;
+    }
     const store = new FileAccessStore(dir, options);
     await store.init();
     return store;
