@@ -60,6 +60,8 @@ export class SnapshotManager {
   private timer: NodeJS.Timeout | null = null;
   private checking = false;
   private again = false;
+  /** After stop(), a load still running is dropped: nothing is handed over or logged after "stopped". */
+  private stopped = false;
 
   constructor(
     private readonly dir: string,
@@ -94,6 +96,7 @@ export class SnapshotManager {
   }
 
   stop(): void {
+    this.stopped = true;
     this.watcher?.close();
     this.watcher = null;
     if (this.timer) clearInterval(this.timer);
@@ -124,6 +127,7 @@ export class SnapshotManager {
   }
 
   private async checkOnce(): Promise<void> {
+    if (this.stopped) return;
     let id: string | null;
     try {
       id = readCurrent(this.dir);
@@ -162,6 +166,7 @@ export class SnapshotManager {
     const started = performance.now();
     try {
       const msg = await loadForServing(this.dir, id);
+      if (this.stopped) return;
       this.servingId = id;
       this.refusedKey = null;
       this.retryMs = RETRY_FIRST_MS;
@@ -174,6 +179,7 @@ export class SnapshotManager {
         ms: Math.round(performance.now() - started),
       });
     } catch (e) {
+      if (this.stopped) return;
       this.refusedKey = key;
       this.retryMs = retrying ? Math.min(this.retryMs * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
       this.retryAt = Date.now() + this.retryMs;
