@@ -451,7 +451,7 @@ describe('start', () => {
         }
       }
       expect(first?.status).toBe(200);
-      expect((first?.body.data as unknown[]).length).toBe(1);
+      expect(first?.body.data).toHaveLength(1);
     } finally {
       // Waited for: the next test's server takes over the same store.
       await new Promise((r) => {
