@@ -230,7 +230,38 @@ describe('refused snapshots, tried again and fallen back on', () => {
       expect((h.body.snapshot as { id: string }).id).toBe(good);
       expect(h.body.last_error).toMatch(new RegExp(`snapshot ${bad} refused: series\\.arrow`));
       expect((await json(`${server.url}/v1/funds?limit=1`)).status).toBe(200);
-      expect(server.logs()).toMatch(/CURRENT names a refused snapshot: serving the newest one that loads/);
+      expect(server.logs()).toMatch(
+        /CURRENT names a refused snapshot: serving the newest older one that loads/,
+      );
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('never falls back to a snapshot newer than the refused one: CURRENT may be a rollback away from it', async () => {
+    const { source, snapshots } = generateAndBuild(join(dir, 'rollback'), 5, ['--daily-days', '1']);
+    const older = readCurrent(snapshots)!;
+    const dailyDir = join(source, 'daily');
+    const daily = cli([
+      'build',
+      '--daily',
+      join(dailyDir, readdirSync(dailyDir)[0]),
+      '--snapshots',
+      snapshots,
+    ]);
+    expect(daily.status, daily.stderr).toBe(0);
+    expect(readCurrent(snapshots)).not.toBe(older);
+    // Rolled back to the older snapshot, which has since been damaged.
+    const series = join(snapshots, older, 'series.arrow');
+    const fd = openSync(series, 'r+');
+    writeSync(fd, Buffer.from([0xff]), 0, 1, Math.floor(readFileSync(series).length / 2));
+    closeSync(fd);
+    setCurrent(snapshots, older);
+    const server = await startServe([...access.flags, '--snapshots', snapshots]);
+    try {
+      const h = await json(`${server.url}/healthz`);
+      expect(h.body.status).toBe('empty');
+      expect(h.body.last_error).toMatch(new RegExp(`snapshot ${older} refused`));
     } finally {
       await server.stop();
     }

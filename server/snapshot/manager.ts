@@ -207,16 +207,20 @@ export class SnapshotManager {
     return [id, of(join(this.dir, CURRENT_FILE)), of(dir), of(join(dir, 'manifest.json'))].join('|');
   }
 
-  /** Serve the newest snapshot other than the refused one that loads (start only). */
+  /**
+   * Serve the newest snapshot built before the refused one that loads (start only).
+   * Never a newer one: CURRENT naming an older snapshot may be a rollback away from it.
+   */
   private async fallBack(): Promise<void> {
     const refused = this.refusedKey?.split('|')[0];
-    for (const { id } of listSnapshots(this.dir).reverse()) {
-      if (id === refused) continue;
+    const all = listSnapshots(this.dir);
+    const builtAt = all.find((s) => s.id === refused)?.builtAt ?? Number.POSITIVE_INFINITY;
+    for (const { id } of all.filter((s) => s.id !== refused && s.builtAt < builtAt).reverse()) {
       try {
         const msg = await loadForServing(this.dir, id);
         this.servingId = id;
         this.events.onSnapshot(msg);
-        this.events.log('warn', 'CURRENT names a refused snapshot: serving the newest one that loads', {
+        this.events.log('warn', 'CURRENT names a refused snapshot: serving the newest older one that loads', {
           current: refused,
           snapshot: id,
           as_of: msg.manifest.as_of,
