@@ -5,6 +5,7 @@
  * the REST answer for the same input: one implementation behind both (C30, SPEC 4).
  */
 import { mkdirSync, rmSync } from 'node:fs';
+import { connect as connectSocket } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -27,6 +28,7 @@ import {
   startServe,
   type TestAccess,
   tempDir,
+  waitFor,
 } from './harness.js';
 
 const TOOL_NAMES = [
@@ -162,6 +164,76 @@ describe('protocol', () => {
       expect(r.headers.get('allow')).toBe('POST');
       expect(await r.json()).toEqual({ detail: 'Method Not Allowed' });
     }
+  });
+
+  it('HEAD answers have no body and keep the connection: /mcp and a POST-only route (405), /healthz (200)', async () => {
+    const sock = connectSocket(server.port, '127.0.0.1');
+    let got = '';
+    sock.on('data', (d) => {
+      got += d;
+    });
+    await new Promise<void>((r) => sock.once('connect', () => r()));
+    // Two HEADs then a GET on one connection: a body after a HEAD would be read as the next response.
+    sock.write(
+      'HEAD /mcp HTTP/1.1\r\nHost: x\r\n\r\n' +
+        'HEAD /v1/trailing-returns/batch HTTP/1.1\r\nHost: x\r\n\r\n' +
+        'HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n' +
+        'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n',
+    );
+    await waitFor(() => /"status":/.test(got), 10_000, 'the third response');
+    sock.destroy();
+    const heads = got.split('HTTP/1.1 ').slice(1);
+    expect(heads.map((h) => h.slice(0, 3))).toEqual(['405', '405', '200', '200']);
+    expect(heads[2]).toMatch(/Content-Length: \d+\r\n/i);
+    expect(heads[0]).toMatch(/\r\n\r\n$/);
+    expect(heads[0]).toMatch(/Allow: POST/i);
+    expect(heads[1]).toMatch(/\r\n\r\n$/);
+  });
+
+  it('a malformed Host header does not matter: the call is answered (RFC 9112 leaves it to us; REST ignores it too)', async () => {
+    const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    const sock = connectSocket(server.port, '127.0.0.1');
+    let got = '';
+    sock.on('data', (d) => {
+      got += d;
+    });
+    await new Promise<void>((r) => sock.once('connect', () => r()));
+    sock.write(
+      `POST /mcp HTTP/1.1\r\nHost: a b\r\nAuthorization: Bearer ${access.key}\r\n` +
+        `Content-Type: application/json\r\nAccept: ${MCP_ACCEPT}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    await waitFor(() => got.includes('"jsonrpc"'), 10_000, 'the answer');
+    sock.destroy();
+    expect(got).toMatch(/^HTTP\/1\.1 200/);
+    expect(got).toContain('"result":{}');
+    expect(server.logs()).not.toMatch(/Failed to parse URL/);
+  });
+
+  it('any Accept that takes JSON is enough (answers are always JSON); one that refuses JSON is 406', async () => {
+    const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    const post = (accept?: string) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...access.headers,
+          'content-type': 'application/json',
+          ...(accept === undefined ? {} : { accept }),
+        },
+        body: ping,
+      });
+    for (const accept of [
+      undefined,
+      '*/*',
+      'APPLICATION/JSON, TEXT/EVENT-STREAM',
+      'application/json',
+      'application/*',
+    ]) {
+      const r = await post(accept);
+      expect(r.status, String(accept)).toBe(200);
+      expect(await r.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    }
+    expect((await post('text/event-stream')).status).toBe(406);
+    expect((await post('application/json;q=0')).status).toBe(406);
   });
 
   it('a body that is not JSON is a JSON-RPC parse error; over 1 MiB is 413', async () => {

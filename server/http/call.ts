@@ -108,6 +108,14 @@ export class Call {
     headers: HeaderBlock = NO_HEADERS,
   ): void {
     if (this.aborted) return;
+    if (this.method === 'HEAD') {
+      // RFC 9110 §9.3.2: no content, whatever the answer (a 404 or 405 included): a body
+      // would be read by a keep-alive client as the start of its next response.
+      const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+      this.replyHead(status, contentType, length, headers);
+      if (sampled()) replyHook?.(this.method, this.path, status);
+      return;
+    }
     let type = contentType;
     let payload: Uint8Array | string = body;
     let encoding: string | null = null;
@@ -146,9 +154,18 @@ export class Call {
     res.onAborted(() => {
       this.aborted = true;
     });
-    res.writeStatus(status);
-    res.writeHeader(CONTENT_TYPE, headerWriter.start(typeBytes(contentType)).bytes(headers).view());
-    res.endWithoutBody(length);
+    const write = () => {
+      res.writeStatus(status);
+      const w = headerWriter.start(typeBytes(contentType)).bytes(headers);
+      this.extraHeaders?.writeHeaders(w);
+      // Content-Length written here, not passed to endWithoutBody: given a length, this
+      // uWS build closes the connection at the next request instead of keeping it alive.
+      w.bytes(CONTENT_LENGTH_LINE).uint(length);
+      res.writeHeader(CONTENT_TYPE, w.view());
+      res.endWithoutBody();
+    };
+    if (this.deferred) res.cork(write);
+    else write();
   }
 }
 
@@ -202,6 +219,7 @@ const MSGPACK_TYPE = 'application/msgpack';
 const OK = '200 OK';
 const JSON_BYTES = ascii(JSON_TYPE);
 const CONTENT_TYPE = ascii('Content-Type');
+const CONTENT_LENGTH_LINE = ascii('\r\nContent-Length: ');
 const VARY_LINE = headerBlock([['Vary', 'Accept, Accept-Encoding']]);
 const BR_LINE = headerBlock([['Content-Encoding', 'br']]);
 const GZIP_LINE = headerBlock([['Content-Encoding', 'gzip']]);

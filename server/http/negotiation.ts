@@ -117,3 +117,10 @@ function prefersMsgpack(accept: string): boolean {
   const j = w.get('application/json') ?? w.get('application/*') ?? w.get('*/*') ?? 0;
   return m >= j;
 }
+
+/** True when a response in JSON is acceptable: no Accept, or JSON (or a wildcard over it) with a weight above 0. */
+export function acceptsJson(accept: string): boolean {
+  if (accept.trim() === '') return true;
+  const w = weights(accept);
+  return (w.get('application/json') ?? w.get('application/*') ?? w.get('*/*') ?? 0) > 0;
+}

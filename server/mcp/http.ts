@@ -10,13 +10,20 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { type AppContext, gatedBody } from '../app.js';
 import { Call } from '../http/call.js';
 import { guard, reportInternalError } from '../http/guard.js';
-import { ascii, headerBlock, headerWriter, requestHeader } from '../http/headers.js';
+import { ascii, headerBlock, headerWriter } from '../http/headers.js';
+import { acceptsJson } from '../http/negotiation.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import type { TemplatedApp } from '../uws.js';
 import { createMcpServer, type McpServerInfo } from './server.js';
 import { NO_DATA_DETAIL } from './tools.js';
 
 const JSON_TYPE = 'application/json';
+/**
+ * The transport needs a URL but reads nothing from it in stateless JSON mode; the
+ * client's Host is not used, since a malformed one (`a b`) would make Request throw.
+ */
+const MCP_URL = 'http://localhost/mcp';
+const BOTH_TYPES = 'application/json, text/event-stream';
 const NO_DATA = JSON.stringify({ detail: NO_DATA_DETAIL });
 const METHOD_NOT_ALLOWED = '{"detail":"Method Not Allowed"}';
 const ALLOW_POST = headerBlock([['Allow', 'POST']]);
@@ -77,9 +84,13 @@ export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpS
     // The request object is valid only in this callback: copy what the transport reads.
     const headers: Array<[string, string]> = [];
     req.forEach((k, v) => {
-      if (k !== 'content-length' && k !== 'transfer-encoding') headers.push([k, v]);
+      if (k === 'content-length' || k === 'transfer-encoding') return;
+      // Answers are always JSON (no event streams): any Accept that takes JSON (`*/*`,
+      // `APPLICATION/JSON`, none) is what the SDK requires to hear, both types listed.
+      if (k === 'accept' && acceptsJson(v)) headers.push([k, BOTH_TYPES]);
+      else headers.push([k, v]);
     });
-    const url = `http://${req.getHeader(requestHeader.host) || 'localhost'}/mcp`;
+    if (!headers.some(([k]) => k === 'accept')) headers.push(['accept', BOTH_TYPES]);
     const answer = (raw: Buffer) => {
       const started = performance.now();
       const snap = ctx.snapshot();
@@ -87,11 +98,11 @@ export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpS
       let request: Request;
       try {
         body = JSON.parse(raw.toString('utf8'));
-        request = new Request(url, { method: 'POST', headers });
+        request = new Request(MCP_URL, { method: 'POST', headers });
       } catch {
         // Not JSON: the transport reads the text itself and answers with its own JSON-RPC error.
         body = undefined;
-        request = new Request(url, { method: 'POST', headers, body: raw });
+        request = new Request(MCP_URL, { method: 'POST', headers, body: raw });
       }
       handleMcpPost(request, body, snap, info)
         .then((response) => writeResponse(call, response, snap, started))

@@ -63,4 +63,11 @@ describe('callTool without data', () => {
       expect(textOf(r)).toMatch(/^Invalid arguments for \w+: .*must be string \(got \[\[\[/);
     }
   });
+
+  it('searchFunds trims q before its 100-character limit, as REST does (C19)', () => {
+    const padded = callTool(null, 'searchFunds', { q: `${' '.repeat(150)}a` });
+    expect(textOf(padded)).toMatch(/^No data loaded/);
+    const long = callTool(null, 'searchFunds', { q: ` ${'a'.repeat(101)} ` });
+    expect(textOf(long)).toMatch(/q: must NOT have more than 100 characters/);
+  });
 });

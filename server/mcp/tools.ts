@@ -254,7 +254,10 @@ export function callTool(
   name: McpToolName,
   rawArgs: Args | undefined,
 ): CallToolResult {
-  const args = rawArgs ?? {};
+  let args = rawArgs ?? {};
+  // C19: q is trimmed before its length counts, as REST does (validateListQuery); the
+  // schema's maxLength would otherwise refuse padding REST accepts.
+  if (name === 'searchFunds' && typeof args.q === 'string') args = { ...args, q: args.q.trim() };
   const check = CHECKS[name];
   if (!check(args)) return invalidArgs(name, ajvProblems(check.errors ?? []));
   if (snap === null)
