@@ -210,6 +210,25 @@ describe('protocol', () => {
     expect(server.logs()).not.toMatch(/Failed to parse URL/);
   });
 
+  it('a large answer (tools/list) is gzip-compressed when the client accepts it, like REST', async () => {
+    const post = (encoding: string) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...access.headers,
+          'content-type': 'application/json',
+          accept: MCP_ACCEPT,
+          'accept-encoding': encoding,
+        },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      });
+    const zipped = await post('gzip');
+    expect(zipped.headers.get('content-encoding')).toBe('gzip');
+    const plain = await post('identity');
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(await zipped.json()).toEqual(await plain.json());
+  });
+
   it('any Accept that takes JSON is enough (answers are always JSON); one that refuses JSON is 406', async () => {
     const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
     const post = (accept?: string) =>
@@ -373,6 +392,7 @@ describe('errors', () => {
     const e = await client.callTool({ name: 'getPrices', arguments: {} }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(McpError);
     expect((e as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect((e as McpError).message).toBe('MCP error -32602: Unknown tool: getPrices');
   });
 
   it('an unknown fund or a missing row is a tool error with a sentence', async () => {

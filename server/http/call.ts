@@ -16,7 +16,7 @@ import {
   NO_HEADERS,
   requestHeader,
 } from './headers.js';
-import { chooseEncoding, wantsMsgpack } from './negotiation.js';
+import { type ContentCoding, chooseEncoding, wantsMsgpack } from './negotiation.js';
 
 /** Bodies at least this large are compressed when the client accepts it. */
 const COMPRESS_MIN_BYTES = 8 * 1024;
@@ -129,21 +129,33 @@ export class Call {
         ),
       );
     }
-    const size = typeof payload === 'string' ? payload.length : payload.byteLength;
-    if (size >= COMPRESS_MIN_BYTES && this.acceptEncoding.length > 0) {
-      // RFC 9110 §12.5.3: weights and case count (negotiation.ts).
-      encoding = chooseEncoding(this.acceptEncoding);
-      if (encoding === 'br') {
-        payload = brotliCompressSync(payload, {
-          params: { [zlib.BROTLI_PARAM_QUALITY]: 4, [zlib.BROTLI_PARAM_SIZE_HINT]: size },
-        });
-      } else if (encoding === 'gzip') payload = gzipSync(payload, { level: 4 });
-    }
+    payload = this.compressed(payload);
+    encoding = this.coding;
     const extra = this.extraHeaders;
     if (this.deferred)
       this.res.cork(() => write(this.res, status, type, contentType, encoding, payload, headers, extra));
     else write(this.res, status, type, contentType, encoding, payload, headers, extra);
     if (sampled()) replyHook?.(this.method, this.path, status);
+  }
+
+  /** The content coding `compressed` last applied (Content-Encoding), or null. */
+  coding: ContentCoding | null = null;
+
+  /**
+   * The body as sent: br or gzip when it is large and the client accepts one
+   * (RFC 9110 §12.5.3: weights and case count, negotiation.ts), else as it is.
+   */
+  compressed(payload: Uint8Array | string): Uint8Array | string {
+    this.coding = null;
+    const size = typeof payload === 'string' ? payload.length : payload.byteLength;
+    if (size < COMPRESS_MIN_BYTES || this.acceptEncoding.length === 0) return payload;
+    this.coding = chooseEncoding(this.acceptEncoding);
+    if (this.coding === 'br')
+      return brotliCompressSync(payload, {
+        params: { [zlib.BROTLI_PARAM_QUALITY]: 4, [zlib.BROTLI_PARAM_SIZE_HINT]: size },
+      });
+    if (this.coding === 'gzip') return gzipSync(payload, { level: 4 });
+    return payload;
   }
 
   /** A HEAD answer: GET's headers and length, no body. */

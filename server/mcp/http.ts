@@ -131,14 +131,21 @@ async function writeResponse(
   snap: ServingSnapshot | null,
   started: number,
 ): Promise<void> {
-  const payload = response.body === null ? '' : new Uint8Array(await response.arrayBuffer());
+  const raw = response.body === null ? '' : new Uint8Array(await response.arrayBuffer());
   if (call.aborted) return;
+  // tools/list alone is about 55 KB: compressed like a large REST body when the client accepts it.
+  const payload = call.compressed(raw);
+  const coding = call.coding;
   const res = call.res;
   res.cork(() => {
     res.writeStatus(STATUS[response.status] ?? String(response.status));
     response.headers.forEach((v, k) => {
       res.writeHeader(k, v);
     });
+    if (coding !== null) {
+      res.writeHeader('Content-Encoding', coding);
+      res.writeHeader('Vary', 'Accept-Encoding');
+    }
     // Server time of this request (whole body in → response out; waiting for the client's
     // body packets is not ours), for clients and the benchmark's p50. Our own headers
     // ride on its line as one block (http/headers.ts).

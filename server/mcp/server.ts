@@ -9,12 +9,7 @@
  * (tools.ts), and building one per request is a few Maps and closures.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import { callTool, isToolName, LIST_TOOLS_RESULT, SERVER_INSTRUCTIONS } from './tools.js';
@@ -51,7 +46,9 @@ export function createMcpServer(info: McpServerInfo, snapshot: () => ServingSnap
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const { name, arguments: args } = request.params;
     // An unknown tool is a protocol error (-32602), unlike bad arguments (MCP 2025-11-25).
-    if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    // Not McpError: its message carries "MCP error -32602: ", which the client's McpError adds again.
+    if (!isToolName(name))
+      throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
     return callTool(snapshot(), name, args);
   });
   return server;

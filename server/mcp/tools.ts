@@ -53,7 +53,7 @@ export const SERVER_INSTRUCTIONS = [
     `${BATCH_MAX_CODES} codes in one call, one request against the rate limit) instead of calling a single-fund tool ` +
     'repeatedly. getFund gives metadata (name, type, exchange, ISIN, active or not, the date range with data).',
   UNITS,
-  "Every tool call counts one request against the API key's plan limits, like a REST call.",
+  "Every HTTP request to this server counts one request against the API key's plan limits, like a REST call (one tool call, or one JSON-RPC batch).",
   NOT_ADVICE,
 ].join('\n\n');
 
