@@ -395,6 +395,19 @@ describe('errors', () => {
     expect((e as McpError).message).toBe('MCP error -32602: Unknown tool: getPrices');
   });
 
+  it('a malformed tools/call (no name, arguments not an object) is -32602 Invalid params, not -32603', async () => {
+    for (const params of [{ arguments: [] }, { name: 5 }, { name: 'getFund', arguments: 'x' }, undefined]) {
+      const r = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { ...access.headers, 'content-type': 'application/json', accept: MCP_ACCEPT },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
+      });
+      const body = (await r.json()) as { id: number; error: { code: number } };
+      expect(body.id, JSON.stringify(params)).toBe(7);
+      expect(body.error.code, JSON.stringify(params)).toBe(ErrorCode.InvalidParams);
+    }
+  });
+
   it('an unknown fund or a missing row is a tool error with a sentence', async () => {
     const unknown = await call('getFund', { code: 'NO-SUCH' });
     expect(unknown.isError).toBe(true);

@@ -9,8 +9,9 @@
  * (tools.ts), and building one per request is a few Maps and closures.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolRequest, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { z } from 'zod';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import { callTool, isToolName, LIST_TOOLS_RESULT, SERVER_INSTRUCTIONS } from './tools.js';
 
@@ -35,6 +36,16 @@ const NO_ELICITATION_VALIDATOR: jsonSchemaValidator = {
   },
 };
 
+/**
+ * The two requests as the SDK's Protocol layer parses them: by method only. Parsed
+ * there with the strict schemas, a malformed request (`arguments: []`, no `name`)
+ * failed as -32603 Internal error; loose, it reaches the Server's own tools/call
+ * check, which answers -32602 Invalid params (JSON-RPC 2.0 §5.1). tools/list takes
+ * no parameter we use (there is one page).
+ */
+const LOOSE_CALL_TOOL = z.object({ method: z.literal('tools/call') }).passthrough();
+const LOOSE_LIST_TOOLS = z.object({ method: z.literal('tools/list') }).passthrough();
+
 /** A server whose tools read `snapshot()` once per call. */
 export function createMcpServer(info: McpServerInfo, snapshot: () => ServingSnapshot | null): Server {
   const server = new Server(info, {
@@ -42,9 +53,10 @@ export function createMcpServer(info: McpServerInfo, snapshot: () => ServingSnap
     instructions: SERVER_INSTRUCTIONS,
     jsonSchemaValidator: NO_ELICITATION_VALIDATOR,
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => LIST_TOOLS_RESULT);
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const { name, arguments: args } = request.params;
+  server.setRequestHandler(LOOSE_LIST_TOOLS, () => LIST_TOOLS_RESULT);
+  server.setRequestHandler(LOOSE_CALL_TOOL, (request) => {
+    // Checked by the SDK's Server against CallToolRequestSchema before this runs.
+    const { name, arguments: args } = (request as unknown as CallToolRequest).params;
     // An unknown tool is a protocol error (-32602), unlike bad arguments (MCP 2025-11-25).
     // Not McpError: its message carries "MCP error -32602: ", which the client's McpError adds again.
     if (!isToolName(name))
