@@ -261,6 +261,12 @@ describe('protocol', () => {
     const bad = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: '{nope' });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    // JSON, but not a JSON-RPC message: Invalid Request (JSON-RPC 2.0 §5.1), not a parse error.
+    for (const text of ['{}', '[]', '"ping"', '{"jsonrpc":"2.0","id":null,"method":"ping"}', '[{"foo":1}]']) {
+      const r = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: text });
+      expect(r.status, text).toBe(400);
+      expect(await r.json(), text).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    }
     const big = await fetch(`${server.url}/mcp`, {
       method: 'POST',
       headers,

@@ -7,6 +7,7 @@
  * ends (SDK 1.32) and there are no sessions to delete.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type AppContext, gatedBody } from '../app.js';
 import { Call } from '../http/call.js';
 import { guard, reportInternalError } from '../http/guard.js';
@@ -47,6 +48,21 @@ const isToolCall = (m: unknown) =>
   typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call';
 
 /**
+ * Why JSON that parsed is still not a JSON-RPC 2.0 message or batch, or null. The
+ * SDK's transport answers these -32700 Parse error; JSON-RPC 2.0 §5.1 says -32600.
+ */
+function invalidRequest(body: unknown): string | null {
+  if (Array.isArray(body)) {
+    if (body.length === 0) return 'an empty batch';
+    const bad = body.findIndex((m) => !JSONRPCMessageSchema.safeParse(m).success);
+    return bad < 0 ? null : `batch element ${bad} is not a JSON-RPC 2.0 message`;
+  }
+  return JSONRPCMessageSchema.safeParse(body).success
+    ? null
+    : 'not a JSON-RPC 2.0 message (jsonrpc "2.0", a method and a string or number id, or a notification)';
+}
+
+/**
  * One POST to /mcp, web-standard in and out. `body` is the parsed JSON-RPC message
  * (or batch); undefined makes the transport read and parse `request`'s own body.
  *
@@ -61,6 +77,17 @@ export async function handleMcpPost(
   snap: ServingSnapshot | null,
   info: McpServerInfo,
 ): Promise<Response> {
+  const invalid = body === undefined ? null : invalidRequest(body);
+  if (invalid !== null) {
+    return new Response(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: `Invalid Request: ${invalid}` },
+        id: null,
+      }),
+      { status: 400, headers: { 'Content-Type': JSON_TYPE } },
+    );
+  }
   if (snap === null && (Array.isArray(body) ? body.some(isToolCall) : isToolCall(body))) {
     return new Response(NO_DATA, {
       status: 503,
