@@ -17,9 +17,10 @@ export async function run(command: string, argv: string[], io: CliIo): Promise<n
   if (command !== 'serve') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   const config = parseServeConfig(argv, io.env);
   // Signals are taken from the start: one during startup (the snapshot loading) stops
-  // the server as soon as it is up, never kills it mid-way. SIGHUP (a closed terminal)
-  // stops it the same way. A repeated signal changes nothing: the drain is already
-  // bounded (every in-flight body has 10 s), so nothing needs a forced stop.
+  // the server as soon as it is up, never kills it mid-way. A repeated signal changes
+  // nothing: the drain is already bounded (every in-flight body has 10 s). SIGHUP is
+  // left alone: a listener would undo `nohup`, which ignores it so the server outlives
+  // its terminal.
   let signalled: NodeJS.Signals | null = null;
   let wake: () => void = () => {};
   const onSignal = (signal: NodeJS.Signals) => {
@@ -30,7 +31,7 @@ export async function run(command: string, argv: string[], io: CliIo): Promise<n
     signalled = signal;
     wake();
   };
-  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
   for (const s of signals) process.on(s, onSignal);
   try {
     const server = await startServer(config);

@@ -423,13 +423,6 @@ describe('graceful stop', () => {
     sock.destroy();
   });
 
-  it('SIGHUP stops it the same way: exit 0, after saying stopped', async () => {
-    const { snapshots } = generateAndBuild(join(dir, 'hup'), 5);
-    const server = await startServe([...access.flags, '--snapshots', snapshots, '--threads', '1']);
-    expect(await server.stop('SIGHUP')).toBe(0);
-    expect(server.logs()).toMatch(/"msg":"stopped"/);
-  });
-
   it('a signal while the snapshot loads and threads start stops the server once up, exit 0', async () => {
     const { snapshots } = generateAndBuild(join(dir, 'early'), 20);
     const child = spawn(
