@@ -30,8 +30,8 @@ export async function runMcp(argv: string[], io: CliIo): Promise<number> {
     onSnapshot: (msg) => {
       current = new ServingSnapshot(msg);
     },
+    // Every problem is also logged at warn or error (below): said once, not twice.
     onProblem: (message) => {
-      if (message) io.err(`fundreturns mcp: ${message}`);
       reported ||= message !== null;
     },
     log: (level, msg, fields) => {
@@ -41,7 +41,7 @@ export async function runMcp(argv: string[], io: CliIo): Promise<number> {
   await manager.start();
   if (current === null)
     io.err(
-      `fundreturns mcp: ${reported ? 'so' : `no snapshot in ${dir} yet:`} tools answer "No data loaded" until one is published (C24)`,
+      `fundreturns mcp: ${reported ? '' : `no snapshot in ${dir} yet: `}tools answer "No data loaded" until one is published (C24)`,
     );
 
   const server = createMcpServer(serverInfo(packageVersion()), () => current);
