@@ -55,7 +55,11 @@ function probePort(host: string, port: number): Promise<number> {
       reject(
         e.code === 'EADDRINUSE'
           ? new Error(`port ${port} on ${host} is in use (another server is listening there)`)
-          : e,
+          : e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN'
+            ? new Error(`--host ${host} is not a name this machine can resolve (${e.code})`)
+            : e.code === 'EADDRNOTAVAIL'
+              ? new Error(`--host ${host} is not an address of this machine (EADDRNOTAVAIL)`)
+              : e,
       ),
     );
     s.listen({ port, host, exclusive: true }, () => {

@@ -621,6 +621,10 @@ describe('process', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--port/);
     expect(cli(['serve', '--freshness-hours', '-1']).stderr).toMatch(/--freshness-hours/);
+    // An address no interface has (TEST-NET-1): refused naming the flag, not with a bare errno.
+    const away = cli(['serve', '--host', '192.0.2.1', '--port', '0', '--snapshots', snapshots]);
+    expect(away.status).toBe(1);
+    expect(away.stderr).toMatch(/--host 192\.0\.2\.1 is not an address of this machine/);
   });
 
   it('--help after a command prints the usage and exits 0, starting nothing', () => {
