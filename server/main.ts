@@ -10,7 +10,6 @@ import { resolve } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Worker } from 'node:worker_threads';
-import pino from 'pino';
 import { startWorker } from '../core/worker.js';
 import { readBurst, writeBurst } from './access/burst-file.js';
 import { DEFAULT_SLOTS, LocalLimiter } from './access/limiter-local.js';
@@ -20,6 +19,7 @@ import { loadPlans } from './access/plans.js';
 import { claimStore } from './access/serve-lock.js';
 import { buildKeyTable, SlotMap } from './access/table.js';
 import { localBaseUrl, type ServeConfig } from './config.js';
+import { serverLogger } from './log.js';
 import { loadClaim } from './public/claim.js';
 import { SnapshotManager } from './snapshot/manager.js';
 import type { SnapshotMessage } from './snapshot/serving.js';
@@ -77,7 +77,7 @@ export function packageVersion(): string {
   return pkg.version;
 }
 
-const log = pino({ base: { service: 'fundreturns' } });
+const log = serverLogger();
 
 // Exposes gc() in worker threads created from now on, and to this thread through a
 // fresh context: old snapshots' buffers are freed right after a swap (see below).

@@ -4,8 +4,7 @@
  * memory. Messages from the main thread: `snapshot` (swap to it), `problem` (a
  * newer snapshot was refused), `shutdown` (stop accepting, finish, exit).
  */
-import { parentPort, threadId, workerData } from 'node:worker_threads';
-import pino from 'pino';
+import { parentPort, workerData } from 'node:worker_threads';
 import { AccessGate } from './access/gate.js';
 import { type LimiterShared, LocalLimiter } from './access/limiter-local.js';
 import type { Limiter } from './access/model.js';
@@ -15,6 +14,7 @@ import type { ServeConfig } from './config.js';
 import { inflight } from './http/body.js';
 import { onReply } from './http/call.js';
 import { onInternalError } from './http/guard.js';
+import { serverLogger } from './log.js';
 import { registerMcpRoutes } from './mcp/http.js';
 import { serverInfo } from './mcp/server.js';
 import { healthBody } from './public/health.js';
@@ -77,7 +77,7 @@ gate.setTable(input.access.table);
 /** Redis counts for every server; the shared-memory limiter takes over while Redis is unreachable. */
 async function redisLimiter(url: string, fallback: LocalLimiter): Promise<Limiter> {
   const { RedisLimiter } = await import('./access/limiter-redis.js');
-  const log = pino({ base: { service: 'fundreturns', thread: threadId } });
+  const log = serverLogger();
   const r = new RedisLimiter(url, {
     fallback,
     log: (level, msg, fields) => log[level](fields ?? {}, msg),
@@ -106,7 +106,7 @@ const ctx: AppContext = {
 
 if (config.accessLogSample > 0) {
   // One line in N requests: enough to see traffic without paying for a log write per request.
-  const log = pino({ base: { service: 'fundreturns', thread: threadId } });
+  const log = serverLogger();
   onReply(
     (method, path, status) =>
       log.info(
@@ -118,7 +118,7 @@ if (config.accessLogSample > 0) {
 }
 
 {
-  const log = pino({ base: { service: 'fundreturns', thread: threadId } });
+  const log = serverLogger();
   onInternalError((error, suppressed) =>
     log.error(
       { error: error instanceof Error ? (error.stack ?? error.message) : String(error), suppressed },
