@@ -103,15 +103,21 @@ describe('authentication (C22, C25)', () => {
     }
   });
 
-  it('a server with keys says how many at start and does not warn', () => {
-    expect(server.logs()).toMatch(/"keys":1,/);
+  it('a server with keys says how many at start and does not warn', async () => {
+    // The JSON log line may follow the stderr line startServe waited for.
+    await waitFor(() => /"keys":1,/.test(server.logs()), 15_000, 'the listening line');
     expect(server.logs()).not.toMatch(/no API keys/);
   });
 
   it('a server on a store without keys warns at start that every data request will be 401', async () => {
     const empty = await startServe(['--store', join(dir, 'auth', 'empty-store'), '--snapshots', snapshots]);
     try {
-      await waitFor(() => /warning: no API keys/.test(empty.logs()), 5000, 'the warning');
+      // stderr and the JSON log on stdout arrive in either order.
+      await waitFor(
+        () => /warning: no API keys/.test(empty.logs()) && /"keys":0,/.test(empty.logs()),
+        15_000,
+        'the warning and the listening line',
+      );
       expect(empty.logs()).toMatch(
         /warning: no API keys in .*empty-store: every \/v1 and \/mcp request answers 401/,
       );
@@ -427,33 +433,25 @@ describe('limits (C26–C30)', () => {
 
   it('refuses a plans file with an unknown plan or a bad limit', () => {
     const bad = join(dir, 'bad-plans.json');
-    writeFileSync(bad, JSON.stringify({ gold: { burst: 1, monthly: 1 } }));
-    const r = cli([
-      'serve',
-      '--port',
-      '0',
-      '--snapshots',
-      snapshots,
-      '--plans',
-      bad,
-      '--store',
-      join(dir, 'store-x'),
-    ]);
+    const serveWith = (plans: unknown) => {
+      writeFileSync(bad, JSON.stringify(plans));
+      return cli([
+        'serve',
+        '--port',
+        '0',
+        '--snapshots',
+        snapshots,
+        '--plans',
+        bad,
+        '--store',
+        join(dir, 'store-x'),
+      ]);
+    };
+    const r = serveWith({ gold: { burst: 1, monthly: 1 } });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/gold/);
     // A misspelt limit would silently leave the default in force.
-    writeFileSync(bad, JSON.stringify({ free: { bursts: 100 } }));
-    const typo = cli([
-      'serve',
-      '--port',
-      '0',
-      '--snapshots',
-      snapshots,
-      '--plans',
-      bad,
-      '--store',
-      join(dir, 'store-x'),
-    ]);
+    const typo = serveWith({ free: { bursts: 100 } });
     expect(typo.status).toBe(1);
     expect(typo.stderr).toMatch(/free\.bursts is not a limit \(limits are burst, monthly\)/);
   });

@@ -70,23 +70,53 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Start `fundreturns serve --port 0` and wait for its listening line. */
-export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+export interface CliProcess {
+  child: ChildProcess;
+  /** stdout only (a JSON-RPC stream, for `mcp --stdio`). */
+  stdout: () => string;
+  /** stderr only. */
+  stderr: () => string;
+  /** stdout and stderr as they arrived. */
+  output: () => string;
+  /** Exit code and signal. */
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+}
+
+/** `fundreturns ARGS` as a running process (stdin a pipe), its output collected. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess {
+  const child = spawn(process.execPath, [CLI, ...args], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
+  let stdout = '';
+  let stderr = '';
   child.stdout!.on('data', (d) => {
+    stdout += d;
     out += d;
   });
   child.stderr!.on('data', (d) => {
+    stderr += d;
     out += d;
   });
+  // A child that exits before reading all of its stdin must not fail the test with EPIPE.
+  child.stdin!.on('error', () => {});
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) =>
+    child.once('exit', (code, signal) => r([code, signal])),
+  );
+  return { child, stdout: () => stdout, stderr: () => stderr, output: () => out, exited };
+}
+
+/** Start `fundreturns serve --port 0` and wait for its listening line. */
+export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+  const proc = spawnCli(['serve', '--port', '0', ...args], env);
+  const child = proc.child;
+  proc.child.stdin!.end();
+  const out = proc.output;
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out()}`)), 60_000);
     const onData = () => {
-      const m = /serving on http:\/\/[^:]+:(\d+)/.exec(out);
+      const m = /serving on http:\/\/[^:]+:(\d+)/.exec(out());
       if (m) {
         clearTimeout(timer);
         resolve(Number(m[1]));
@@ -95,14 +125,14 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
     child.stderr!.on('data', onData);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${out}`));
+      reject(new Error(`server exited with ${code}:\n${out()}`));
     });
   });
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     child,
-    logs: () => out,
+    logs: out,
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve(child.exitCode);

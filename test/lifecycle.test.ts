@@ -3,7 +3,6 @@
  * stale and empty data, graceful stop. Real processes over real files.
  */
 
-import { spawn } from 'node:child_process';
 import {
   closeSync,
   copyFileSync,
@@ -20,10 +19,10 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCurrent, setCurrent } from '../builder/publish.js';
 import {
-  CLI,
   cli,
   generateAndBuild,
   setupAccess,
+  spawnCli,
   startServe,
   type TestAccess,
   tempDir,
@@ -208,7 +207,7 @@ describe('refused snapshots, tried again and fallen back on', () => {
         'the repaired snapshot',
       );
       expect((await json(`${server.url}/healthz`)).body.last_error).toBeUndefined();
-      expect(server.logs()).toMatch(/"retry_in_s":30/);
+      await waitFor(() => /"retry_in_s":30/.test(server.logs()), 10_000, 'the refusal logged');
     } finally {
       await server.stop();
     }
@@ -230,8 +229,10 @@ describe('refused snapshots, tried again and fallen back on', () => {
       expect((h.body.snapshot as { id: string }).id).toBe(good);
       expect(h.body.last_error).toMatch(new RegExp(`snapshot ${bad} refused: series\\.arrow`));
       expect((await json(`${server.url}/v1/funds?limit=1`)).status).toBe(200);
-      expect(server.logs()).toMatch(
-        /CURRENT names a refused snapshot: serving the newest older one that loads/,
+      await waitFor(
+        () => /CURRENT names a refused snapshot: serving the newest older one that loads/.test(server.logs()),
+        10_000,
+        'the fallback logged',
       );
     } finally {
       await server.stop();
@@ -425,28 +426,19 @@ describe('graceful stop', () => {
 
   it('a signal while the snapshot loads and threads start stops the server once up, exit 0', async () => {
     const { snapshots } = generateAndBuild(join(dir, 'early'), 20);
-    const child = spawn(
-      process.execPath,
-      [CLI, 'serve', '--port', '0', ...access.flags, '--snapshots', snapshots],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-    });
-    child.stderr!.on('data', (d) => {
-      out += d;
-    });
-    const exited = new Promise<[number | null, string | null]>((r) =>
-      child.once('exit', (c, sig) => r([c, sig])),
-    );
+    const { child, output, exited } = spawnCli([
+      'serve',
+      '--port',
+      '0',
+      ...access.flags,
+      '--snapshots',
+      snapshots,
+    ]);
     // The snapshot is logged as loaded before any thread starts listening.
-    await waitFor(() => out.includes('"msg":"snapshot loaded"'), 30_000, 'the snapshot loaded');
+    await waitFor(() => output().includes('"msg":"snapshot loaded"'), 30_000, 'the snapshot loaded');
     child.kill('SIGTERM');
     expect(await exited).toEqual([0, null]);
-    expect(out).toMatch(/"msg":"stopped"/);
+    expect(output()).toMatch(/"msg":"stopped"/);
   });
 });
 
@@ -459,11 +451,16 @@ describe('start', () => {
         probe.close(() => resolve(p));
       });
     });
-    const child = spawn(
-      process.execPath,
-      [CLI, 'serve', '--port', String(port), ...access.flags, '--snapshots', snapshots, '--threads', '2'],
-      { stdio: 'ignore' },
-    );
+    const { child, exited } = spawnCli([
+      'serve',
+      '--port',
+      String(port),
+      ...access.flags,
+      '--snapshots',
+      snapshots,
+      '--threads',
+      '2',
+    ]);
     try {
       let first: { status: number; body: Record<string, unknown> } | null = null;
       const deadline = Date.now() + 60_000;
@@ -478,10 +475,8 @@ describe('start', () => {
       expect(first?.body.data).toHaveLength(1);
     } finally {
       // Waited for: the next test's server takes over the same store.
-      await new Promise((r) => {
-        child.once('exit', r);
-        child.kill('SIGTERM');
-      });
+      child.kill('SIGTERM');
+      await exited;
     }
   });
 

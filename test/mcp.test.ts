@@ -4,7 +4,6 @@
  * mcp --stdio` through the SDK's stdio client. Every tool's answer is compared with
  * the REST answer for the same input: one implementation behind both (C30, SPEC 4).
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { connect as connectSocket } from 'node:net';
 import { join } from 'node:path';
@@ -26,6 +25,7 @@ import {
   generateAndBuild,
   type ServerProcess,
   setupAccess,
+  spawnCli,
   startServe,
   type TestAccess,
   tempDir,
@@ -547,14 +547,7 @@ describe('stdio mode', () => {
   });
 
   it('stdio: a line that is not one JSON-RPC message gets an error with id null, and the session goes on', async () => {
-    const child = spawn(process.execPath, [CLI, 'mcp', '--stdio', '--snapshots', snapshots], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-    });
-    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    const { child, stdout, exited } = spawnCli(['mcp', '--stdio', '--snapshots', snapshots]);
     child.stdin!.write(
       [
         'not json',
@@ -564,10 +557,10 @@ describe('stdio mode', () => {
         '{"jsonrpc":"2.0","id":3,"method":"ping"}',
       ].join('\n') + '\n',
     );
-    await waitFor(() => out.includes('"id":3'), 15_000, 'the answer to id 3');
+    await waitFor(() => stdout().includes('"id":3'), 15_000, 'the answer to id 3');
     child.stdin!.end();
-    expect(await exited).toBe(0);
-    const lines = out
+    expect(await exited).toEqual([0, null]);
+    const lines = stdout()
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { id: unknown; error?: { code: number } });
@@ -581,18 +574,10 @@ describe('stdio mode', () => {
   });
 
   it('stdio: a line over 10 MiB ends the process with a message and exit 1, not silence', async () => {
-    const child = spawn(process.execPath, [CLI, 'mcp', '--stdio', '--snapshots', snapshots], {
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
-    let err = '';
-    child.stderr!.on('data', (d) => {
-      err += d;
-    });
-    const exited = new Promise<number | null>((r) => child.once('exit', r));
-    child.stdin!.on('error', () => {});
+    const { child, stderr, exited } = spawnCli(['mcp', '--stdio', '--snapshots', snapshots]);
     child.stdin!.write('x'.repeat(11 * 1024 * 1024));
-    expect(await exited).toBe(1);
-    expect(err).toMatch(/a message over 10 MiB/);
+    expect(await exited).toEqual([1, null]);
+    expect(stderr()).toMatch(/a message over 10 MiB/);
   });
 
   it('`fundreturns mcp` without --stdio is a usage error', () => {
