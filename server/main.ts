@@ -240,6 +240,9 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
   return { port: listeningPort, stop, waitForSnapshot: waitAll, manager, keys };
 }
 
+/** How often a server on Redis reads the month's usage of every account (observeUsage). */
+const USAGE_OBSERVE_MS = 5000;
+
 /**
  * Main-thread side of access control: the store, the limiter's shared counters and
  * the key table. The table is rebuilt whenever the store reports a change (a key
@@ -270,6 +273,34 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
     const now = Date.now();
     for (const [account, tat] of await readBurst(resolve(spec)))
       if (tat > now) limiter.seedTat(slots.slotOf(account), tat);
+  }
+  // Redis mode: while Redis is unreachable each thread's limiter falls back on these
+  // shared slots, so their counts follow Redis's: every count a request gets back
+  // (limiter-redis.ts), and the whole month's usage at start and every few seconds, so
+  // an account this server has not served yet does not start the outage with a fresh
+  // quota (the bound in README, "Several servers on one Redis").
+  let observing = false;
+  const observeUsage = async () => {
+    if (observing) return;
+    observing = true;
+    try {
+      const now = Date.now();
+      for (const [account, count] of await store.readUsage(monthOf(now))) {
+        const slot = slots.existing(account);
+        if (slot !== undefined) limiter.observe(slot, count, now);
+      }
+    } finally {
+      observing = false;
+    }
+  };
+  let observer: NodeJS.Timeout | null = null;
+  if (redisUrl !== null) {
+    await observeUsage();
+    observer = setInterval(() => {
+      // Redis away: the limiter reports the outage; the slots keep what they had.
+      observeUsage().catch(() => {});
+    }, USAGE_OBSERVE_MS);
+    observer.unref();
   }
   const listeners: Array<(t: typeof table) => void> = [];
   let refreshing = false;
@@ -341,6 +372,7 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
     stop: async () => {
       clearInterval(poll);
       clearInterval(saver);
+      if (observer) clearInterval(observer);
       unsubscribe();
       await saveUsage().catch((e) => log.error({ error: (e as Error).message }, 'cannot save usage'));
       await store.close();

@@ -513,4 +513,35 @@ describe('many machines: one Redis (C26–C28)', () => {
       await redis.stop();
     }
   });
+
+  it('a Redis outage gives no account a fresh month: each server admits only what was left (README bound)', async () => {
+    const { startRedis } = await import('../server/access/redis-server.test-helper.js');
+    const redis = await startRedis();
+    const plans = join(dir, 'outage-plans.json');
+    writeFileSync(plans, JSON.stringify({ free: { burst: 100_000, monthly: 30 } }));
+    const flags = ['--store', redis.url, '--plans', plans, '--snapshots', snapshots, '--threads', '2'];
+    expect(cli(['accounts', 'create', 'outage', '--plan', 'free', '--store', redis.url]).status).toBe(0);
+    const key = (
+      JSON.parse(cli(['keys', 'create', 'outage', '--json', '--store', redis.url]).stdout) as { key: string }
+    ).key;
+    const auth = `Bearer ${key}`;
+    const a = await startServe(flags);
+    let b: Awaited<ReturnType<typeof startServe>> | null = null;
+    try {
+      const used = await Promise.all(Array.from({ length: 25 }, () => req(a, `/v1/funds/${code}`, auth)));
+      expect(used.every((r) => r.status === 200)).toBe(true);
+      // b has never served the account: it knows the count from Redis's usage, read at start.
+      b = await startServe(flags);
+      await redis.stop({ crash: true });
+      for (const s of [a, b]) {
+        const during = await Promise.all(Array.from({ length: 40 }, () => req(s, `/v1/funds/${code}`, auth)));
+        expect(during.filter((r) => r.status === 200)).toHaveLength(5);
+        expect(during.filter((r) => r.status === 429)).toHaveLength(35);
+      }
+      await waitFor(async () => a.logs().includes('Redis unreachable'), 3000, 'outage logged');
+    } finally {
+      await Promise.all([a.stop(), b?.stop()]);
+      await redis.stop();
+    }
+  });
 });

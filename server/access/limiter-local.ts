@@ -179,6 +179,23 @@ export class LocalLimiter implements Limiter {
     this.unlock(slot);
   }
 
+  /**
+   * Raise a slot's count for the month of `nowMs` to at least `count`: the count Redis
+   * reported, so that while Redis is unreachable every thread of this server guards the
+   * account's remaining quota, not a fresh one (limiter-redis.ts). Never lowers it: the
+   * requests this server admitted alone are in it until Redis has them too.
+   */
+  observe(slot: number, count: number, nowMs: number): void {
+    const month = this.month(nowMs);
+    const base = slot * FLOATS_PER_SLOT;
+    this.lock(slot);
+    if (this.state[base + MONTH] !== month) {
+      this.state[base + MONTH] = month;
+      this.state[base + USED] = count;
+    } else if (count > this.state[base + USED]) this.state[base + USED] = count;
+    this.unlock(slot);
+  }
+
   /** Reset a slot (an account was removed from its slot's history). */
   clear(slot: number): void {
     const base = slot * FLOATS_PER_SLOT;

@@ -305,6 +305,33 @@ describe('RedisLimiter', () => {
     }
   });
 
+  it('during an outage the threads of one server share what is left of the quota, also a thread that never served the account', async () => {
+    const own = await startRedis();
+    try {
+      // One server, two threads: one RedisLimiter each over one shared-memory fallback.
+      const { limiter: mainView, shared } = LocalLimiter.create(16);
+      const threadA = await limiter(own.url, { fallback: new LocalLimiter(shared) });
+      const threadB = await limiter(own.url, { fallback: new LocalLimiter(shared) });
+      const limits = { burst: 100_000, monthly: 30 };
+      for (let i = 0; i < 25; i++) expect((await threadA.admit(alice, limits, T0)).ok).toBe(true);
+      expect(mainView.used(alice.slot, T0)).toBe(25);
+
+      await own.stop({ crash: true });
+      const during = [];
+      for (let i = 0; i < 20; i++) {
+        during.push(await threadB.admit(alice, limits, T0 + 1000));
+        during.push(await threadA.admit(alice, limits, T0 + 1000));
+      }
+      expect(threadA.degraded && threadB.degraded).toBe(true);
+      // 5 left, not 30 for thread B and 5 for thread A.
+      expect(during.filter((d) => d.ok)).toHaveLength(5);
+      expect(during.filter((d) => d.refused === 'quota-exceeded')).toHaveLength(35);
+      expect((await threadB.peek(alice, limits, T0 + 1000)).quotaRemaining).toBe(0);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('falls back when Redis is slower than the timeout, then returns to it', async () => {
     const logs: string[] = [];
     const l = await limiter(redis.url, { timeoutMs: 50, log: (level) => logs.push(level) });

@@ -14,10 +14,13 @@
  * faster than burst/60 per second, which nobody can observe.
  *
  * Outage: when Redis does not answer (refused, not ready, or slower than `timeoutMs`), the
- * limiter decides locally with `fallback` (the server's shared-memory limiter) plus a quota
- * guard seeded by the last counts Redis returned, logs once, counts what it admitted, and
- * when Redis answers again adds those counts into `fr:usage:<month>`. See README
- * ("Several servers on one Redis") for the overshoot bound.
+ * limiter decides locally with `fallback` (the server's shared-memory limiter), logs once,
+ * counts what it admitted, and when Redis answers again adds those counts into
+ * `fr:usage:<month>`. The fallback's quota starts from what Redis last said: every count
+ * Redis returns is passed to its `observe`, which all threads of a server share, and the
+ * main thread seeds it from the whole usage hash at start and every few seconds
+ * (server/main.ts), so an account this server has not served yet is not given a fresh
+ * month either. See README ("Several servers on one Redis") for the overshoot bound.
  */
 import { ErrorReply } from 'redis';
 import { type LimitDecision, type Limiter, nextMonthStart, type PlanLimits } from './model.js';
@@ -144,9 +147,14 @@ export class MemoryLimiter implements Limiter {
   }
 }
 
+/** A limiter that can be told an account's count from elsewhere (LocalLimiter.observe). */
+export interface ObservingLimiter extends Limiter {
+  observe?(slot: number, count: number, nowMs: number): void;
+}
+
 export interface RedisLimiterOptions {
-  /** Decides while Redis is unreachable (default: a MemoryLimiter). */
-  fallback?: Limiter;
+  /** Decides while Redis is unreachable (default: a MemoryLimiter), told every count Redis returns. */
+  fallback?: ObservingLimiter;
   log?: LogFn;
   /**
    * How long Redis may go without answering anything while requests wait before it is
@@ -167,7 +175,7 @@ const CONNECT_DEADLINE_MS = 5000;
 export class RedisLimiter implements Limiter {
   readonly #url: string;
   #client: Client;
-  readonly #fallback: Limiter;
+  readonly #fallback: ObservingLimiter;
   readonly #log: LogFn;
   readonly #probeMs: number;
   readonly #timeoutMs: number;
@@ -193,7 +201,11 @@ export class RedisLimiter implements Limiter {
   #monthEnd = 0;
   #usageKey = '';
   #monthKeyOf = '';
-  /** The count Redis last returned per account this month: the quota guard during an outage. */
+  /**
+   * The count Redis last returned to this thread per account this month: with the
+   * requests admitted locally, this thread's guard during an outage. The fallback's
+   * shared count (observe) is the server's, and the tighter of the two decides.
+   */
   readonly #known = new Map<string, number>();
 
   #down = false;
@@ -304,7 +316,8 @@ export class RedisLimiter implements Limiter {
     const pending = this.#pending.get(this.#monthKeyOf)?.get(account.id) ?? 0;
     const used = (this.#known.get(account.id) ?? 0) + pending;
     const local = await this.#fallback.peek(account, limits, nowMs);
-    return { ...local, quotaRemaining: Math.max(0, limits.monthly - used), quotaReset };
+    const left = Math.max(0, Math.min(local.quotaRemaining, limits.monthly - used));
+    return { ...local, quotaRemaining: left, quotaReset };
   }
 
   async #admitRemote(
@@ -344,6 +357,7 @@ export class RedisLimiter implements Limiter {
     }
     const count = reply[1];
     this.#known.set(account.id, count);
+    this.#fallback.observe?.(account.slot, count, nowMs);
     return decide(reply[0], count, reply[2], limits, this.#quotaReset(nowMs));
   }
 

@@ -49,6 +49,11 @@ export class SlotMap {
     return s;
   }
 
+  /** The slot an account already has; undefined for one this table never listed. */
+  existing(accountId: string): number | undefined {
+    return this.slots.get(accountId);
+  }
+
   entries(): IterableIterator<[string, number]> {
     return this.slots.entries();
   }
