@@ -73,6 +73,34 @@ export const AppErrorSchema = {
   examples: [{ detail: 'No data loaded' }],
 } as const;
 
+/** A JSON-RPC 2.0 error response: what /mcp answers a request it cannot take as MCP. */
+export const JsonRpcErrorSchema = {
+  title: 'JsonRpcError',
+  type: 'object',
+  description: 'A JSON-RPC 2.0 error response (MCP transport errors on /mcp).',
+  required: ['jsonrpc', 'error', 'id'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: {
+          type: 'integer',
+          description: 'JSON-RPC error code (-32700 parse error, -32600 invalid request, ...).',
+        },
+        message: { type: 'string' },
+        data: {},
+      },
+    },
+    id: {
+      type: ['string', 'integer', 'null'],
+      description: 'The request id, null when it could not be read.',
+    },
+  },
+  examples: [{ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null }],
+} as const;
+
 export const PROBLEM_SLUGS = ['unauthorized', 'forbidden', 'rate-limited', 'quota-exceeded'] as const;
 
 export const ProblemSchema = {

@@ -43,6 +43,12 @@ export const HealthSchema = {
       },
     },
     version: { type: 'string', description: 'Server version.', examples: ['1.0.0'] },
+    last_error: {
+      type: 'string',
+      description:
+        'Present only when a newer snapshot was refused (or CURRENT cannot be read): why. The snapshot named ' +
+        'in `snapshot` goes on serving.',
+    },
   },
 } as const;
 

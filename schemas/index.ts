@@ -2,7 +2,13 @@
  * Every schema of the service, and a registry by component name: the names are the
  * `components.schemas` keys of the OpenAPI document, so `$ref`s and ajv ids agree.
  */
-import { AppErrorSchema, HTTPValidationErrorSchema, ProblemSchema, ValidationErrorSchema } from './errors.js';
+import {
+  AppErrorSchema,
+  HTTPValidationErrorSchema,
+  JsonRpcErrorSchema,
+  ProblemSchema,
+  ValidationErrorSchema,
+} from './errors.js';
 import { FundListSchema, FundSchema } from './fund.js';
 import { ApiCatalogSchema, DirectoryClaimSchema, HealthSchema } from './health.js';
 import {
@@ -48,6 +54,7 @@ export const SCHEMAS = {
   HTTPValidationError: HTTPValidationErrorSchema,
   AppError: AppErrorSchema,
   Problem: ProblemSchema,
+  JsonRpcError: JsonRpcErrorSchema,
   Health: HealthSchema,
   ApiCatalog: ApiCatalogSchema,
   DirectoryClaim: DirectoryClaimSchema,

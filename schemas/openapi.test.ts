@@ -40,6 +40,11 @@ describe('buildOpenApi contents', () => {
     expect(ops.sort()).toEqual(
       [
         'GET /healthz',
+        'HEAD /healthz',
+        'HEAD /openapi.json',
+        'HEAD /docs',
+        'GET /problems/{slug}',
+        'GET /mcp',
         'GET /.well-known/{claim}.json',
         'GET /.well-known/api-catalog',
         'HEAD /.well-known/api-catalog',

@@ -119,10 +119,28 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
     headers: extraHeaders,
     content: { 'application/problem+json': { schema: ref('Problem') } },
   });
+  // Every JSON answer of the server, errors and /healthz included, comes as MessagePack on
+  // `Accept: application/msgpack` (server/http/call.ts).
+  const jsonOrMsgpack = (schema: Json) => ({
+    'application/json': { schema },
+    'application/msgpack': { schema },
+  });
   const appError = (description: string, headers?: Json) => ({
     description,
     ...(headers ? { headers } : {}),
-    content: { 'application/json': { schema: ref('AppError') } },
+    content: jsonOrMsgpack(ref('AppError')),
+  });
+  const headOf = (operationId: string, summary: string, headers?: Json): Json => ({
+    operationId,
+    tags: ['meta'],
+    summary,
+    description: 'As GET, without the body (the headers and `Content-Length` GET would send).',
+    ...PUBLIC,
+    responses: { '200': { description: 'Headers only.', ...(headers ? { headers } : {}) } },
+  });
+  const jsonRpcError = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: ref('JsonRpcError') } },
   });
 
   return {
@@ -168,11 +186,15 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
             '(`stale`) or no snapshot is loaded (`empty`), so monitoring notices silently stale data (C31).',
           ...PUBLIC,
           responses: {
-            '200': { description: 'Fresh data.', content: { 'application/json': { schema: ref('Health') } } },
-            '503': {
-              description: 'Stale or no data.',
-              content: { 'application/json': { schema: ref('Health') } },
-            },
+            '200': { description: 'Fresh data.', content: jsonOrMsgpack(ref('Health')) },
+            '503': { description: 'Stale or no data.', content: jsonOrMsgpack(ref('Health')) },
+          },
+        },
+        head: {
+          ...headOf('headHealth', 'Liveness and data freshness, status only'),
+          responses: {
+            '200': { description: 'Fresh data; headers only.' },
+            '503': { description: 'Stale or no data; headers only.' },
           },
         },
       },
@@ -246,6 +268,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
             },
           },
         },
+        head: headOf('headOpenApi', 'This OpenAPI 3.1 document, headers only'),
       },
       '/docs': {
         get: {
@@ -255,6 +278,31 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
           ...PUBLIC,
           responses: {
             '200': { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
+          },
+        },
+        head: headOf('headDocs', 'Human-readable API documentation, headers only'),
+      },
+      '/problems/{slug}': {
+        get: {
+          operationId: 'getProblemType',
+          tags: ['meta'],
+          summary: 'What a problem type means',
+          description:
+            'The page each `type` URL of a 401, 403 or 429 answer points to (C22): a short HTML page saying what ' +
+            'the problem means and what to do about it.',
+          ...PUBLIC,
+          parameters: [
+            {
+              name: 'slug',
+              in: 'path',
+              required: true,
+              description: 'The problem slug.',
+              schema: { type: 'string', enum: [...PROBLEM_SLUGS] },
+            },
+          ],
+          responses: {
+            '200': { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
+            '404': appError('No problem type of that name.'),
           },
         },
       },
@@ -363,11 +411,28 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
               content: { 'application/json': { schema: { type: ['object', 'array'] } } },
             },
             '202': { description: 'Accepted notification or response; no body.', headers: LIMIT_HEADERS },
+            '400': jsonRpcError(
+              'A body that is not JSON (-32700), or JSON that is not a JSON-RPC 2.0 message (-32600); `id` null.',
+            ),
             '401': resp('Unauthorized'),
             '403': resp('Forbidden'),
+            '406': jsonRpcError(
+              '`Accept` admits neither JSON nor both application/json and text/event-stream.',
+            ),
             '413': resp('PayloadTooLarge'),
+            '415': jsonRpcError('A `Content-Type` other than application/json.'),
             '429': resp('TooManyRequests'),
+            '503': resp('ServiceUnavailable'),
           },
+        },
+        get: {
+          operationId: 'getMcp',
+          tags: ['meta'],
+          summary: 'No server-sent event stream',
+          description:
+            'The endpoint is stateless and answers every request in its POST response, so it offers no stream to ' +
+            'GET (as the MCP transport allows); DELETE has no session to end either.',
+          responses: { '405': resp('MethodNotAllowed') },
         },
       },
     },
@@ -440,12 +505,15 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
         ValidationFailed: {
           description: 'Invalid parameter or body, or more than 100 codes; every failure listed (C20).',
           headers: LIMIT_HEADERS,
-          content: { 'application/json': { schema: ref('HTTPValidationError') } },
+          content: jsonOrMsgpack(ref('HTTPValidationError')),
         },
-        ServiceUnavailable: appError(
-          'No data snapshot loaded (`{"detail":"No data loaded"}`, C24).',
-          LIMIT_HEADERS,
-        ),
+        ServiceUnavailable: appError('No data snapshot loaded (`{"detail":"No data loaded"}`, C24).', {
+          'Retry-After': {
+            description: 'Seconds after which data may be loaded: 30.',
+            schema: { type: 'integer', minimum: 0 },
+          },
+          ...LIMIT_HEADERS,
+        }),
       },
     },
   };

@@ -24,6 +24,7 @@ import {
   cli,
   generateAndBuild,
   type ServerProcess,
+  schemaErrors,
   setupAccess,
   spawnCli,
   startServe,
@@ -260,7 +261,10 @@ describe('protocol', () => {
     const headers = { ...access.headers, 'content-type': 'application/json', accept: MCP_ACCEPT };
     const bad = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: '{nope' });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const parseError = (await bad.json()) as { error: { code: number } };
+    expect(parseError.error.code).toBe(-32700);
+    // As /openapi.json documents it.
+    expect(schemaErrors('JsonRpcError', parseError)).toBeNull();
     // JSON, but not a JSON-RPC message: Invalid Request (JSON-RPC 2.0 §5.1), not a parse error.
     for (const text of ['{}', '[]', '"ping"', '{"jsonrpc":"2.0","id":null,"method":"ping"}', '[{"foo":1}]']) {
       const r = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: text });
