@@ -5,7 +5,10 @@ import { DOCS_PATH, docsRoutes, docsViewer, OPENAPI_PATH } from './docs.js';
 const routes = docsRoutes();
 const byPath = new Map(routes.map((r) => [r.path, r]));
 const html = byPath.get(DOCS_PATH)?.body.toString('utf8') ?? '';
-const referenced = [...html.matchAll(/\b(?:src|href)\s*=\s*"([^"]*)"/g)].map((m) => m[1]);
+const written = [...html.matchAll(/\b(?:src|href)\s*=\s*"([^"]*)"/g)].map((m) => m[1]);
+/** What a browser fetches for each reference, the page being at `page`. */
+const resolved = (page: string) => written.map((ref) => new URL(ref, page).pathname);
+const referenced = resolved(`http://127.0.0.1:8080${DOCS_PATH}`);
 
 const TYPE_BY_EXT: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -40,8 +43,8 @@ describe('/docs API reference (Swagger UI, served by us)', () => {
   });
 
   it('references nothing off this server (no CDN: works offline)', () => {
+    for (const ref of written) expect(ref, ref).not.toMatch(/^(?:[a-z][a-z0-9+.-]*:|\/\/)/i);
     for (const ref of referenced) {
-      expect(ref, ref).not.toMatch(/^(?:[a-z][a-z0-9+.-]*:|\/\/)/i);
       expect(ref.startsWith('/docs/') || ref === OPENAPI_PATH, ref).toBe(true);
     }
     const css = byPath.get('/docs/swagger-ui.css')?.body.toString('utf8') ?? '';
@@ -55,9 +58,18 @@ describe('/docs API reference (Swagger UI, served by us)', () => {
     }
     expect(html).not.toMatch(/\son[a-z]+=/i);
     const init = byPath.get('/docs/init.js')?.body.toString('utf8') ?? '';
-    expect(init).toContain(`url: '${OPENAPI_PATH}'`);
+    const url = /url: '([^']*)'/.exec(init)?.[1] ?? '';
+    expect(new URL(url, `http://127.0.0.1:8080${DOCS_PATH}`).pathname).toBe(OPENAPI_PATH);
     // Without this Swagger UI sends the spec URL to validator.swagger.io.
     expect(init).toContain('validatorUrl: null');
+  });
+
+  it('works behind a proxy that serves the API under a path prefix (--base-url https://host/api)', () => {
+    const page = `https://example.com/api${DOCS_PATH}`;
+    for (const path of resolved(page)) expect(path.startsWith('/api/'), path).toBe(true);
+    expect(resolved(page).map((p) => p.slice('/api'.length))).toEqual(referenced);
+    const init = byPath.get('/docs/init.js')?.body.toString('utf8') ?? '';
+    expect(new URL(/url: '([^']*)'/.exec(init)?.[1] ?? '', page).pathname).toBe(`/api${OPENAPI_PATH}`);
   });
 
   it('ships JavaScript that parses', () => {

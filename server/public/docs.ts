@@ -33,24 +33,31 @@ const VENDOR_FILES: ReadonlyArray<readonly [string, string, string]> = [
   ['/docs/favicon-16x16.png', 'favicon-16x16.png', PNG],
 ];
 
+/**
+ * The page links its assets and the document relative to itself (`docs/…` from
+ * `/docs`), so it also works when a proxy serves the API under a path prefix
+ * (`--base-url https://example.com/api` and `/api/docs`).
+ */
+const OPENAPI_RELATIVE = OPENAPI_PATH.slice(1);
+
 const PAGE = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Fund Returns API reference</title>
-<link rel="stylesheet" href="/docs/swagger-ui.css">
-<link rel="stylesheet" href="/docs/docs.css">
-<link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
-<link rel="icon" type="image/png" href="/docs/favicon-16x16.png" sizes="16x16">
-<link rel="service-desc" type="application/vnd.oai.openapi+json" href="${OPENAPI_PATH}">
+<link rel="stylesheet" href="docs/swagger-ui.css">
+<link rel="stylesheet" href="docs/docs.css">
+<link rel="icon" type="image/png" href="docs/favicon-32x32.png" sizes="32x32">
+<link rel="icon" type="image/png" href="docs/favicon-16x16.png" sizes="16x16">
+<link rel="service-desc" type="application/vnd.oai.openapi+json" href="${OPENAPI_RELATIVE}">
 </head>
 <body>
 <noscript><p class="noscript">This reference needs JavaScript. The OpenAPI 3.1 document it is drawn from is at
-<a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</p></noscript>
+<a href="${OPENAPI_RELATIVE}">${OPENAPI_PATH}</a>.</p></noscript>
 <div id="swagger-ui"></div>
-<script src="/docs/swagger-ui-bundle.js"></script>
-<script src="/docs/init.js"></script>
+<script src="docs/swagger-ui-bundle.js"></script>
+<script src="docs/init.js"></script>
 </body>
 </html>
 `;
@@ -67,7 +74,7 @@ body{margin:0;background:#fafafa}
 const INIT = `'use strict';
 window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({
-    url: '${OPENAPI_PATH}',
+    url: '${OPENAPI_RELATIVE}',
     dom_id: '#swagger-ui',
     deepLinking: true,
     validatorUrl: null,
