@@ -5,6 +5,7 @@
  * lock (Atomics), so no thread can let an account past a limit by racing another.
  * A refused request changes nothing (C23).
  */
+import { ADMITTED, decide, gcraStep, QUOTA_EXCEEDED, quotaStep, RATE_LIMITED } from './gcra.js';
 import { type LimitDecision, type Limiter, nextMonthStart, type PlanLimits } from './model.js';
 
 /** Accounts one limiter can hold; slots are assigned by the main thread. */
@@ -12,7 +13,7 @@ export const DEFAULT_SLOTS = 1 << 17;
 
 /**
  * One 64-byte cache line per slot: the lock word (int32 0) and the three figures
- * (float64 1..3). Two threads serving one account pass its line back and forth on
+ * (float64 1..3): the GCRA time in whole epoch µs (gcra.ts), the month, its count. Two threads serving one account pass its line back and forth on
  * every request; lock and state in one line move once, not twice, and no two
  * accounts share a line.
  */
@@ -73,73 +74,38 @@ export class LocalLimiter implements Limiter {
     const slot = account.slot;
     const month = this.month(nowMs);
     const quotaReset = Math.ceil((this.monthTo - nowMs) / 1000);
-    // GCRA: one request every T ms, up to `burst` at once (capacity = burst, C27).
-    const T = 60_000 / limits.burst;
-    const tau = T * (limits.burst - 1);
+    const nowUs = Math.round(nowMs * 1000);
     const s = this.state;
     const base = slot * FLOATS_PER_SLOT;
     this.lock(slot);
-    let used = s[base + MONTH] === month ? s[base + USED] : 0;
-    const tatStored = s[base + TAT];
-    const tat = Math.max(tatStored, nowMs);
-    if (used >= limits.monthly) {
+    const used = s[base + MONTH] === month ? s[base + USED] : 0;
+    const tat = Math.max(s[base + TAT], nowUs);
+    if (!quotaStep(used, limits.monthly)) {
       this.unlock(slot);
-      return {
-        ok: false,
-        refused: 'quota-exceeded',
-        retryAfter: quotaReset,
-        burstRemaining: burstLeft(nowMs, tat, T, tau),
-        burstReset: Math.ceil((tat - nowMs) / 1000),
-        quotaRemaining: 0,
-        quotaReset,
-      };
+      return decide(QUOTA_EXCEEDED, used, tat - nowUs, limits, quotaReset);
     }
-    if (tat - nowMs > tau) {
+    const next = gcraStep(tat, nowUs, limits.burst);
+    if (next < 0) {
       this.unlock(slot);
-      return {
-        ok: false,
-        refused: 'rate-limited',
-        retryAfter: Math.max(1, Math.ceil((tat - tau - nowMs) / 1000)),
-        burstRemaining: 0,
-        burstReset: Math.ceil((tat - nowMs) / 1000),
-        quotaRemaining: limits.monthly - used,
-        quotaReset,
-      };
+      return decide(RATE_LIMITED, used, tat - nowUs, limits, quotaReset);
     }
-    const next = tat + T;
-    used += 1;
     s[base + TAT] = next;
     s[base + MONTH] = month;
-    s[base + USED] = used;
+    s[base + USED] = used + 1;
     this.unlock(slot);
-    return {
-      ok: true,
-      retryAfter: 0,
-      burstRemaining: burstLeft(nowMs, next, T, tau),
-      burstReset: Math.ceil((next - nowMs) / 1000),
-      quotaRemaining: limits.monthly - used,
-      quotaReset,
-    };
+    return decide(ADMITTED, used + 1, next - nowUs, limits, quotaReset);
   }
 
   peek(account: { readonly slot: number }, limits: PlanLimits, nowMs: number): LimitDecision {
     const month = this.month(nowMs);
-    const T = 60_000 / limits.burst;
-    const tau = T * (limits.burst - 1);
+    const nowUs = Math.round(nowMs * 1000);
     const base = account.slot * FLOATS_PER_SLOT;
     const s = this.state;
     this.lock(account.slot);
     const used = s[base + MONTH] === month ? s[base + USED] : 0;
-    const tat = Math.max(s[base + TAT], nowMs);
+    const tat = Math.max(s[base + TAT], nowUs);
     this.unlock(account.slot);
-    return {
-      ok: true,
-      retryAfter: 0,
-      burstRemaining: Math.min(limits.burst, burstLeft(nowMs, tat, T, tau)),
-      burstReset: Math.ceil((tat - nowMs) / 1000),
-      quotaRemaining: Math.max(0, limits.monthly - used),
-      quotaReset: Math.ceil((this.monthTo - nowMs) / 1000),
-    };
+    return decide(ADMITTED, used, tat - nowUs, limits, Math.ceil((this.monthTo - nowMs) / 1000));
   }
 
   /** This month's count for a slot (0 when the slot last counted another month). */
@@ -158,14 +124,14 @@ export class LocalLimiter implements Limiter {
     this.lock(slot);
     const t = this.state[base + TAT];
     this.unlock(slot);
-    return t;
+    return t / 1000;
   }
 
   /** Seed a slot's GCRA time (server start: the burst a previous run left, C27). */
   seedTat(slot: number, tatMs: number): void {
     const base = slot * FLOATS_PER_SLOT;
     this.lock(slot);
-    this.state[base + TAT] = Math.max(this.state[base + TAT], tatMs);
+    this.state[base + TAT] = Math.max(this.state[base + TAT], Math.round(tatMs * 1000));
     this.unlock(slot);
   }
 
@@ -205,11 +171,4 @@ export class LocalLimiter implements Limiter {
     this.state[base + USED] = 0;
     this.unlock(slot);
   }
-}
-
-/** Requests still allowed at once after the new TAT (C29 `r` of the burst policy). */
-function burstLeft(nowMs: number, tat: number, T: number, tau: number): number {
-  // The epsilon absorbs T = 60000/burst not being exact in binary.
-  const left = Math.floor((nowMs + tau + T - tat) / T + 1e-9);
-  return Math.max(0, left);
 }

@@ -1,17 +1,8 @@
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { decide, emissionUs, gcraStep, QUOTA_EXCEEDED, RATE_LIMITED } from './gcra.js';
 import { LocalLimiter } from './limiter-local.js';
-import {
-  decide,
-  emissionUs,
-  gcraKey,
-  gcraStep,
-  MemoryLimiter,
-  QUOTA_EXCEEDED,
-  RATE_LIMITED,
-  RedisLimiter,
-  type RedisLimiterOptions,
-} from './limiter-redis.js';
+import { gcraKey, MemoryLimiter, RedisLimiter, type RedisLimiterOptions } from './limiter-redis.js';
 import type { LimitDecision, Limiter, PlanLimits } from './model.js';
 import { type RedisServer, startRedis } from './redis-server.test-helper.js';
 import { usageKey } from './store-redis.js';

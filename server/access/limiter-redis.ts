@@ -8,10 +8,7 @@
  * refused request is not counted (C23). The caller's clock (`nowMs`) is passed in, which
  * keeps tests deterministic and makes the servers', not Redis's, clock the reference.
  *
- * GCRA runs in whole microseconds: the emission interval is floor(60e6 / burst) µs, so the
- * arithmetic is exact in both Lua and JS doubles (no rounding can turn the burst-th request
- * of a burst into a refusal). Rounding T down makes the refill at most 1 µs per request
- * faster than burst/60 per second, which nobody can observe.
+ * The script is gcra.ts's arithmetic in Lua, in the same whole microseconds.
  *
  * Outage: when Redis does not answer (refused, not ready, or slower than `timeoutMs`), the
  * limiter decides locally with `fallback` (the server's shared-memory limiter), logs once,
@@ -23,6 +20,7 @@
  * month either. See README ("Several servers on one Redis") for the overshoot bound.
  */
 import { ErrorReply } from 'redis';
+import { ADMITTED, decide, gcraStep, QUOTA_EXCEEDED, quotaStep, RATE_LIMITED } from './gcra.js';
 import { type LimitDecision, type Limiter, nextMonthStart, type PlanLimits } from './model.js';
 import { type LogFn, makeClient, usageKey, withDeadline } from './store-redis.js';
 
@@ -38,7 +36,7 @@ export const ADMIT_SCRIPT = `
 local now = tonumber(ARGV[2])
 local monthly = tonumber(ARGV[3])
 local burst = tonumber(ARGV[4])
-local t = math.floor(60000000 / burst)
+local t = math.max(1, math.floor(60000000 / burst))
 local count = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
 if tat < now then tat = now end
@@ -49,66 +47,6 @@ tat = tat + t
 redis.call('SET', KEYS[2], string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000))
 return {0, count, tat - now}
 `;
-
-export const ADMITTED = 0;
-export const QUOTA_EXCEEDED = 1;
-export const RATE_LIMITED = 2;
-
-/** The GCRA emission interval in whole µs (see the header on rounding). */
-export function emissionUs(burst: number): number {
-  return Math.floor(60_000_000 / burst);
-}
-
-/**
- * One GCRA step in whole µs, the same arithmetic as ADMIT_SCRIPT: the new theoretical
- * arrival time when a request at `nowUs` is allowed, or -1 when it is refused.
- */
-export function gcraStep(tatUs: number, nowUs: number, burst: number): number {
-  const t = emissionUs(burst);
-  const tat = Math.max(tatUs, nowUs);
-  return tat - nowUs > t * (burst - 1) ? -1 : tat + t;
-}
-
-/** Whether one more request fits a monthly quota of which `count` is used. */
-export function quotaStep(count: number, monthly: number): boolean {
-  return count < monthly;
-}
-
-/**
- * The decision for a step outcome, shared by the Redis and the in-process paths so both
- * report the same headers. `tatDiffUs` = max(TAT, now) - now after the step.
- */
-export function decide(
-  code: number,
-  count: number,
-  tatDiffUs: number,
-  limits: PlanLimits,
-  quotaReset: number,
-): LimitDecision {
-  const t = emissionUs(limits.burst);
-  const tau = t * (limits.burst - 1);
-  const left = Math.floor((tau + t - tatDiffUs) / t);
-  const burstRemaining = Math.min(Math.max(left, 0), limits.burst);
-  const burstReset = Math.ceil(tatDiffUs / 1e6);
-  const quotaLeft = limits.monthly - count;
-  const quotaRemaining = Math.max(quotaLeft, 0);
-  let retryAfter = 0;
-  if (code === QUOTA_EXCEEDED) retryAfter = quotaReset;
-  else if (code === RATE_LIMITED) {
-    retryAfter = Math.ceil((tatDiffUs - tau) / 1e6);
-    if (retryAfter < 1) retryAfter = 1;
-  }
-  return {
-    ok: code === ADMITTED,
-    // Always present (possibly undefined) so every decision shares one object shape.
-    refused: code === QUOTA_EXCEEDED ? 'quota-exceeded' : code === RATE_LIMITED ? 'rate-limited' : undefined,
-    retryAfter,
-    burstRemaining,
-    burstReset,
-    quotaRemaining,
-    quotaReset,
-  };
-}
 
 /**
  * An in-process limiter with the same arithmetic, the fallback when the server does not
