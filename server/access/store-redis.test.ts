@@ -111,15 +111,16 @@ describe('RedisAccessStore', () => {
     const a = await store();
     const b = await store();
     await a.change({ op: 'account.create', account: account('acct_1', 'alice') });
-    expect((await b.read()).version).toBe(1);
-    // Tamper with an entry b has already applied: if b re-read it, it would show up.
+    await a.change({ op: 'account.plan', account_id: 'acct_1', plan: 'pro' });
+    expect((await b.read()).version).toBe(2);
+    // Tamper with an early entry b has already applied: if b re-read it, it would show up.
     const c = createClient({ url: redis.url });
     await c.connect();
     await c.lSet(LOG_KEY, 0, JSON.stringify({ op: 'account.create', account: account('acct_1', 'mallory') }));
     await c.close();
     await a.change({ op: 'account.plan', account_id: 'acct_1', plan: 'business' });
     const st = await b.read();
-    expect(st.version).toBe(2);
+    expect(st.version).toBe(3);
     expect(st.accounts).toEqual([{ ...account('acct_1', 'alice'), plan: 'business' }]);
     // Reading again at the same version changes nothing.
     expect(await b.read()).toBe(st);
@@ -131,6 +132,50 @@ describe('RedisAccessStore', () => {
     expect((await s.read()).version).toBe(1);
     await flush();
     expect(await s.read()).toEqual({ version: 0, accounts: [], keys: [] });
+  });
+
+  it('replays from scratch when the log is another history at least as long (backups restored), never mixing two', async () => {
+    const reader = await store();
+    const writer = await store();
+    const c = createClient({ url: redis.url });
+    await c.connect();
+    const backup = async () => ({ log: await c.lRange(LOG_KEY, 0, -1), version: await c.get(VERSION_KEY) });
+    const restore = async (b: { log: string[]; version: string | null }) => {
+      await c.del([LOG_KEY, VERSION_KEY]);
+      if (b.log.length > 0) await c.rPush(LOG_KEY, b.log);
+      if (b.version !== null) await c.set(VERSION_KEY, b.version);
+    };
+    try {
+      await writer.change({ op: 'account.create', account: account('acct_1', 'alice') });
+      await writer.change({ op: 'key.create', key: key('key_1', 'acct_1') });
+      await writer.change({ op: 'key.create', key: key('key_2', 'acct_1') });
+      const older = await backup();
+      await writer.change({ op: 'key.revoke', key_id: 'key_2', at });
+      await writer.change({ op: 'account.plan', account_id: 'acct_1', plan: 'business' });
+      const newer = await backup();
+      const truth = await reader.read();
+      expect(truth.version).toBe(5);
+
+      // The wrong backup, one change made on it, then the right backup again.
+      await restore(older);
+      expect((await reader.read()).version).toBe(3);
+      await writer.change({ op: 'account.plan', account_id: 'acct_1', plan: 'developer' });
+      expect((await reader.read()).version).toBe(4);
+      await restore(newer);
+      expect(await reader.read()).toEqual(truth);
+      expect((await reader.read()).keys.find((k) => k.id === 'key_2')?.revoked_at).toBe(at);
+
+      // Flushed, then a new history as long as the one cached: that history, alone.
+      await c.flushAll();
+      for (let i = 0; i < 5; i++)
+        await writer.change({ op: 'account.create', account: account(`acct_n${i}`, `new${i}`) });
+      const now = await reader.read();
+      expect(now.version).toBe(5);
+      expect(now.accounts.map((a) => a.name)).toEqual(['new0', 'new1', 'new2', 'new3', 'new4']);
+      expect(now.keys).toEqual([]);
+    } finally {
+      await c.close();
+    }
   });
 
   it("tells subscribers about another process's changes within a second", async () => {

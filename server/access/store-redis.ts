@@ -168,6 +168,8 @@ export class RedisAccessStore implements AccessStore {
   #appendSha = '';
   /** Replayed state; entries [0, version) of the log are applied. */
   #state: AccessState = EMPTY_STATE;
+  /** The raw log entry #state's version ends with (null before the first). */
+  #lastEntry: string | null = null;
   #reading: Promise<AccessState> | null = null;
   readonly #subscriptions = new Set<() => Promise<void>>();
   /** Clients dropped because a reply did not come in time. */
@@ -241,21 +243,37 @@ export class RedisAccessStore implements AccessStore {
 
   async #refresh(): Promise<AccessState> {
     const known = this.#state.version;
-    const [version, entries] = (await this.#call((c) =>
-      c.multi().get(VERSION_KEY).lRange(LOG_KEY, known, -1).exec(),
-    )) as unknown as [string | null, string[]];
+    // The last entry applied is read back with the new ones: the log must still be the
+    // one replayed, not merely as long (see below).
+    const [version, last, entries] = (await this.#call((c) =>
+      c
+        .multi()
+        .get(VERSION_KEY)
+        .lIndex(LOG_KEY, Math.max(0, known - 1))
+        .lRange(LOG_KEY, known, -1)
+        .exec(),
+    )) as unknown as [string | null, string | null, string[]];
     const v = Number(version ?? 0);
-    if (v < known) {
-      // The log shrank (FLUSHALL, a restored backup): nothing cached can be trusted.
-      this.#log('warn', 'redis access log is shorter than the cached state; replaying it whole', {
-        cached: known,
-        redis: v,
-      });
+    // The log shrank (FLUSHALL, a restored backup), or is another history at least as
+    // long (a flush then new changes, a restore after changes made on a wrong backup):
+    // nothing cached can be trusted, and adding the new entries to it would mix two
+    // histories (a revoked key valid again, a deleted one accepted).
+    const rewritten = known > 0 && v >= known && last !== this.#lastEntry;
+    if (v < known || rewritten) {
+      this.#log(
+        'warn',
+        rewritten
+          ? 'redis access log is not the one replayed (restored or rewritten); replaying it whole'
+          : 'redis access log is shorter than the cached state; replaying it whole',
+        { cached: known, redis: v },
+      );
       this.#state = EMPTY_STATE;
+      this.#lastEntry = null;
       return this.#refresh();
     }
     let s = this.#state;
     for (const e of entries) s = applyChange(s, JSON.parse(e) as AccessChange);
+    if (entries.length > 0) this.#lastEntry = entries[entries.length - 1];
     this.#state = s;
     return s;
   }
