@@ -411,12 +411,21 @@ describe('limits (C26–C30)', () => {
       ];
       const statuses: number[] = [];
       for (const p of paths) statuses.push((await req(server, p, auth)).status);
+      // MCP answers are written by their own writer: sampled the same (C30 counts them too).
+      for (let i = 0; i < 3; i++) {
+        const r = await fetch(`${server.url}/mcp`, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'ping' }),
+        });
+        expect(r.status).toBe(200);
+      }
       await waitFor(
         () =>
           server
             .logs()
             .split('\n')
-            .filter((l) => l.includes('"msg":"request"')).length >= 2,
+            .filter((l) => l.includes('"msg":"request"')).length >= 3,
       );
       const lines = server
         .logs()
@@ -426,6 +435,7 @@ describe('limits (C26–C30)', () => {
       expect(lines.map((l) => [l.path, l.status])).toEqual([
         [paths[2], statuses[2]],
         [paths[5], statuses[5]],
+        ['/mcp', 200],
       ]);
       expect(lines.every((l) => l.sample === 3)).toBe(true);
       expect(server.logs()).not.toContain(a.key);

@@ -113,7 +113,7 @@ export class Call {
       // would be read by a keep-alive client as the start of its next response.
       const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
       this.replyHead(status, contentType, length, headers);
-      if (sampled()) replyHook?.(this.method, this.path, status);
+      this.logged(status);
       return;
     }
     let type = contentType;
@@ -135,6 +135,11 @@ export class Call {
     if (this.deferred)
       this.res.cork(() => write(this.res, status, type, contentType, encoding, payload, headers, extra));
     else write(this.res, status, type, contentType, encoding, payload, headers, extra);
+    this.logged(status);
+  }
+
+  /** Count a response this request got toward the sampled access log; for writers other than `reply` (MCP). */
+  logged(status: string): void {
     if (sampled()) replyHook?.(this.method, this.path, status);
   }
 

@@ -182,4 +182,5 @@ async function writeResponse(
     res.writeHeader('Server-Timing', w.view());
     res.end(payload);
   });
+  call.logged(STATUS[response.status] ?? String(response.status));
 }
