@@ -44,6 +44,14 @@ describe('C22 problem+json body', () => {
     });
   });
 
+  it('instance is the path the client sent: under the base URL path when the API is served under one', () => {
+    const at = (base: string) => JSON.parse(problemJson(base, 'unauthorized', 'x', '/v1/funds')).instance;
+    expect(at('https://api.example.com')).toBe('/v1/funds');
+    expect(at('https://api.example.com/')).toBe('/v1/funds');
+    expect(at('https://example.com/api/')).toBe('/api/v1/funds');
+    expect(at('https://example.com/api/v1%20x')).toBe('/api/v1%20x/v1/funds');
+  });
+
   it('escapes detail and instance as JSON strings', () => {
     const body = problemJson(`${BASE}/`, 'forbidden', 'quote " and \\ backslash', '/v1/funds/"x"');
     const parsed = JSON.parse(body);

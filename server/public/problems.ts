@@ -78,16 +78,33 @@ export const problemTypes: Readonly<Record<ProblemSlug, ProblemType>> = {
 
 export const PROBLEM_SLUGS = Object.keys(problemTypes) as ProblemSlug[];
 
-/** The problem+json body; key order follows RFC 7807's field list so logs read the same everywhere. */
+/**
+ * The problem+json body; key order follows RFC 7807's field list so logs read the same
+ * everywhere. `instance` is the request path as the client sent it: behind a proxy that
+ * serves the API under the base URL's path (`--base-url https://host/api`), that path
+ * comes first (`/api/v1/funds`), so it names the resource against the public base too.
+ */
 export function problemJson(baseUrl: string, slug: ProblemSlug, detail: string, instance: string): string {
   const t = problemTypes[slug];
+  const base = normalizeBaseUrl(baseUrl);
   return JSON.stringify({
-    type: `${normalizeBaseUrl(baseUrl)}/problems/${slug}`,
+    type: `${base}/problems/${slug}`,
     title: t.title,
     status: t.status,
     detail,
-    instance,
+    instance: `${basePath(base)}${instance}`,
   });
+}
+
+let lastBase = '';
+let lastPath = '';
+/** The path of a normalized base URL without its trailing slash ('' at the root); one base per server, so one parse. */
+function basePath(base: string): string {
+  if (base !== lastBase) {
+    lastPath = new URL(base).pathname.replace(/\/+$/, '');
+    lastBase = base;
+  }
+  return lastPath;
 }
 
 /**
