@@ -632,6 +632,9 @@ describe('process', () => {
       ['serve', '--help'],
       ['build', '-h'],
       ['query', 'fund', 'X', '--help'],
+      ['accounts', '--help'],
+      ['keys', '-h'],
+      ['accounts', 'create', '--help'],
     ]) {
       const r = cli(argv);
       expect(r.status, argv.join(' ')).toBe(0);

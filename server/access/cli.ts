@@ -9,6 +9,7 @@
 import {
   boolFlag,
   type FlagKind,
+  HelpRequested,
   intFlag,
   parseArgs,
   stringFlag,
@@ -103,6 +104,8 @@ const KEYS: Record<string, Sub> = {
 export async function run(command: 'accounts' | 'keys', argv: string[], io: CliIo): Promise<number> {
   const table = command === 'accounts' ? ACCOUNTS : KEYS;
   const [name, ...rest] = argv;
+  // `accounts --help` as `accounts create --help`: the usage, exit 0.
+  if (name === '--help' || name === '-h') throw new HelpRequested();
   const sub = name === undefined ? undefined : Object.hasOwn(table, name) ? table[name] : undefined;
   if (sub === undefined) {
     const names = Object.keys(table).join(', ');
