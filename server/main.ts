@@ -271,7 +271,7 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
       limiter.seed(slots.slotOf(account), month, count);
     // And each burst bucket where the last run left it (C27): a restart grants no fresh burst.
     const now = Date.now();
-    for (const [account, tat] of await readBurst(resolve(spec)))
+    for (const [account, tat] of await readBurst(resolve(spec), (message) => log.warn(message)))
       if (tat > now) limiter.seedTat(slots.slotOf(account), tat);
   }
   // Redis mode: while Redis is unreachable each thread's limiter falls back on these

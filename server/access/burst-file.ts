@@ -11,17 +11,29 @@ import { writeAtomic } from './store-file.js';
 
 export const BURST_FILE = 'burst.json';
 
-/** Account id → GCRA time (epoch ms); a missing or unreadable file is no saved burst. */
-export async function readBurst(dir: string): Promise<Map<string, number>> {
+/**
+ * Account id → GCRA time (epoch ms); a missing or unreadable file is no saved burst.
+ * A damaged one is said through `warn`: the server still starts (the worst case is one
+ * fresh burst per account), but the operator should know why.
+ */
+export async function readBurst(
+  dir: string,
+  warn: (message: string) => void = () => {},
+): Promise<Map<string, number>> {
+  const file = join(dir, BURST_FILE);
   let value: unknown;
   try {
-    value = JSON.parse(await readFile(join(dir, BURST_FILE), 'utf8'));
-  } catch {
-    // Lost or damaged: the worst case is one fresh burst per account, as before.
+    value = JSON.parse(await readFile(file, 'utf8'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+      warn(`${file} is unreadable (${(e as Error).message}): every account starts with a full burst`);
     return new Map();
   }
   const out = new Map<string, number>();
-  if (typeof value !== 'object' || value === null) return out;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    warn(`${file} is not an object of account times: every account starts with a full burst`);
+    return out;
+  }
   for (const [id, t] of Object.entries(value))
     if (typeof t === 'number' && Number.isFinite(t)) out.set(id, t);
   return out;
