@@ -364,6 +364,19 @@ describe('RedisLimiter', () => {
     expect(await usage(redis.url, '2025-03', alice.id)).toBe(1);
   });
 
+  it('counts in Redis with a burst over 60 million a minute (limits lifted), never falling back', async () => {
+    // A 0 µs interval made the script's SET … PX 0 an error after it had counted: every
+    // request fell back to local counting and was counted twice.
+    const logs: string[] = [];
+    const l = await limiter(redis.url, { log: (_level, msg) => logs.push(msg) });
+    const limits = { burst: 1e9, monthly: 1e9 };
+    for (let i = 0; i < 5; i++)
+      expect(await l.admit(alice, limits, T0)).toMatchObject({ ok: true, burstRemaining: 1e9 - 1 - i });
+    expect(l.degraded).toBe(false);
+    expect(logs).toEqual([]);
+    expect(await usage(redis.url, '2025-03', alice.id)).toBe(5);
+  });
+
   it('refuses every request of a plan with no burst', async () => {
     const l = await limiter();
     expect(await l.admit(alice, { burst: 0, monthly: 10 }, T0)).toMatchObject({
