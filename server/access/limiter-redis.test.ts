@@ -364,6 +364,34 @@ describe('RedisLimiter', () => {
     expect(await usage(redis.url, '2025-03', alice.id)).toBe(1);
   });
 
+  it('decides the requests of one turn in one call, in order, each seeing the ones before it', async () => {
+    const l = await limiter();
+    const limits = { burst: 5, monthly: 7 };
+    const evalshaCalls = () =>
+      withClient(redis.url, async (c) =>
+        Number(/cmdstat_evalsha:calls=(\d+)/.exec(await c.info('commandstats'))?.[1] ?? 0),
+      );
+    const callsBefore = await evalshaCalls();
+    const first = await Promise.all([
+      ...Array.from({ length: 4 }, () => l.admit(alice, limits, T0)),
+      l.admit(bob, limits, T0),
+      ...Array.from({ length: 3 }, () => l.admit(alice, limits, T0)),
+    ]);
+    expect(first.map((d) => d.ok)).toEqual([true, true, true, true, true, true, false, false]);
+    expect(first.map((d) => d.burstRemaining)).toEqual([4, 3, 2, 1, 4, 0, 0, 0]);
+    expect(first[6]).toMatchObject({ refused: 'rate-limited', retryAfter: 12 });
+    expect(await evalshaCalls()).toBe(callsBefore + 1);
+    // The quota across turns: 5 of alice's 7 used; 20 s later two more, then quota-exceeded.
+    const later = await Promise.all(Array.from({ length: 3 }, () => l.admit(alice, limits, T0 + 24_000)));
+    expect(later.map((d) => [d.ok, d.refused, d.quotaRemaining])).toEqual([
+      [true, undefined, 1],
+      [true, undefined, 0],
+      [false, 'quota-exceeded', 0],
+    ]);
+    expect(await usage(redis.url, '2025-03', alice.id)).toBe(7);
+    expect(await usage(redis.url, '2025-03', bob.id)).toBe(1);
+  });
+
   it('counts in Redis with a burst over 60 million a minute (limits lifted), never falling back', async () => {
     // A 0 µs interval made the script's SET … PX 0 an error after it had counted: every
     // request fell back to local counting and was counted twice.

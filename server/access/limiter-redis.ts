@@ -27,25 +27,42 @@ import { type LogFn, makeClient, usageKey, withDeadline } from './store-redis.js
 export const gcraKey = (accountId: string): string => `fr:gcra:${accountId}`;
 
 /**
- * KEYS[1] = fr:usage:<month> (hash), KEYS[2] = fr:gcra:<account> (TAT in µs).
- * ARGV = account id, now (µs), monthly quota, burst.
- * Returns {code, count, TAT - now in µs}: code 0 admitted, 1 quota exceeded, 2 rate limited;
- * count and TAT are the values after the step.
+ * The requests of one event-loop turn, decided in order in one call (see #flush):
+ * KEYS[1] = fr:usage:<month> (hash), KEYS[1 + i] = fr:gcra:<account of request i> (TAT in µs).
+ * ARGV = n, then per request: account id, now (µs), monthly quota, burst.
+ * Returns 3 numbers per request, {code, count, TAT - now in µs}: code 0 admitted, 1 quota
+ * exceeded, 2 rate limited; count and TAT are the values after its step. A request sees
+ * the steps of those before it in the call (an account asked twice is counted twice).
  */
 export const ADMIT_SCRIPT = `
-local now = tonumber(ARGV[2])
-local monthly = tonumber(ARGV[3])
-local burst = tonumber(ARGV[4])
-local t = math.max(1, math.floor(60000000 / burst))
-local count = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
-local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
-if tat < now then tat = now end
-if count >= monthly then return {1, count, tat - now} end
-if tat - now > t * (burst - 1) then return {2, count, tat - now} end
-count = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
-tat = tat + t
-redis.call('SET', KEYS[2], string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000))
-return {0, count, tat - now}
+local n = tonumber(ARGV[1])
+local out = {}
+for i = 1, n do
+  local a = 1 + (i - 1) * 4
+  local id = ARGV[a + 1]
+  local now = tonumber(ARGV[a + 2])
+  local monthly = tonumber(ARGV[a + 3])
+  local burst = tonumber(ARGV[a + 4])
+  local gk = KEYS[i + 1]
+  local t = math.max(1, math.floor(60000000 / burst))
+  local count = tonumber(redis.call('HGET', KEYS[1], id) or '0')
+  local tat = tonumber(redis.call('GET', gk) or '0')
+  if tat < now then tat = now end
+  local code = 0
+  if count >= monthly then
+    code = 1
+  elseif tat - now > t * (burst - 1) then
+    code = 2
+  else
+    count = redis.call('HINCRBY', KEYS[1], id, 1)
+    tat = tat + t
+    redis.call('SET', gk, string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000))
+  end
+  out[#out + 1] = code
+  out[#out + 1] = count
+  out[#out + 1] = tat - now
+end
+return out
 `;
 
 /**
@@ -89,6 +106,18 @@ export class MemoryLimiter implements Limiter {
 export interface ObservingLimiter extends Limiter {
   observe?(slot: number, count: number, nowMs: number): void;
 }
+
+/** A request waiting for its turn's call to Redis. */
+interface Queued {
+  readonly account: { readonly id: string; readonly slot: number };
+  readonly limits: PlanLimits;
+  readonly nowMs: number;
+  readonly usageKey: string;
+  readonly resolve: (d: LimitDecision | Promise<LimitDecision>) => void;
+}
+
+/** Most requests decided by one call (its KEYS and ARGV grow with it). */
+const BATCH_MAX = 512;
 
 export interface RedisLimiterOptions {
   /** Decides while Redis is unreachable (default: a MemoryLimiter), told every count Redis returns. */
@@ -145,6 +174,9 @@ export class RedisLimiter implements Limiter {
    * shared count (observe) is the server's, and the tighter of the two decides.
    */
   readonly #known = new Map<string, number>();
+  /** Requests waiting for this turn's call (#flush). */
+  #queue: Queued[] = [];
+  #flushing = false;
 
   #down = false;
   #downSince = 0;
@@ -258,22 +290,53 @@ export class RedisLimiter implements Limiter {
     return { ...local, quotaRemaining: left, quotaReset };
   }
 
-  async #admitRemote(
+  /**
+   * Queue the request for this event-loop turn's call. Every request that arrives in
+   * one turn (all the sockets one poll found ready) is decided by one EVALSHA: one
+   * round trip, one command to encode and decode, one script run, instead of one each.
+   */
+  #admitRemote(
     account: { readonly id: string; readonly slot: number },
     limits: PlanLimits,
     nowMs: number,
   ): Promise<LimitDecision> {
-    const args = [
-      'EVALSHA',
-      this.#sha,
-      '2',
-      this.#usageKey,
-      gcraKey(account.id),
-      account.id,
-      String(Math.round(nowMs * 1000)),
-      String(limits.monthly),
-      String(limits.burst),
-    ];
+    return new Promise((resolve) => {
+      this.#queue.push({ account, limits, nowMs, usageKey: this.#usageKey, resolve });
+      if (!this.#flushing) {
+        this.#flushing = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#flushing = false;
+    const queued = this.#queue;
+    this.#queue = [];
+    // One call per month key (a turn that spans a month's end) and at most BATCH_MAX each.
+    let from = 0;
+    while (from < queued.length) {
+      let to = from + 1;
+      while (to < queued.length && to - from < BATCH_MAX && queued[to].usageKey === queued[from].usageKey)
+        to++;
+      void this.#decideRemote(queued.slice(from, to));
+      from = to;
+    }
+  }
+
+  async #decideRemote(batch: Queued[]): Promise<void> {
+    const keys: string[] = [batch[0].usageKey];
+    const argv: string[] = [String(batch.length)];
+    for (const q of batch) {
+      keys.push(gcraKey(q.account.id));
+      argv.push(
+        q.account.id,
+        String(Math.round(q.nowMs * 1000)),
+        String(q.limits.monthly),
+        String(q.limits.burst),
+      );
+    }
+    const args = ['EVALSHA', this.#sha, String(keys.length), ...keys, ...argv];
     let reply: number[];
     this.#inflight++;
     try {
@@ -287,16 +350,20 @@ export class RedisLimiter implements Limiter {
         reply = await this.#client.sendCommand<number[]>(args);
       } catch (err2) {
         this.#markDown(err2);
-        return this.#admitLocally(account, limits, nowMs);
+        for (const q of batch) q.resolve(this.#admitLocally(q.account, q.limits, q.nowMs));
+        return;
       }
     } finally {
       this.#inflight--;
       this.#replies++;
     }
-    const count = reply[1];
-    this.#known.set(account.id, count);
-    this.#fallback.observe?.(account.slot, count, nowMs);
-    return decide(reply[0], count, reply[2], limits, this.#quotaReset(nowMs));
+    for (let i = 0; i < batch.length; i++) {
+      const q = batch[i];
+      const count = reply[3 * i + 1];
+      this.#known.set(q.account.id, count);
+      this.#fallback.observe?.(q.account.slot, count, q.nowMs);
+      q.resolve(decide(reply[3 * i], count, reply[3 * i + 2], q.limits, this.#quotaReset(q.nowMs)));
+    }
   }
 
   async #admitLocally(
