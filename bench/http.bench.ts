@@ -419,7 +419,7 @@ if (spawnSync('redis-server', ['--version']).status === 0) {
     viaRedis.kill('SIGTERM');
     const e = results.trailing;
     redisRow =
-      `Redis mode (latest trailing, limits counted in Redis by a Lua script per request): ${Math.round(r.rps).toLocaleString('en-US')} req/s, ` +
+      `Redis mode (latest trailing, limits counted in Redis, one Lua script call per event-loop turn): ${Math.round(r.rps).toLocaleString('en-US')} req/s, ` +
       `p99 ${r.p99ms.toFixed(2)} ms, ${r.errors + r.non2xx} errors — ${((r.rps / e.rps) * 100).toFixed(0)} % of the embedded store's ` +
       `${Math.round(e.rps).toLocaleString('en-US')} req/s (p99 ${e.p99ms.toFixed(2)} ms) in the same run.`;
   } finally {
