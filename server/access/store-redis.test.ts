@@ -240,6 +240,18 @@ describe('RedisAccessStore', () => {
     expect((await s.readUsage('2025-03')).get('acct_1')).toBe(7);
   });
 
+  it('reads a month of many accounts whole, in steps (every field once, every count right)', async () => {
+    const s = await store();
+    const c = createClient({ url: redis.url });
+    await c.connect();
+    const counts = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`acct_${i}`, String(i % 997)]));
+    await c.hSet(usageKey('2025-03'), counts);
+    await c.close();
+    const m = await s.readUsage('2025-03');
+    expect(m.size).toBe(5000);
+    for (let i = 0; i < 5000; i += 499) expect(m.get(`acct_${i}`)).toBe(i % 997);
+  });
+
   it('fails fast with a clear message when Redis is not there', async () => {
     const s = new RedisAccessStore('redis://127.0.0.1:1');
     await expect(s.connect()).rejects.toThrow(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);

@@ -375,10 +375,21 @@ export class RedisAccessStore implements AccessStore {
     };
   }
 
+  /**
+   * The month's count of every account, read in HSCAN steps of about a thousand fields
+   * rather than one HGETALL: servers read it every few seconds (server/main.ts), and a
+   * month of 100,000 accounts read at once would hold Redis, and every server's
+   * admits, for tens of milliseconds.
+   */
   async readUsage(month: string): Promise<Map<string, number>> {
-    const h = await this.#call((c) => c.hGetAll(usageKey(month)));
     const m = new Map<string, number>();
-    for (const [id, n] of Object.entries(h)) m.set(id, Number(n));
+    let cursor = '0';
+    do {
+      const step = await this.#call((c) => c.hScan(usageKey(month), cursor, { COUNT: 1000 }));
+      // A field may come twice while Redis rehashes: the later value is as good.
+      for (const { field, value } of step.entries) m.set(String(field), Number(value));
+      cursor = String(step.cursor);
+    } while (cursor !== '0');
     return m;
   }
 
