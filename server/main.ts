@@ -261,6 +261,10 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
       throw e;
     }
   }
+  // What `accounts show|usage` then report as the limits (the operator's --plans, not the defaults).
+  await store
+    .writePlans(plans)
+    .catch((e) => log.warn({ error: (e as Error).message }, 'cannot record the plans in the store'));
   const { limiter, shared: limiterShared } = LocalLimiter.create(DEFAULT_SLOTS);
   const slots = new SlotMap(limiter.slots);
   let table = buildKeyTable(await store.read(), slots, plans);

@@ -1,6 +1,7 @@
 /**
- * `accounts show|usage|list --plans FILE` (or FUNDRETURNS_PLANS) print the limits the
- * server enforces when it runs with `serve --plans FILE`, not the built-in defaults.
+ * `accounts show|usage|list` print the limits the server enforces: those of `--plans
+ * FILE` (or FUNDRETURNS_PLANS), else those the last server on the store recorded at
+ * start, else the built-in defaults.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -106,5 +107,15 @@ describe('limits from --plans', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('unknown plan "gold"');
     expect(run(['accounts', 'show', 'acme', '--plans']).status).toBe(2);
+  });
+
+  it('without --plans, the limits the last server on the store recorded (serve writes them at start)', async () => {
+    const s = await FileAccessStore.open(store);
+    await s.writePlans({ ...(await import('../server/access/plans.js')).loadPlans(other) });
+    await s.close();
+    expect(json(['accounts', 'show', 'acme'])).toMatchObject({ limits: { burst: 3, monthly: 11 } });
+    expect(json(['accounts', 'usage', 'acme'])).toMatchObject({ limit: 11 });
+    // The flag still wins.
+    expect(json(['accounts', 'usage', 'acme', '--plans', plans])).toMatchObject({ limit: 40 });
   });
 });

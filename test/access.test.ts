@@ -439,6 +439,11 @@ describe('limits (C26–C30)', () => {
       ]);
       expect(lines.every((l) => l.sample === 3)).toBe(true);
       expect(server.logs()).not.toContain(a.key);
+      // The server recorded its --plans in the store: the CLI reports them without the flag.
+      const shown = JSON.parse(cli(['accounts', 'show', 'tester', '--json', '--store', a.store]).stdout) as {
+        limits: unknown;
+      };
+      expect(shown.limits).toEqual({ burst: 100_000, monthly: 100_000 });
     } finally {
       await server.stop();
     }

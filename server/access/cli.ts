@@ -45,7 +45,10 @@ interface Ctx {
   readonly now: number;
   readonly args: readonly string[];
   readonly flags: ReturnType<typeof parseArgs>;
-  /** The limits the server enforces: `--plans FILE` (as `serve --plans`) over the defaults. */
+  /**
+   * The limits the server enforces: `--plans FILE` (as `serve --plans`), else those the
+   * last server started on the store recorded, else the defaults.
+   */
   readonly plans: Readonly<Record<PlanName, PlanLimits>>;
 }
 
@@ -126,9 +129,12 @@ export async function run(command: 'accounts' | 'keys', argv: string[], io: CliI
     );
   sub.check?.(args, flags);
   // Read before the store is opened: a bad file fails at once, as it does for `serve`.
-  const plans = loadPlans(stringFlag(flags, 'plans') ?? null);
+  const plansFile = stringFlag(flags, 'plans') ?? null;
+  const given = plansFile === null ? null : loadPlans(plansFile);
   const store = await openStore(storeFlag(flags));
   try {
+    // Without --plans, the limits the last server on this store enforces, else the defaults.
+    const plans = given ?? (sub.flags === LIMITS_FLAGS ? await store.readPlans() : null) ?? loadPlans(null);
     return await sub.run({ store, io, json: boolFlag(flags, 'json'), now: Date.now(), args, flags, plans });
   } finally {
     await store.close();

@@ -164,6 +164,12 @@ export interface AccessStore {
   readUsage(month: string): Promise<Map<string, number>>;
   /** Persist absolute monthly counts of the given accounts (the server's counters are the truth). */
   writeUsage(month: string, counts: ReadonlyMap<string, number>): Promise<void>;
+  /**
+   * The plan limits the last server started on this store enforces (its `--plans` over
+   * the defaults), so the operator CLI reports those; null when no server has said.
+   */
+  readPlans(): Promise<Record<PlanName, PlanLimits> | null>;
+  writePlans(plans: Readonly<Record<PlanName, PlanLimits>>): Promise<void>;
   close(): Promise<void>;
 }
 

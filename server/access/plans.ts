@@ -6,33 +6,40 @@ import { readFileSync } from 'node:fs';
 import { DEFAULT_PLANS, PLAN_NAMES, type PlanLimits, type PlanName } from './model.js';
 
 export function loadPlans(file: string | null): Record<PlanName, PlanLimits> {
-  const plans: Record<PlanName, PlanLimits> = { ...DEFAULT_PLANS };
-  if (file === null) return plans;
+  if (file === null) return { ...DEFAULT_PLANS };
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
     throw new Error(`plans file ${file}: ${(e as Error).message}`);
   }
+  return parsePlans(json, `plans file ${file}`);
+}
+
+/**
+ * Plans from their JSON form (a plans file, or what a server recorded in its store),
+ * over the defaults. Throws, naming `source`, on anything but known plans with
+ * positive whole limits.
+ */
+export function parsePlans(json: unknown, source: string): Record<PlanName, PlanLimits> {
+  const plans: Record<PlanName, PlanLimits> = { ...DEFAULT_PLANS };
   if (typeof json !== 'object' || json === null || Array.isArray(json))
-    throw new Error(`plans file ${file}: not a JSON object`);
+    throw new Error(`${source}: not a JSON object`);
   for (const [name, value] of Object.entries(json)) {
     if (!(PLAN_NAMES as readonly string[]).includes(name)) {
-      throw new Error(
-        `plans file ${file}: unknown plan ${JSON.stringify(name)} (plans are ${PLAN_NAMES.join(', ')})`,
-      );
+      throw new Error(`${source}: unknown plan ${JSON.stringify(name)} (plans are ${PLAN_NAMES.join(', ')})`);
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value))
-      throw new Error(`plans file ${file}: ${name} must be an object such as {"burst": 100, "monthly": 250}`);
+      throw new Error(`${source}: ${name} must be an object such as {"burst": 100, "monthly": 250}`);
     // A misspelt limit ("bursts") would leave the default in force while the operator believes otherwise.
     for (const k of Object.keys(value)) {
       if (k !== 'burst' && k !== 'monthly')
-        throw new Error(`plans file ${file}: ${name}.${k} is not a limit (limits are burst, monthly)`);
+        throw new Error(`${source}: ${name}.${k} is not a limit (limits are burst, monthly)`);
     }
     const v = value as Partial<PlanLimits>;
     for (const k of ['burst', 'monthly'] as const) {
       if (v?.[k] !== undefined && !(Number.isSafeInteger(v[k]) && (v[k] as number) > 0)) {
-        throw new Error(`plans file ${file}: ${name}.${k} must be a positive whole number`);
+        throw new Error(`${source}: ${name}.${k} must be a positive whole number`);
       }
     }
     plans[name as PlanName] = { ...plans[name as PlanName], ...v };

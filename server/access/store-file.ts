@@ -51,14 +51,18 @@ import {
   type KeyRecord,
   newAccountProblem,
   PLAN_NAMES,
+  type PlanLimits,
   type PlanName,
   STATUSES,
   type SubscriptionStatus,
 } from './model.js';
+import { parsePlans } from './plans.js';
 
 export const LOG_FILE = 'access.log';
 const LOCK_FILE = 'access.lock';
 export const MARKER_FILE = 'store.json';
+/** The limits the last server on this store enforces (readPlans). */
+const PLANS_FILE = 'plans.json';
 const USAGE_FILE = /^usage-\d{4}-\d{2}\.json$/;
 const LOG_FORMAT = 1;
 const NEWLINE = 0x0a;
@@ -294,6 +298,20 @@ export class FileAccessStore implements AccessStore {
       out.set(id, n as number);
     }
     return out;
+  }
+
+  async readPlans(): Promise<Record<PlanName, PlanLimits> | null> {
+    const path = join(this.dir, PLANS_FILE);
+    try {
+      return parsePlans(JSON.parse(await readFile(path, 'utf8')), path);
+    } catch {
+      // None recorded (or damaged): the CLI falls back on the defaults, and says so.
+      return null;
+    }
+  }
+
+  async writePlans(plans: Readonly<Record<PlanName, PlanLimits>>): Promise<void> {
+    await writeAtomic(this.dir, join(this.dir, PLANS_FILE), `${JSON.stringify(plans)}\n`);
   }
 
   async writeUsage(month: string, counts: ReadonlyMap<string, number>): Promise<void> {

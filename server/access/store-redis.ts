@@ -25,13 +25,18 @@ import {
   EMPTY_STATE,
   newAccountProblem,
   PLAN_NAMES,
+  type PlanLimits,
+  type PlanName,
   STATUSES,
 } from './model.js';
 import { redactUrl } from './open-store.js';
+import { parsePlans } from './plans.js';
 
 export const LOG_KEY = 'fr:access:log';
 export const VERSION_KEY = 'fr:access:version';
 export const CHANGED_CHANNEL = 'fr:access:changed';
+/** The limits the last server started on this Redis enforces (readPlans). */
+export const PLANS_KEY = 'fr:plans';
 export const usageKey = (month: string): string => `fr:usage:${month}`;
 
 export type LogFn = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
@@ -391,6 +396,20 @@ export class RedisAccessStore implements AccessStore {
       cursor = String(step.cursor);
     } while (cursor !== '0');
     return m;
+  }
+
+  async readPlans(): Promise<Record<PlanName, PlanLimits> | null> {
+    const text = await this.#call((c) => c.get(PLANS_KEY));
+    if (text === null) return null;
+    try {
+      return parsePlans(JSON.parse(text), `Redis key ${PLANS_KEY}`);
+    } catch {
+      return null;
+    }
+  }
+
+  async writePlans(plans: Readonly<Record<PlanName, PlanLimits>>): Promise<void> {
+    await this.#call((c) => c.set(PLANS_KEY, JSON.stringify(plans)));
   }
 
   /**
