@@ -2,6 +2,12 @@
 // The CLI runs from the compiled build (npm run build); see README.
 import { main } from '../dist/builder/cli/main.js';
 
+// A reader that stops early (`accounts list --json | head`) is not an error of ours:
+// what is left to print has nowhere to go, and the command ends as it would have.
+process.stdout.on('error', (e) => {
+  if (e?.code !== 'EPIPE') throw e;
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -250,7 +250,10 @@ const USAGE_OBSERVE_MS = 5000;
  * and monthly counts are saved every second and on a clean stop (C25–C28).
  */
 async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
-  const store: AccessStore = await openStore(spec);
+  const store: AccessStore = await openStore(
+    spec,
+    (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => log[level](fields ?? {}, msg),
+  );
   const redisUrl = /^rediss?:\/\//i.test(spec) ? spec : null;
   let release: () => Promise<void> = async () => {};
   if (redisUrl === null) {
@@ -262,6 +265,13 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
     }
   }
   // What `accounts show|usage` then report as the limits (the operator's --plans, not the defaults).
+  // Servers sharing a store should enforce the same plans: another's are worth a warning.
+  const recorded = await store.readPlans().catch(() => null);
+  if (recorded !== null && JSON.stringify(recorded) !== JSON.stringify(plans))
+    log.warn(
+      { recorded, plans },
+      'the store records other plan limits (a server started with another --plans?): recording these',
+    );
   await store
     .writePlans(plans)
     .catch((e) => log.warn({ error: (e as Error).message }, 'cannot record the plans in the store'));
@@ -308,6 +318,7 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
   }
   const listeners: Array<(t: typeof table) => void> = [];
   let refreshing = false;
+  let lastRefreshError: string | null = null;
   const refresh = async () => {
     if (refreshing) return;
     refreshing = true;
@@ -321,12 +332,19 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
           `the store went back from change ${table.version} to ${state.version}: changes were lost`,
         );
       table = buildKeyTable(state, slots, plans);
+      if (lastRefreshError !== null) log.info({ version: state.version }, 'access store readable again');
+      lastRefreshError = null;
       for (const l of listeners) l(table);
     } catch (e) {
-      log.error(
-        { error: (e as Error).message, store: redactUrl(spec) },
-        'access store unreadable: keeping the last known keys',
-      );
+      // Once per distinct problem: it lasts until the operator acts, and a line a second adds nothing.
+      const message = (e as Error).message;
+      if (message !== lastRefreshError) {
+        lastRefreshError = message;
+        log.error(
+          { error: message, store: redactUrl(spec) },
+          'access store unreadable: keeping the last known keys',
+        );
+      }
     } finally {
       refreshing = false;
     }

@@ -118,4 +118,14 @@ describe('limits from --plans', () => {
     // The flag still wins.
     expect(json(['accounts', 'usage', 'acme', '--plans', plans])).toMatchObject({ limit: 40 });
   });
+
+  it('a damaged record is said, and the defaults shown (never silently)', () => {
+    for (const bad of ['{"free":', '{"free":{"burst":0}}', '{"gold":{"burst":1}}']) {
+      writeFileSync(join(store, 'plans.json'), bad);
+      const r = run(['accounts', 'usage', 'acme', '--json']);
+      expect(r.status, bad).toBe(0);
+      expect(r.stderr, bad).toMatch(/warning: the limits recorded in the store are unreadable \(.*plans\.json/);
+      expect(JSON.parse(r.stdout), bad).toMatchObject({ limit: 250 });
+    }
+  });
 });

@@ -134,10 +134,24 @@ export async function run(command: 'accounts' | 'keys', argv: string[], io: CliI
   const store = await openStore(storeFlag(flags));
   try {
     // Without --plans, the limits the last server on this store enforces, else the defaults.
-    const plans = given ?? (sub.flags === LIMITS_FLAGS ? await store.readPlans() : null) ?? loadPlans(null);
+    const plans =
+      given ?? (sub.flags === LIMITS_FLAGS ? await recordedPlans(store, io) : null) ?? loadPlans(null);
     return await sub.run({ store, io, json: boolFlag(flags, 'json'), now: Date.now(), args, flags, plans });
   } finally {
     await store.close();
+  }
+}
+
+/** The plans a server recorded in the store; on a bad record, a warning and the defaults. */
+async function recordedPlans(store: AccessStore, io: CliIo): Promise<Record<PlanName, PlanLimits> | null> {
+  try {
+    return await store.readPlans();
+  } catch (e) {
+    io.err(
+      `warning: the limits recorded in the store are unreadable (${(e as Error).message}); ` +
+        'showing the default limits: pass --plans FILE for the ones the server enforces',
+    );
+    return null;
   }
 }
 

@@ -167,6 +167,7 @@ export interface AccessStore {
   /**
    * The plan limits the last server started on this store enforces (its `--plans` over
    * the defaults), so the operator CLI reports those; null when no server has said.
+   * Throws, naming where, when what is recorded is not valid plans.
    */
   readPlans(): Promise<Record<PlanName, PlanLimits> | null>;
   writePlans(plans: Readonly<Record<PlanName, PlanLimits>>): Promise<void>;

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { flagLabel, type ParsedArgs, stringFlag, UsageError } from '../../builder/cli/args.js';
 import type { AccessStore } from './model.js';
 import { FileAccessStore } from './store-file.js';
+import type { LogFn } from './store-redis.js';
 
 export const DEFAULT_STORE = './var/store';
 
@@ -13,9 +14,10 @@ export function isRedisSpec(spec: string): boolean {
   return /^rediss?:\/\//i.test(spec);
 }
 
-/** Open the store a `--store` value names (the directory is created if missing). */
+/** Open the store a `--store` value names (the directory is created if missing); `log` hears a Redis store's warnings. */
 export async function openStore(
   spec: string = process.env.FUNDRETURNS_STORE || DEFAULT_STORE,
+  log?: LogFn,
 ): Promise<AccessStore> {
   if (isRedisSpec(spec)) {
     let mod: typeof import('./store-redis.js');
@@ -28,7 +30,7 @@ export async function openStore(
         throw new Error(`the Redis store is not available in this build (${(e as Error).message})`);
       throw e;
     }
-    const store = new mod.RedisAccessStore(spec);
+    const store = new mod.RedisAccessStore(spec, { log });
     try {
       await store.connect();
     } catch (e) {

@@ -302,12 +302,20 @@ export class FileAccessStore implements AccessStore {
 
   async readPlans(): Promise<Record<PlanName, PlanLimits> | null> {
     const path = join(this.dir, PLANS_FILE);
+    let text: string;
     try {
-      return parsePlans(JSON.parse(await readFile(path, 'utf8')), path);
-    } catch {
-      // None recorded (or damaged): the CLI falls back on the defaults, and says so.
-      return null;
+      text = await readFile(path, 'utf8');
+    } catch (e) {
+      if (errCode(e) === 'ENOENT') return null;
+      throw e;
     }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new Error(`${path}: not valid JSON`);
+    }
+    return parsePlans(json, path);
   }
 
   async writePlans(plans: Readonly<Record<PlanName, PlanLimits>>): Promise<void> {

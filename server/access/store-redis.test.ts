@@ -165,6 +165,19 @@ describe('RedisAccessStore', () => {
       expect(await reader.read()).toEqual(truth);
       expect((await reader.read()).keys.find((k) => k.id === 'key_2')?.revoked_at).toBe(at);
 
+      // Another history whose last entry is the same change as the cached one's: a
+      // backup restored, a key revoked on it, and the plan change made again.
+      const base = await backup();
+      await writer.change({ op: 'key.create', key: key('key_3', 'acct_1') });
+      await writer.change({ op: 'account.plan', account_id: 'acct_1', plan: 'pro' });
+      expect((await reader.read()).keys.map((k) => k.id)).toContain('key_3');
+      await restore(base);
+      await writer.change({ op: 'key.revoke', key_id: 'key_1', at });
+      await writer.change({ op: 'account.plan', account_id: 'acct_1', plan: 'pro' });
+      const swapped = await reader.read();
+      expect(swapped.keys.map((k) => k.id)).not.toContain('key_3');
+      expect(swapped.keys.find((k) => k.id === 'key_1')?.revoked_at).toBe(at);
+
       // Flushed, then a new history as long as the one cached: that history, alone.
       await c.flushAll();
       for (let i = 0; i < 5; i++)

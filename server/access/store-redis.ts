@@ -16,6 +16,7 @@
  * Validation therefore lives in one readable place and no interleaving of two admins can
  * create duplicate names or dangling references.
  */
+import { randomBytes } from 'node:crypto';
 import { ClientOfflineError, createClient, ErrorReply } from 'redis';
 import {
   type AccessChange,
@@ -290,7 +291,12 @@ export class RedisAccessStore implements AccessStore {
       if (why) throw new AccessChangeError(why);
       let v: number;
       try {
-        v = await this.#evalAppend(s.version, JSON.stringify(c));
+        // Each entry unique (`entry`): #refresh tells two histories apart by the entry it
+        // applied last, and two `account.plan` changes alike would otherwise look the same.
+        v = await this.#evalAppend(
+          s.version,
+          JSON.stringify({ ...c, entry: randomBytes(8).toString('hex') }),
+        );
       } catch (err) {
         // The script may have run and only its reply been lost: say so rather than "failed".
         if (err instanceof RedisTimeoutError)
@@ -399,13 +405,20 @@ export class RedisAccessStore implements AccessStore {
   }
 
   async readPlans(): Promise<Record<PlanName, PlanLimits> | null> {
-    const text = await this.#call((c) => c.get(PLANS_KEY));
-    if (text === null) return null;
+    let text: string | null;
     try {
-      return parsePlans(JSON.parse(text), `Redis key ${PLANS_KEY}`);
-    } catch {
-      return null;
+      text = await this.#call((c) => c.get(PLANS_KEY));
+    } catch (e) {
+      throw new Error(`Redis key ${PLANS_KEY}: ${(e as Error).message}`);
     }
+    if (text === null) return null;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new Error(`Redis key ${PLANS_KEY}: not valid JSON`);
+    }
+    return parsePlans(json, `Redis key ${PLANS_KEY}`);
   }
 
   async writePlans(plans: Readonly<Record<PlanName, PlanLimits>>): Promise<void> {
