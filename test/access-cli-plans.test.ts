@@ -124,7 +124,9 @@ describe('limits from --plans', () => {
       writeFileSync(join(store, 'plans.json'), bad);
       const r = run(['accounts', 'usage', 'acme', '--json']);
       expect(r.status, bad).toBe(0);
-      expect(r.stderr, bad).toMatch(/warning: the limits recorded in the store are unreadable \(.*plans\.json/);
+      expect(r.stderr, bad).toMatch(
+        /warning: the limits recorded in the store are unreadable \(.*plans\.json/,
+      );
       expect(JSON.parse(r.stdout), bad).toMatchObject({ limit: 250 });
     }
   });
