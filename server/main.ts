@@ -313,6 +313,11 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
     observer = setInterval(() => {
       // Redis away: the limiter reports the outage; the slots keep what they had.
       observeUsage().catch(() => {});
+      // A Redis flushed or restored lost the plans recorded at start: record them again.
+      store
+        .readPlans()
+        .then((p) => (p === null ? store.writePlans(plans) : undefined))
+        .catch(() => {});
     }, USAGE_OBSERVE_MS);
     observer.unref();
   }

@@ -522,8 +522,13 @@ describe('many machines: one Redis (C26–C28)', () => {
       const c = createClient({ url: redis.url });
       await c.connect();
       await c.flushAll();
-      await c.quit();
       await waitFor(async () => a.logs().includes('went back from change'), 5000, 'flush noticed');
+      // The plans each server recorded at start are recorded again (accounts show reads them).
+      await waitFor(async () => (await c.get('fr:plans')) !== null, 8000, 'plans recorded again');
+      expect(JSON.parse((await c.get('fr:plans')) ?? '{}')).toMatchObject({
+        free: { burst: 100_000, monthly: 120 },
+      });
+      await c.quit();
       expect((await req(a, `/v1/funds/${code}`, auth)).status).not.toBe(401);
       expect((await req(b, `/v1/funds/${code}`, auth)).status).not.toBe(401);
     } finally {
