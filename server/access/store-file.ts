@@ -277,19 +277,8 @@ export class FileAccessStore implements AccessStore {
 
   async readUsage(month: string): Promise<Map<string, number>> {
     const path = this.usagePath(month);
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (e) {
-      if (errCode(e) === 'ENOENT') return new Map();
-      throw e;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new Error(`${path}: not valid JSON`);
-    }
+    const value = await readJsonFile(path);
+    if (value === undefined) return new Map();
     if (!isObject(value)) throw new Error(`${path}: expected an object of account id to count`);
     const out = new Map<string, number>();
     for (const [id, n] of Object.entries(value)) {
@@ -302,20 +291,8 @@ export class FileAccessStore implements AccessStore {
 
   async readPlans(): Promise<Record<PlanName, PlanLimits> | null> {
     const path = join(this.dir, PLANS_FILE);
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (e) {
-      if (errCode(e) === 'ENOENT') return null;
-      throw e;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new Error(`${path}: not valid JSON`);
-    }
-    return parsePlans(json, path);
+    const json = await readJsonFile(path);
+    return json === undefined ? null : parsePlans(json, path);
   }
 
   async writePlans(plans: Readonly<Record<PlanName, PlanLimits>>): Promise<void> {
@@ -647,6 +624,22 @@ async function startsWith(fh: FileHandle, head: Buffer | null): Promise<boolean>
 }
 
 /** Write a file so that readers see the old content or the new, never a part (and it survives a crash). */
+/** A JSON file's value; undefined when there is no such file; throws, naming it, when it is not JSON. */
+async function readJsonFile(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if (errCode(e) === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${path}: not valid JSON`);
+  }
+}
+
 export async function writeAtomic(
   dir: string,
   path: string,
