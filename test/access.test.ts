@@ -476,19 +476,24 @@ describe('limits (C26–C30)', () => {
 });
 
 describe('many machines: one Redis (C26–C28)', () => {
-  it('two server processes against one Redis share one key base and one quota', async () => {
+  /** A throw-away Redis with one free-plan account (these monthly limits), its key and serve flags. */
+  async function redisAccount(name: string, monthly: number) {
     const { startRedis } = await import('../server/access/redis-server.test-helper.js');
     const redis = await startRedis();
-    const plans = join(dir, 'redis-plans.json');
-    writeFileSync(plans, JSON.stringify({ free: { burst: 100_000, monthly: 120 } }));
+    const plans = join(dir, `${name}-plans.json`);
+    writeFileSync(plans, JSON.stringify({ free: { burst: 100_000, monthly } }));
     const flags = ['--store', redis.url, '--plans', plans, '--snapshots', snapshots, '--threads', '2'];
-    expect(cli(['accounts', 'create', 'shared', '--plan', 'free', '--store', redis.url]).status).toBe(0);
+    expect(cli(['accounts', 'create', name, '--plan', 'free', '--store', redis.url]).status).toBe(0);
     const key = (
-      JSON.parse(cli(['keys', 'create', 'shared', '--json', '--store', redis.url]).stdout) as { key: string }
+      JSON.parse(cli(['keys', 'create', name, '--json', '--store', redis.url]).stdout) as { key: string }
     ).key;
+    return { redis, flags, auth: `Bearer ${key}` };
+  }
+
+  it('two server processes against one Redis share one key base and one quota', async () => {
+    const { redis, flags, auth } = await redisAccount('shared', 120);
     const [a, b] = await Promise.all([startServe(flags), startServe(flags)]);
     try {
-      const auth = `Bearer ${key}`;
       const results = await Promise.all(
         Array.from({ length: 300 }, (_, k) => req(k % 2 === 0 ? a : b, `/v1/funds/${code}`, auth)),
       );
@@ -538,16 +543,7 @@ describe('many machines: one Redis (C26–C28)', () => {
   });
 
   it('a Redis outage gives no account a fresh month: each server admits only what was left (README bound)', async () => {
-    const { startRedis } = await import('../server/access/redis-server.test-helper.js');
-    const redis = await startRedis();
-    const plans = join(dir, 'outage-plans.json');
-    writeFileSync(plans, JSON.stringify({ free: { burst: 100_000, monthly: 30 } }));
-    const flags = ['--store', redis.url, '--plans', plans, '--snapshots', snapshots, '--threads', '2'];
-    expect(cli(['accounts', 'create', 'outage', '--plan', 'free', '--store', redis.url]).status).toBe(0);
-    const key = (
-      JSON.parse(cli(['keys', 'create', 'outage', '--json', '--store', redis.url]).stdout) as { key: string }
-    ).key;
-    const auth = `Bearer ${key}`;
+    const { redis, flags, auth } = await redisAccount('outage', 30);
     const a = await startServe(flags);
     let b: Awaited<ReturnType<typeof startServe>> | null = null;
     try {
