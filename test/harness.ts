@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,22 @@ export const CLI = join(ROOT, 'bin', 'fundreturns.js');
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `fr-${prefix}-`));
+}
+
+/** A raw HTTP/1.1 connection, for what fetch cannot send: pipelined requests, odd headers, a body in pieces. */
+export async function rawConnection(
+  port: number,
+): Promise<{ write(text: string): void; received(): string; close(): void }> {
+  const sock = connect(port, '127.0.0.1');
+  let got = '';
+  sock.on('data', (d) => {
+    got += d;
+  });
+  await new Promise<void>((resolve, reject) => {
+    sock.once('connect', () => resolve());
+    sock.once('error', reject);
+  });
+  return { write: (text) => void sock.write(text), received: () => got, close: () => void sock.destroy() };
 }
 
 /** Run the CLI to completion. */

@@ -14,13 +14,14 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { type AddressInfo, connect, createServer } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCurrent, setCurrent } from '../builder/publish.js';
 import {
   cli,
   generateAndBuild,
+  rawConnection,
   setupAccess,
   spawnCli,
   startServe,
@@ -401,13 +402,8 @@ describe('graceful stop', () => {
     const server = await startServe([...access.flags, '--snapshots', snapshots, '--threads', '1']);
     const funds = (await json(`${server.url}/v1/funds?limit=1`)).body.data as Array<{ code: string }>;
     const body = JSON.stringify({ codes: [funds[0].code] });
-    const sock = connect(server.port, '127.0.0.1');
-    let response = '';
-    sock.on('data', (d) => {
-      response += d;
-    });
-    await new Promise<void>((r) => sock.once('connect', () => r()));
-    sock.write(
+    const conn = await rawConnection(server.port);
+    conn.write(
       `POST /v1/trailing-returns/batch HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${access.key}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
     );
@@ -417,11 +413,11 @@ describe('graceful stop', () => {
     // An impatient second signal changes nothing: the request still finishes.
     server.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 100));
-    sock.write(body.slice(5));
-    await waitFor(() => response.includes('"code"'), 10_000, 'the in-flight response');
-    expect(response).toMatch(/^HTTP\/1\.1 200/);
+    conn.write(body.slice(5));
+    await waitFor(() => conn.received().includes('"code"'), 10_000, 'the in-flight response');
+    expect(conn.received()).toMatch(/^HTTP\/1\.1 200/);
     expect(await exited).toBe(0);
-    sock.destroy();
+    conn.close();
   });
 
   it('a signal while the snapshot loads and threads start stops the server once up, exit 0', async () => {

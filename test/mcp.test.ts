@@ -5,7 +5,6 @@
  * the REST answer for the same input: one implementation behind both (C30, SPEC 4).
  */
 import { mkdirSync, rmSync } from 'node:fs';
-import { connect as connectSocket } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -23,6 +22,7 @@ import {
   CLI,
   cli,
   generateAndBuild,
+  rawConnection,
   type ServerProcess,
   schemaErrors,
   setupAccess,
@@ -169,22 +169,17 @@ describe('protocol', () => {
   });
 
   it('HEAD answers have no body and keep the connection: /mcp and a POST-only route (405), /healthz (200)', async () => {
-    const sock = connectSocket(server.port, '127.0.0.1');
-    let got = '';
-    sock.on('data', (d) => {
-      got += d;
-    });
-    await new Promise<void>((r) => sock.once('connect', () => r()));
+    const conn = await rawConnection(server.port);
     // Two HEADs then a GET on one connection: a body after a HEAD would be read as the next response.
-    sock.write(
+    conn.write(
       'HEAD /mcp HTTP/1.1\r\nHost: x\r\n\r\n' +
         'HEAD /v1/trailing-returns/batch HTTP/1.1\r\nHost: x\r\n\r\n' +
         'HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n' +
         'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n',
     );
-    await waitFor(() => /"status":/.test(got), 10_000, 'the third response');
-    sock.destroy();
-    const heads = got.split('HTTP/1.1 ').slice(1);
+    await waitFor(() => /"status":/.test(conn.received()), 10_000, 'the third response');
+    conn.close();
+    const heads = conn.received().split('HTTP/1.1 ').slice(1);
     expect(heads.map((h) => h.slice(0, 3))).toEqual(['405', '405', '200', '200']);
     expect(heads[2]).toMatch(/Content-Length: \d+\r\n/i);
     expect(heads[0]).toMatch(/\r\n\r\n$/);
@@ -194,18 +189,14 @@ describe('protocol', () => {
 
   it('a malformed Host header does not matter: the call is answered (RFC 9112 leaves it to us; REST ignores it too)', async () => {
     const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
-    const sock = connectSocket(server.port, '127.0.0.1');
-    let got = '';
-    sock.on('data', (d) => {
-      got += d;
-    });
-    await new Promise<void>((r) => sock.once('connect', () => r()));
-    sock.write(
+    const conn = await rawConnection(server.port);
+    conn.write(
       `POST /mcp HTTP/1.1\r\nHost: a b\r\nAuthorization: Bearer ${access.key}\r\n` +
         `Content-Type: application/json\r\nAccept: ${MCP_ACCEPT}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
     );
-    await waitFor(() => got.includes('"jsonrpc"'), 10_000, 'the answer');
-    sock.destroy();
+    await waitFor(() => conn.received().includes('"jsonrpc"'), 10_000, 'the answer');
+    conn.close();
+    const got = conn.received();
     expect(got).toMatch(/^HTTP\/1\.1 200/);
     expect(got).toContain('"result":{}');
     expect(server.logs()).not.toMatch(/Failed to parse URL/);
