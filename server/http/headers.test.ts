@@ -48,10 +48,23 @@ describe('HeaderWriter', () => {
     expect(text(new HeaderWriter().start(NO_HEADERS).uint(v).view())).toBe(s);
   });
 
+  it('gives the bytes since the last start, whatever lengths came before', () => {
+    // Views are kept per length and reused: each must show this response's bytes only.
+    const w = new HeaderWriter();
+    expect(text(w.start(ascii('abc')).view())).toBe('abc');
+    expect(text(w.start(ascii('xy')).uint(5).view())).toBe('xy5');
+    expect(text(w.start(ascii('abc')).bytes(ascii('defghijk')).view())).toBe('abcdefghijk');
+    expect(text(w.start(ascii('q')).bytes(ascii('rs')).view())).toBe('qrs');
+    expect(text(w.start(NO_HEADERS).view())).toBe('');
+  });
+
   it('starts afresh each response and grows past its first buffer', () => {
     const w = new HeaderWriter();
+    expect(text(w.start(ascii('z')).uint(9).view())).toBe('z9');
     const long = ascii(`\r\nLink: ${'x'.repeat(10_000)}`);
     expect(w.start(ascii('a')).bytes(long).view().length).toBe(1 + long.length);
     expect(text(w.start(ascii('b')).uint(7).view())).toBe('b7');
+    // A length seen before the buffer grew is a view of the new buffer, not the old one.
+    expect(text(w.start(ascii('c')).uint(8).view())).toBe('c8');
   });
 });

@@ -1,10 +1,13 @@
 /**
  * Response headers as bytes, assembled once per response into a per-thread buffer
- * and handed to uWS in a single `writeHeader` call.
+ * and handed to uWS in one call: the status text followed by every header line,
+ * given to `writeStatus` (uWS writes "HTTP/1.1 ", the bytes, CRLF).
  *
  * Both halves were measured in the server (bench/reports/http.md):
  * - every `writeHeader` is a call into C++; five separate calls ran at 67 % of a
- *   one-header answer, the same bytes in one call at 93 %;
+ *   one-header answer, the same bytes in one call at 93 %; folding that one call
+ *   into `writeStatus` saves another call and its Content-Type argument (0.1 µs of
+ *   server CPU per request in an alternating A/B);
  * - a header string built per request (a plan's policy plus the RateLimit numbers)
  *   must be flattened and converted to UTF-8 by the binding, about 0.5 µs a
  *   request; copying pre-encoded bytes and writing the digits in place costs
@@ -63,6 +66,8 @@ export function ascii(text: string): Uint8Array {
 export class HeaderWriter {
   private buf = new Uint8Array(4096);
   private n = 0;
+  /** A view of `buf` per length, made on first use: a response's `view` allocates nothing. */
+  private views: Array<Uint8Array | null> = emptyViews(this.buf.length);
 
   start(first: Uint8Array): this {
     this.n = 0;
@@ -74,8 +79,8 @@ export class HeaderWriter {
     if (this.n + len > this.buf.length) this.grow(len);
     const buf = this.buf;
     let n = this.n;
-    // Blocks are short: a loop beats TypedArray#set's fixed cost below ~64 bytes.
-    if (len < 64) for (let i = 0; i < len; i++) buf[n++] = b[i];
+    // TypedArray#set costs about as much as copying 8 bytes one by one, whatever the size.
+    if (len < 8) for (let i = 0; i < len; i++) buf[n++] = b[i];
     else {
       buf.set(b, n);
       n += len;
@@ -93,15 +98,27 @@ export class HeaderWriter {
     return this;
   }
 
+  /** The bytes written since `start`; valid until the next `start` (uWS copies them at once). */
   view(): Uint8Array {
-    return this.buf.subarray(0, this.n);
+    const n = this.n;
+    let v = this.views[n];
+    if (v === null) {
+      v = this.buf.subarray(0, n);
+      this.views[n] = v;
+    }
+    return v;
   }
 
   private grow(extra: number): void {
     const next = new Uint8Array(Math.max(this.buf.length * 2, this.n + extra));
     next.set(this.buf.subarray(0, this.n));
     this.buf = next;
+    this.views = emptyViews(next.length);
   }
+}
+
+function emptyViews(size: number): Array<Uint8Array | null> {
+  return new Array<Uint8Array | null>(size + 1).fill(null);
 }
 
 /** The writer of this thread (module state is per worker thread). */
