@@ -53,6 +53,26 @@ describe('StringIndex', () => {
     expect(index.getBytes(body, 0, 0)).toBe(-1);
   });
 
+  it('tells apart long keys that differ only before the tail it hashes, from strings and from bytes', () => {
+    // Only a long key's last 16 units and its length are hashed: these all collide.
+    const tail = 'abcdefghijklmnopqrstuvwxyz';
+    const keys = Array.from({ length: 300 }, (_, i) => `${String(i).padStart(4, '0')}${tail}`);
+    for (const secret of [false, true]) {
+      const index = new StringIndex({ secret });
+      keys.forEach((k, i) => {
+        index.set(k, i);
+      });
+      keys.forEach((k, i) => {
+        expect(index.get(k)).toBe(i);
+        const b = Buffer.from(`,${k},`, 'latin1');
+        expect(index.getBytes(b, 1, 1 + k.length)).toBe(i);
+      });
+      expect(index.get(`9999${tail}`)).toBe(-1);
+      expect(index.get(`000${tail}`)).toBe(-1);
+      expect(index.get(`0000${tail.slice(0, -1)}Z`)).toBe(-1);
+    }
+  });
+
   it('keeps the first position of a repeated key', () => {
     expect(StringIndex.of(['A', 'B', 'A']).get('A')).toBe(0);
   });

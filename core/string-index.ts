@@ -29,6 +29,12 @@ const SLOT = 4;
 /** k1 of a long key (a short key's k1 holds its length in the top byte, so is ≥ 0). */
 const LONG = -1;
 const SHORT_MAX = 7;
+/**
+ * A long key is hashed over its last units and its length only: API tokens end in
+ * their random part, and hashing a whole 47-character token cost as much as the
+ * full comparison that follows anyway (bench/access.bench.ts).
+ */
+const LONG_HASH_UNITS = 16;
 
 export class StringIndex {
   /** [hash, value + 1, k0, k1] per slot; value + 1 = 0 is empty. */
@@ -84,17 +90,24 @@ export class StringIndex {
    */
   getBytes(b: Uint8Array, start: number, end: number): number {
     let h = 0x811c9dc5 ^ this.seed;
-    let k0 = 0;
-    let k1 = 0;
     const n = end - start;
-    for (let i = 0; i < n; i++) {
-      const c = b[start + i];
-      h = Math.imul(h ^ c, 0x01000193);
-      if (i < 4) k0 |= c << (8 * i);
-      else if (i < SHORT_MAX) k1 |= c << (8 * (i - 4));
+    if (n > SHORT_MAX) {
+      for (let i = n > LONG_HASH_UNITS ? end - LONG_HASH_UNITS : start; i < end; i++)
+        h = Math.imul(h ^ b[i], 0x01000193);
+      h = Math.imul(h ^ n, 0x01000193);
+      this.qk1 = LONG;
+    } else {
+      let k0 = 0;
+      let k1 = 0;
+      for (let i = 0; i < n; i++) {
+        const c = b[start + i];
+        h = Math.imul(h ^ c, 0x01000193);
+        if (i < 4) k0 |= c << (8 * i);
+        else k1 |= c << (8 * (i - 4));
+      }
+      this.qk0 = k0;
+      this.qk1 = k1 | (n << 24);
     }
-    this.qk0 = k0;
-    this.qk1 = n <= SHORT_MAX ? k1 | (n << 24) : LONG;
     const p = this.probe(h | 0, null, b, start, n);
     return p < 0 ? -1 : this.slots[p * SLOT + 1] - 1;
   }
@@ -135,15 +148,19 @@ export class StringIndex {
     this.longKeys = 0;
   }
 
-  /** FNV-1a over UTF-16 units; also packs the key into qk0/qk1 when it is short. */
+  /**
+   * FNV-1a over UTF-16 units (a long key's last LONG_HASH_UNITS and its length); also
+   * packs the key into qk0/qk1 when it is short.
+   */
   private hashString(key: string): number {
     let h = 0x811c9dc5 ^ this.seed;
     const n = key.length;
     if (n > SHORT_MAX) {
       // A long key (a token): just the hash, in a tight loop.
-      for (let i = 0; i < n; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+      for (let i = n > LONG_HASH_UNITS ? n - LONG_HASH_UNITS : 0; i < n; i++)
+        h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
       this.qk1 = LONG;
-      return h | 0;
+      return Math.imul(h ^ n, 0x01000193) | 0;
     }
     let k0 = 0;
     let k1 = 0;
