@@ -172,13 +172,16 @@ export class Call {
       this.aborted = true;
     });
     const write = () => {
-      res.writeStatus(status);
-      const w = headerWriter.start(typeBytes(contentType)).bytes(headers);
+      const w = headerWriter
+        .start(statusBytes(status))
+        .bytes(CONTENT_TYPE_LINE)
+        .bytes(typeBytes(contentType));
+      w.bytes(headers);
       this.extraHeaders?.writeHeaders(w);
       // Content-Length written here, not passed to endWithoutBody: given a length, this
       // uWS build closes the connection at the next request instead of keeping it alive.
       w.bytes(CONTENT_LENGTH_LINE).uint(length);
-      res.writeHeader(CONTENT_TYPE, w.view());
+      res.writeStatus(w.view());
       res.endWithoutBody();
     };
     if (this.deferred) res.cork(write);
@@ -219,36 +222,46 @@ function write(
   headers: HeaderBlock,
   extra: HeaderSource | null,
 ): void {
-  // uWS answers 200 OK unless told otherwise.
-  if (status !== OK) res.writeStatus(status);
-  // One writeHeader, of bytes, for all of them (see headers.ts).
-  const w = headerWriter.start(type === JSON_TYPE ? JSON_BYTES : typeBytes(type));
+  // The status line's text and every header line as one byte string, in one call into
+  // uWS (see headers.ts), which writes "HTTP/1.1 ", these bytes, then CRLF.
+  // A 200 JSON answer's status, type and Vary are one block: every copy has a fixed cost.
+  const w =
+    status === OK && type === JSON_TYPE
+      ? headerWriter.start(OK_JSON_VARY)
+      : headerWriter.start(statusBytes(status)).bytes(CONTENT_TYPE_LINE).bytes(typeBytes(type));
+  if (contentType === JSON_TYPE && !(status === OK && type === JSON_TYPE)) w.bytes(VARY_LINE);
   if (encoding !== null) w.bytes(encoding === 'br' ? BR_LINE : GZIP_LINE);
-  if (contentType === JSON_TYPE) w.bytes(VARY_LINE);
   if (headers.length > 0) w.bytes(headers);
   if (extra !== null) extra.writeHeaders(w);
-  res.writeHeader(CONTENT_TYPE, w.view());
+  res.writeStatus(w.view());
   res.end(payload);
 }
 
 const JSON_TYPE = 'application/json';
 const MSGPACK_TYPE = 'application/msgpack';
 const OK = '200 OK';
-const JSON_BYTES = ascii(JSON_TYPE);
-const CONTENT_TYPE = ascii('Content-Type');
+const CONTENT_TYPE_LINE = ascii('\r\nContent-Type: ');
 const CONTENT_LENGTH_LINE = ascii('\r\nContent-Length: ');
 const VARY_LINE = headerBlock([['Vary', 'Accept, Accept-Encoding']]);
+const OK_JSON_VARY = Uint8Array.from([...ascii(`${OK}\r\nContent-Type: ${JSON_TYPE}`), ...VARY_LINE]);
 const BR_LINE = headerBlock([['Content-Encoding', 'br']]);
 const GZIP_LINE = headerBlock([['Content-Encoding', 'gzip']]);
 
-/** Content types are the server's own constants: each is encoded (and checked) once. */
+/** Content types and statuses are the server's own constants: each is encoded (and checked) once. */
 const typeCache = new Map<string, Uint8Array>();
+const statusCache = new Map<string, Uint8Array>();
 function typeBytes(type: string): Uint8Array {
-  let b = typeCache.get(type);
+  return cachedAscii(typeCache, type, 'content type');
+}
+function statusBytes(status: string): Uint8Array {
+  return cachedAscii(statusCache, status, 'status');
+}
+function cachedAscii(cache: Map<string, Uint8Array>, text: string, what: string): Uint8Array {
+  let b = cache.get(text);
   if (b === undefined) {
-    if (!/^[\x20-\x7e]+$/.test(type)) throw new Error(`content type ${JSON.stringify(type)} cannot be sent`);
-    b = ascii(type);
-    typeCache.set(type, b);
+    if (!/^[\x20-\x7e]+$/.test(text)) throw new Error(`${what} ${JSON.stringify(text)} cannot be sent`);
+    b = ascii(text);
+    cache.set(text, b);
   }
   return b;
 }
