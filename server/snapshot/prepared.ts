@@ -64,6 +64,8 @@ export class PreparedRows {
   private readonly funds: number;
   /** Where the join area starts: just past the rows, in the same buffer. */
   private readonly joinAt: number;
+  /** Each row's view once made (row()): at most one small object per row and thread. */
+  private readonly views: Array<Uint8Array | null>;
 
   constructor(shared: PreparedShared) {
     // A thread-local copy (a few tens of MB): V8 copies out of shared memory byte by
@@ -79,6 +81,7 @@ export class PreparedRows {
     this.joinAt = shared.bytes.byteLength;
     this.bytes = new Uint8Array(this.joinAt + MAX_JOIN_ROWS * (longest + 1) + MAX_JOIN_FRAME);
     this.bytes.set(new Uint8Array(shared.bytes));
+    this.views = new Array<Uint8Array | null>(KINDS * this.funds).fill(null);
   }
 
   /**
@@ -115,9 +118,17 @@ export class PreparedRows {
     return b.subarray(start, at + close.length);
   }
 
-  /** The serialized row; empty when there is none (a fund without calendar rows). */
+  /**
+   * The serialized row; empty when there is none (a fund without calendar rows). Its
+   * view is made on first use and kept: a latest-row answer allocates nothing.
+   */
   row(kind: RowKind, i: number): Uint8Array {
     const j = kind * this.funds + i;
-    return this.bytes.subarray(this.offsets[j], this.offsets[j + 1]);
+    let v = this.views[j];
+    if (v === null) {
+      v = this.bytes.subarray(this.offsets[j], this.offsets[j + 1]);
+      this.views[j] = v;
+    }
+    return v;
   }
 }
