@@ -4,18 +4,31 @@
  * small body and every POST, once its body is in, with a fixed body of a chosen
  * size. Whatever our server reaches is reported as a share of this.
  *
- *   npx tsx bench/baseline-server.ts PORT THREADS POST_BODY_BYTES
+ * Given a shape (our server's header lines and body size for one answer), GET
+ * /shaped/NS/… answers with exactly that many bytes after NS nanoseconds of busy
+ * work: how throughput falls with work per request on this machine, which tells
+ * what a ratio target leaves for everything a server does besides sending bytes.
+ *
+ *   npx tsx bench/baseline-server.ts PORT THREADS POST_BODY_BYTES [SHAPE_JSON]
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { loadUws } from '../server/uws.js';
 
+/** One of our answers as bytes on the wire: its header lines after Content-Type, and its body size. */
+export interface Shape {
+  headers: string;
+  bodyBytes: number;
+}
+
 interface Input {
   port: number;
   postBytes: number;
+  shape: Shape | null;
 }
 
 if (isMainThread) {
-  const [port, threads, postBytes] = process.argv.slice(2).map(Number);
+  const [port, threads, postBytes] = process.argv.slice(2, 5).map(Number);
+  const shape = process.argv[5] ? (JSON.parse(process.argv[5]) as Shape) : null;
   const url = new URL(import.meta.url);
   const fromSource = url.pathname.endsWith('.ts');
   const workers: Worker[] = [];
@@ -25,10 +38,10 @@ if (isMainThread) {
           `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`,
           {
             eval: true,
-            workerData: { port, postBytes } satisfies Input,
+            workerData: { port, postBytes, shape } satisfies Input,
           },
         )
-      : new Worker(url, { workerData: { port, postBytes } satisfies Input });
+      : new Worker(url, { workerData: { port, postBytes, shape } satisfies Input });
     workers.push(w);
     await new Promise((resolve) => w.once('message', resolve));
   }
@@ -39,6 +52,19 @@ if (isMainThread) {
   const small = Buffer.from('{"ok":true}');
   const big = Buffer.alloc(input.postBytes, 0x20);
   const app = loadUws().App();
+  const shape = input.shape;
+  if (shape !== null) {
+    const headers = Buffer.from(`application/json${shape.headers}`, 'latin1');
+    const body = Buffer.alloc(shape.bodyBytes, 0x20);
+    app.get('/shaped/*', (res, req) => {
+      const ns = Number.parseInt(req.getUrl().slice('/shaped/'.length), 10);
+      const until = performance.now() + ns / 1e6;
+      while (performance.now() < until) {
+        // busy: the stand-in for a request's own work
+      }
+      res.writeHeader('Content-Type', headers).end(body);
+    });
+  }
   app.get('/*', (res) => {
     res.writeHeader('Content-Type', 'application/json').end(small);
   });
