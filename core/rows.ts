@@ -4,6 +4,7 @@
  * same bytes, so both agree by construction. Trailing rows are written as bytes
  * (the server computes as_of rows per request); the string form decodes them.
  */
+import { copyInto, viewOf } from './bytes.js';
 import { type Day, formatDay, writeDayBytes } from './dates.js';
 import { PERCENT_JSON_MAX, percentJson, writePercentJson } from './format.js';
 import {
@@ -56,7 +57,7 @@ export class ByteSink {
 
   /** The bytes written since `from`: a view, valid until the sink is written again. */
   view(from = 0): Uint8Array {
-    return this.buf.subarray(from, this.at);
+    return viewOf(this.buf, from, this.at);
   }
 }
 
@@ -94,8 +95,7 @@ export function writeTrailingRow(sink: ByteSink, code: Uint8Array, f: TrailingFi
 
 /** `src` copied to b[at..]; returns the end. */
 function put(b: Uint8Array, at: number, src: Uint8Array): number {
-  b.set(src, at);
-  return at + src.length;
+  return copyInto(b, src, at);
 }
 
 const rowSink = new ByteSink();

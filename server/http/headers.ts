@@ -18,6 +18,7 @@
  * into a block, never request input, and `headerBlock` refuses anything but
  * printable ASCII, so no value can split a line.
  */
+import { copyInto } from '../../core/bytes.js';
 import { writeUint } from '../../core/format.js';
 
 export type Header = readonly [string, string];
@@ -82,8 +83,7 @@ export class HeaderWriter {
     // TypedArray#set costs about as much as copying 8 bytes one by one, whatever the size.
     if (len < 8) for (let i = 0; i < len; i++) buf[n++] = b[i];
     else {
-      buf.set(b, n);
-      n += len;
+      n = copyInto(buf, b, n);
     }
     this.n = n;
     return this;

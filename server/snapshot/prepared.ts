@@ -5,6 +5,8 @@
  * hash probe and a view onto these bytes: no per-request serialization, and one
  * copy in memory whatever the thread count.
  */
+
+import { viewOf } from '../../core/bytes.js';
 import type { SnapshotLookup } from '../../core/lookup.js';
 import { BATCH_MAX_CODES, LIMIT_MAX } from '../../schemas/common.js';
 
@@ -126,7 +128,7 @@ export class PreparedRows {
     const j = kind * this.funds + i;
     let v = this.views[j];
     if (v === null) {
-      v = this.bytes.subarray(this.offsets[j], this.offsets[j + 1]);
+      v = viewOf(this.bytes, this.offsets[j], this.offsets[j + 1]);
       this.views[j] = v;
     }
     return v;
