@@ -11,6 +11,7 @@ import {
   ascii,
   type HeaderBlock,
   type HeaderSource,
+  type HeaderWriter,
   headerBlock,
   headerWriter,
   NO_HEADERS,
@@ -172,11 +173,7 @@ export class Call {
       this.aborted = true;
     });
     const write = () => {
-      const w = headerWriter
-        .start(statusBytes(status))
-        .bytes(CONTENT_TYPE_LINE)
-        .bytes(typeBytes(contentType));
-      w.bytes(headers);
+      const w = startHead(status, contentType).bytes(headers);
       this.extraHeaders?.writeHeaders(w);
       // Content-Length written here, not passed to endWithoutBody: given a length, this
       // uWS build closes the connection at the next request instead of keeping it alive.
@@ -225,16 +222,19 @@ function write(
   // The status line's text and every header line as one byte string, in one call into
   // uWS (see headers.ts), which writes "HTTP/1.1 ", these bytes, then CRLF.
   // A 200 JSON answer's status, type and Vary are one block: every copy has a fixed cost.
-  const w =
-    status === OK && type === JSON_TYPE
-      ? headerWriter.start(OK_JSON_VARY)
-      : headerWriter.start(statusBytes(status)).bytes(CONTENT_TYPE_LINE).bytes(typeBytes(type));
-  if (contentType === JSON_TYPE && !(status === OK && type === JSON_TYPE)) w.bytes(VARY_LINE);
+  const okJson = status === OK && type === JSON_TYPE;
+  const w = okJson ? headerWriter.start(OK_JSON_VARY) : startHead(status, type);
+  if (!okJson && contentType === JSON_TYPE) w.bytes(VARY_LINE);
   if (encoding !== null) w.bytes(encoding === 'br' ? BR_LINE : GZIP_LINE);
   if (headers.length > 0) w.bytes(headers);
   if (extra !== null) extra.writeHeaders(w);
   res.writeStatus(w.view());
   res.end(payload);
+}
+
+/** This thread's header writer started with a status text and its Content-Type line. */
+function startHead(status: string, contentType: string): HeaderWriter {
+  return headerWriter.start(statusBytes(status)).bytes(CONTENT_TYPE_LINE).bytes(typeBytes(contentType));
 }
 
 const JSON_TYPE = 'application/json';

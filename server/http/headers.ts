@@ -62,7 +62,7 @@ export function ascii(text: string): Uint8Array {
 /**
  * One response's header bytes. A thread answers one request at a time, so one
  * writer per thread is reused: `start`, append, then `view` for uWS, which copies
- * the bytes before `writeHeader` returns.
+ * the bytes before `writeStatus` returns.
  */
 export class HeaderWriter {
   private buf = new Uint8Array(4096);
@@ -82,9 +82,7 @@ export class HeaderWriter {
     let n = this.n;
     // TypedArray#set costs about as much as copying 8 bytes one by one, whatever the size.
     if (len < 8) for (let i = 0; i < len; i++) buf[n++] = b[i];
-    else {
-      n = copyInto(buf, b, n);
-    }
+    else n = copyInto(buf, b, n);
     this.n = n;
     return this;
   }
