@@ -146,19 +146,22 @@ export class LocalLimiter implements Limiter {
   }
 
   /**
-   * Raise a slot's count for the month of `nowMs` to at least `count`: the count Redis
-   * reported, so that while Redis is unreachable every thread of this server guards the
-   * account's remaining quota, not a fresh one (limiter-redis.ts). Never lowers it: the
-   * requests this server admitted alone are in it until Redis has them too.
+   * Raise a slot's count for the month of `nowMs` to at least `count`, and its GCRA
+   * time to at least `nowMs` + `tatAheadUs`: the standing Redis reported, so that while
+   * Redis is unreachable every thread of this server guards the account's remaining
+   * quota and burst, not a fresh month or a full bucket (limiter-redis.ts). Never lowers
+   * either: the requests this server admitted alone are in them until Redis has them too.
    */
-  observe(slot: number, count: number, nowMs: number): void {
+  observe(slot: number, count: number, nowMs: number, tatAheadUs = 0): void {
     const month = this.month(nowMs);
     const base = slot * FLOATS_PER_SLOT;
+    const tat = Math.round(nowMs * 1000) + tatAheadUs;
     this.lock(slot);
     if (this.state[base + MONTH] !== month) {
       this.state[base + MONTH] = month;
       this.state[base + USED] = count;
     } else if (count > this.state[base + USED]) this.state[base + USED] = count;
+    if (tatAheadUs > 0 && tat > this.state[base + TAT]) this.state[base + TAT] = tat;
     this.unlock(slot);
   }
 

@@ -323,6 +323,30 @@ describe('RedisLimiter', () => {
     }
   });
 
+  it('during an outage the fallback starts from the burst Redis last reported, not a full bucket (C27)', async () => {
+    const own = await startRedis();
+    try {
+      const { limiter: mainView, shared } = LocalLimiter.create(16);
+      const l = await limiter(own.url, { fallback: new LocalLimiter(shared) });
+      const limits = { burst: 5, monthly: 1000 };
+      const before = [];
+      for (let i = 0; i < 6; i++) before.push(await l.admit(alice, limits, T0));
+      expect(before.map((d) => d.ok)).toEqual([true, true, true, true, true, false]);
+      // The shared slot now holds Redis's GCRA time: 5 intervals of 12 s ahead.
+      expect(mainView.tat(alice.slot)).toBe(T0 + 60_000);
+
+      await own.stop({ crash: true });
+      const during = await l.admit(alice, limits, T0 + 300);
+      expect(l.degraded).toBe(true);
+      expect(during).toMatchObject({ ok: false, refused: 'rate-limited', retryAfter: 12 });
+      // One interval later the bucket has one request again, as it would on Redis.
+      expect((await l.admit(alice, limits, T0 + 12_000)).ok).toBe(true);
+      expect((await l.admit(alice, limits, T0 + 12_000)).ok).toBe(false);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('falls back when Redis is slower than the timeout, then returns to it', async () => {
     const logs: string[] = [];
     const l = await limiter(redis.url, { timeoutMs: 50, log: (level) => logs.push(level) });

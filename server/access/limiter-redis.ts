@@ -13,8 +13,9 @@
  * Outage: when Redis does not answer (refused, not ready, or slower than `timeoutMs`), the
  * limiter decides locally with `fallback` (the server's shared-memory limiter), logs once,
  * counts what it admitted, and when Redis answers again adds those counts into
- * `fr:usage:<month>`. The fallback's quota starts from what Redis last said: every count
- * Redis returns is passed to its `observe`, which all threads of a server share, and the
+ * `fr:usage:<month>`. The fallback's quota and burst start from what Redis last said:
+ * every count and GCRA time Redis returns is passed to its `observe`, which all threads
+ * of a server share, and the
  * main thread seeds it from the whole usage hash at start and every few seconds
  * (server/main.ts), so an account this server has not served yet is not given a fresh
  * month either. See README ("Several servers on one Redis") for the overshoot bound.
@@ -102,9 +103,12 @@ export class MemoryLimiter implements Limiter {
   }
 }
 
-/** A limiter that can be told an account's count from elsewhere (LocalLimiter.observe). */
+/**
+ * A limiter that can be told an account's standing from elsewhere (LocalLimiter.observe):
+ * its month's count and how far its GCRA time is ahead of `nowMs`, in µs.
+ */
 export interface ObservingLimiter extends Limiter {
-  observe?(slot: number, count: number, nowMs: number): void;
+  observe?(slot: number, count: number, nowMs: number, tatAheadUs?: number): void;
 }
 
 /** A request waiting for its turn's call to Redis. */
@@ -361,7 +365,7 @@ export class RedisLimiter implements Limiter {
       const q = batch[i];
       const count = reply[3 * i + 1];
       this.#known.set(q.account.id, count);
-      this.#fallback.observe?.(q.account.slot, count, q.nowMs);
+      this.#fallback.observe?.(q.account.slot, count, q.nowMs, reply[3 * i + 2]);
       q.resolve(decide(reply[3 * i], count, reply[3 * i + 2], q.limits, this.#quotaReset(q.nowMs)));
     }
   }
