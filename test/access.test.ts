@@ -81,15 +81,18 @@ describe('authentication (C22, C25)', () => {
   });
 
   it('missing header, wrong scheme, unknown key: 401 problem+json with WWW-Authenticate', async () => {
-    for (const auth of [
-      undefined,
-      `Basic ${key}`,
-      'Bearer fr_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
-      'Bearer',
-      `Bearer ${key}x`,
-    ]) {
+    // The detail tells a client's mistake in the header from a key that is not (or no longer) valid.
+    for (const [auth, detail] of [
+      [undefined, /^Missing Authorization header/],
+      [`Basic ${key}`, /^Malformed Authorization header/],
+      [key, /^Malformed Authorization header/],
+      ['Bearer', /^Malformed Authorization header/],
+      ['Bearer fr_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', /^Invalid or revoked API key/],
+      [`Bearer ${key}x`, /^Not an API key/],
+    ] as const) {
       const r = await req(server, `/v1/funds/${code}`, auth);
       expect(r.status, String(auth)).toBe(401);
+      expect(r.body.detail, String(auth)).toMatch(detail);
       expect(r.headers.get('content-type')).toBe('application/problem+json');
       expect(r.headers.get('www-authenticate')).toBe('Bearer');
       expect(r.body).toMatchObject({

@@ -23,7 +23,7 @@ import {
   staticHeaders,
 } from '../http/headers.js';
 import { problemJson } from '../public/problems.js';
-import { looksLikeKey, parseBearer } from './keys.js';
+import { KEY_BODY_LENGTH, KEY_PREFIX, looksLikeKey, parseBearer } from './keys.js';
 import { type LimitDecision, type Limiter, monthSeconds, type PlanLimits } from './model.js';
 import type { KeyEntry, KeyTableData } from './table.js';
 
@@ -62,9 +62,7 @@ export class AccessGate implements Gate {
       return this.refuse(
         '401 Unauthorized',
         'unauthorized',
-        authorization === ''
-          ? 'Missing Authorization header: send Authorization: Bearer <API key>.'
-          : 'Invalid or revoked API key.',
+        unauthorizedDetail(authorization),
         this.wwwAuthenticate,
       );
     }
@@ -193,4 +191,18 @@ class RateLimitHeaders implements HeaderSource {
       .uint(d.quotaReset);
     if (!d.ok) w.bytes(RETRY_AFTER).uint(d.retryAfter);
   }
+}
+
+/**
+ * Why a request has no valid key, as precisely as can be said without telling which
+ * keys exist: a header that is missing or not `Bearer <token>` is the client's mistake,
+ * not a key to rotate.
+ */
+export function unauthorizedDetail(authorization: string): string {
+  if (authorization === '') return 'Missing Authorization header: send Authorization: Bearer <API key>.';
+  const token = parseBearer(authorization);
+  if (token === null) return 'Malformed Authorization header: expected Authorization: Bearer <API key>.';
+  if (!looksLikeKey(token))
+    return `Not an API key: keys are ${KEY_PREFIX} followed by ${KEY_BODY_LENGTH} characters (A-Z, a-z, 0-9, _ and -).`;
+  return 'Invalid or revoked API key.';
 }

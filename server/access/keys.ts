@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 export const KEY_PREFIX = 'fr_live_';
 /** 24 random bytes = 192 bits, above the 160 bits C25 asks for; 32 base64url characters. */
 const KEY_RANDOM_BYTES = 24;
-const KEY_BODY_LENGTH = 32;
+export const KEY_BODY_LENGTH = 32;
 export const KEY_LENGTH = KEY_PREFIX.length + KEY_BODY_LENGTH;
 /** Enough to recognise a key in a list (4 random characters), far too little to use it. */
 export const DISPLAY_PREFIX_LENGTH = 12;
