@@ -244,8 +244,75 @@ describe('protocol', () => {
       expect(r.status, String(accept)).toBe(200);
       expect(await r.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     }
-    expect((await post('text/event-stream')).status).toBe(406);
-    expect((await post('application/json;q=0')).status).toBe(406);
+    for (const accept of ['text/event-stream', 'application/json;q=0', 'application/msgpack']) {
+      const r = await post(accept);
+      expect(r.status, accept).toBe(406);
+      // Not the SDK's "must accept both application/json and text/event-stream": JSON is all it takes.
+      const body = (await r.json()) as { error: { code: number; message: string } };
+      expect(body.error.message).toMatch(/application\/json only/);
+      expect(body.error.message).not.toMatch(/both/);
+      // Counted like any answered request (C30): it carries the RateLimit fields.
+      expect(r.headers.get('ratelimit')).not.toBeNull();
+    }
+  });
+
+  it('a batch is answered with one entry per request: invalid elements get their own -32600, the rest are served (JSON-RPC 2.0 §6)', async () => {
+    const headers = { ...access.headers, 'content-type': 'application/json', accept: MCP_ACCEPT };
+    const post = async (body: unknown) => {
+      const r = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(body) });
+      return { status: r.status, body: (await r.json()) as unknown };
+    };
+    const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+    const mixed = await post([ping(1), { jsonrpc: '1.0', id: 2, method: 'ping' }, 5]);
+    expect(mixed.status).toBe(200);
+    expect(mixed.body).toEqual([
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: 2, error: { code: -32600, message: expect.stringMatching(/batch element 1/) } },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringMatching(/batch element 2/) },
+      },
+    ]);
+    // One request and a notification: still an array, not the bare object the SDK sends.
+    const one = await post([ping(7), { jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    expect(one).toEqual({ status: 200, body: [{ jsonrpc: '2.0', id: 7, result: {} }] });
+    // initialize must come alone (MCP lifecycle), and the refusal says so.
+    const init = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'a', version: '1' } },
+    };
+    const withInit = await post([ping(1), init]);
+    expect(withInit.status).toBe(400);
+    expect(withInit.body).toMatchObject({
+      error: { code: -32600, message: /initialize must be sent alone/ },
+    });
+  });
+
+  it('initialize with missing or wrong params is -32602 Invalid params naming the field, not -32603', async () => {
+    const headers = { ...access.headers, 'content-type': 'application/json', accept: MCP_ACCEPT };
+    for (const [params, field] of [
+      [undefined, /params: /],
+      [{ protocolVersion: '2025-03-26' }, /params\.clientInfo: /],
+      [
+        { protocolVersion: 7, capabilities: {}, clientInfo: { name: 'a', version: '1' } },
+        /params\.protocolVersion: /,
+      ],
+    ] as const) {
+      const r = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'initialize', params }),
+      });
+      const body = (await r.json()) as { id: number; error: { code: number; message: string } };
+      expect(body.id).toBe(9);
+      expect(body.error.code, JSON.stringify(params)).toBe(-32602);
+      expect(body.error.message).toMatch(/^Invalid params: /);
+      expect(body.error.message).toMatch(field);
+      expect(body.error.message).not.toContain('\n');
+    }
   });
 
   it('a body that is not JSON is a JSON-RPC parse error; over 1 MiB is 413', async () => {
@@ -257,11 +324,18 @@ describe('protocol', () => {
     // As /openapi.json documents it.
     expect(schemaErrors('JsonRpcError', parseError)).toBeNull();
     // JSON, but not a JSON-RPC message: Invalid Request (JSON-RPC 2.0 §5.1), not a parse error.
-    for (const text of ['{}', '[]', '"ping"', '{"jsonrpc":"2.0","id":null,"method":"ping"}', '[{"foo":1}]']) {
+    for (const text of ['{}', '[]', '"ping"', '{"jsonrpc":"2.0","id":null,"method":"ping"}']) {
       const r = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: text });
       expect(r.status, text).toBe(400);
       expect(await r.json(), text).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
     }
+    // A batch of nothing valid: one error per element, in an array (JSON-RPC 2.0 §6).
+    const none = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: '[{"foo":1},2]' });
+    expect(none.status).toBe(400);
+    expect(await none.json()).toMatchObject([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: /batch element 0/ } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: /batch element 1/ } },
+    ]);
     const big = await fetch(`${server.url}/mcp`, {
       method: 'POST',
       headers,
@@ -566,6 +640,10 @@ describe('stdio mode', () => {
       [null, -32600],
       [3, 'ok'],
     ]);
+    // The message says what a message must be, and that a batch is not one here.
+    const messages = lines.slice(1, 4).map((l) => (l as { error?: { message: string } }).error!.message);
+    for (const m of messages)
+      expect(m).toMatch(/^Invalid Request: not a JSON-RPC 2\.0 message .*no batches over stdio$/);
   });
 
   it('stdio: a line over 10 MiB ends the process with a message and exit 1, not silence', async () => {

@@ -47,24 +47,44 @@ const STATUS: Record<number, string> = {
 const isToolCall = (m: unknown) =>
   typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call';
 
-/**
- * Why JSON that parsed is still not a JSON-RPC 2.0 message or batch, or null. The
- * SDK's transport answers these -32700 Parse error; JSON-RPC 2.0 §5.1 says -32600.
- */
-function invalidRequest(body: unknown): string | null {
-  if (Array.isArray(body)) {
-    if (body.length === 0) return 'an empty batch';
-    const bad = body.findIndex((m) => !JSONRPCMessageSchema.safeParse(m).success);
-    return bad < 0 ? null : `batch element ${bad} is not a JSON-RPC 2.0 message`;
-  }
-  return JSONRPCMessageSchema.safeParse(body).success
-    ? null
-    : 'not a JSON-RPC 2.0 message (jsonrpc "2.0", a method and a string or number id, or a notification)';
+const isInitialize = (m: unknown) =>
+  typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize';
+
+/** The SDK transport's own limit (MAX_BATCH_SIZE): a longer batch is refused whole, by it. */
+const BATCH_MAX = 100;
+
+const NOT_ACCEPTABLE = () =>
+  jsonResponse(
+    406,
+    rpcError(
+      -32000,
+      'Not Acceptable: /mcp answers in application/json only (no event streams); send an Accept that admits it, such as application/json or */*',
+    ),
+  );
+
+const NOT_A_MESSAGE =
+  'not a JSON-RPC 2.0 message (jsonrpc "2.0", a method and a string or number id, or a notification)';
+
+/** A JSON-RPC error object; `id` is the message's own when it could be read (JSON-RPC 2.0 §5). */
+function rpcError(code: number, message: string, id: unknown = null) {
+  return {
+    jsonrpc: '2.0',
+    error: { code, message },
+    id: typeof id === 'string' || typeof id === 'number' ? id : null,
+  };
+}
+
+function jsonResponse(status: number, value: unknown): Response {
+  return new Response(JSON.stringify(value), { status, headers: { 'Content-Type': JSON_TYPE } });
 }
 
 /**
  * One POST to /mcp, web-standard in and out. `body` is the parsed JSON-RPC message
  * (or batch); undefined makes the transport read and parse `request`'s own body.
+ *
+ * JSON that is not a JSON-RPC 2.0 message is -32600 Invalid Request (JSON-RPC 2.0
+ * §5.1; the SDK's transport would say -32700 Parse error). In a batch, each such
+ * element gets its own error in the answer's array and the others are served (§6).
  *
  * C24: a POST carrying a tools/call while no snapshot is loaded is answered
  * 503 `{"detail":"No data loaded"}` like a REST data route, so HTTP clients and
@@ -77,24 +97,58 @@ export async function handleMcpPost(
   snap: ServingSnapshot | null,
   info: McpServerInfo,
 ): Promise<Response> {
-  const invalid = body === undefined ? null : invalidRequest(body);
-  if (invalid !== null) {
-    return new Response(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        error: { code: -32600, message: `Invalid Request: ${invalid}` },
-        id: null,
-      }),
-      { status: 400, headers: { 'Content-Type': JSON_TYPE } },
+  if (Array.isArray(body) && body.length <= BATCH_MAX) return handleBatch(request, body, snap, info);
+  if (body !== undefined && !Array.isArray(body) && !JSONRPCMessageSchema.safeParse(body).success)
+    return jsonResponse(400, rpcError(-32600, `Invalid Request: ${NOT_A_MESSAGE}`, idOf(body)));
+  if (snap === null && isToolCall(body)) return noData();
+  return serve(request, body, snap, info);
+}
+
+const idOf = (m: unknown): unknown =>
+  typeof m === 'object' && m !== null ? (m as { id?: unknown }).id : null;
+
+const noData = () =>
+  new Response(NO_DATA, { status: 503, headers: { 'Content-Type': JSON_TYPE, 'Retry-After': '30' } });
+
+/** A JSON-RPC batch (JSON-RPC 2.0 §6): one answer per request, invalid elements included. */
+async function handleBatch(
+  request: Request,
+  batch: unknown[],
+  snap: ServingSnapshot | null,
+  info: McpServerInfo,
+): Promise<Response> {
+  if (batch.length === 0) return jsonResponse(400, rpcError(-32600, 'Invalid Request: an empty batch'));
+  // MCP's lifecycle: initialize is sent alone (the SDK would say "only one initialization request").
+  if (batch.length > 1 && batch.some(isInitialize))
+    return jsonResponse(
+      400,
+      rpcError(-32600, 'Invalid Request: initialize must be sent alone, not in a batch (MCP lifecycle)'),
     );
-  }
-  if (snap === null && (Array.isArray(body) ? body.some(isToolCall) : isToolCall(body))) {
-    return new Response(NO_DATA, {
-      status: 503,
-      headers: { 'Content-Type': JSON_TYPE, 'Retry-After': '30' },
-    });
-  }
-  // Stateless (no session id generator): this pair serves this one request only.
+  const valid: unknown[] = [];
+  const errors: unknown[] = [];
+  batch.forEach((m, i) => {
+    if (JSONRPCMessageSchema.safeParse(m).success) valid.push(m);
+    else errors.push(rpcError(-32600, `Invalid Request: batch element ${i} is ${NOT_A_MESSAGE}`, idOf(m)));
+  });
+  if (valid.length === 0) return jsonResponse(400, errors);
+  if (snap === null && valid.some(isToolCall)) return noData();
+  const served = await serve(request, valid, snap, info);
+  // Only notifications were valid: nothing to answer but the errors.
+  if (served.status === 202) return errors.length === 0 ? served : jsonResponse(200, errors);
+  if (served.status !== 200) return served;
+  // The SDK answers a batch holding one request with a bare object; a batch's answer is an array.
+  const answered: unknown = await served.json();
+  const all = [...(Array.isArray(answered) ? answered : [answered]), ...errors];
+  return jsonResponse(200, all);
+}
+
+/** The SDK's transport and a server for this one request (stateless, JSON responses). */
+async function serve(
+  request: Request,
+  body: unknown,
+  snap: ServingSnapshot | null,
+  info: McpServerInfo,
+): Promise<Response> {
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
   const server = createMcpServer(info, () => snap);
   await server.connect(transport);
@@ -110,12 +164,15 @@ export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpS
     // Every HTTP request to /mcp passes the gate and counts one, like a REST call (C30).
     // The request object is valid only in this callback: copy what the transport reads.
     const headers: Array<[string, string]> = [];
+    let refusesJson = false;
     req.forEach((k, v) => {
       if (k === 'content-length' || k === 'transfer-encoding') return;
       // Answers are always JSON (no event streams): any Accept that takes JSON (`*/*`,
       // `APPLICATION/JSON`, none) is what the SDK requires to hear, both types listed.
-      if (k === 'accept' && acceptsJson(v)) headers.push([k, BOTH_TYPES]);
-      else headers.push([k, v]);
+      if (k === 'accept') {
+        refusesJson = !acceptsJson(v);
+        headers.push([k, BOTH_TYPES]);
+      } else headers.push([k, v]);
     });
     if (!headers.some(([k]) => k === 'accept')) headers.push(['accept', BOTH_TYPES]);
     const answer = (raw: Buffer) => {
@@ -131,7 +188,8 @@ export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpS
         body = undefined;
         request = new Request(MCP_URL, { method: 'POST', headers, body: raw });
       }
-      handleMcpPost(request, body, snap, info)
+      // Said here: the SDK's 406 asks for text/event-stream as well, which we never send.
+      (refusesJson ? Promise.resolve(NOT_ACCEPTABLE()) : handleMcpPost(request, body, snap, info))
         .then((response) => writeResponse(call, response, snap, started))
         .catch((e: unknown) => {
           // JSON-RPC's own internal error, once (http/guard.ts logs it).

@@ -9,7 +9,13 @@
  * (tools.ts), and building one per request is a few Maps and closures.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { type CallToolRequest, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolRequest,
+  ErrorCode,
+  type InitializeRequest,
+  InitializeRequestSchema,
+  type InitializeResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { z } from 'zod';
 import type { ServingSnapshot } from '../snapshot/serving.js';
@@ -44,6 +50,7 @@ const NO_ELICITATION_VALIDATOR: jsonSchemaValidator = {
  * no parameter we use (there is one page).
  */
 const LOOSE_CALL_TOOL = z.object({ method: z.literal('tools/call') }).passthrough();
+const LOOSE_INITIALIZE = z.object({ method: z.literal('initialize') }).passthrough();
 const LOOSE_LIST_TOOLS = z.object({ method: z.literal('tools/list') }).passthrough();
 
 /** A server whose tools read `snapshot()` once per call. */
@@ -52,6 +59,18 @@ export function createMcpServer(info: McpServerInfo, snapshot: () => ServingSnap
     capabilities: { tools: {} },
     instructions: SERVER_INSTRUCTIONS,
     jsonSchemaValidator: NO_ELICITATION_VALIDATOR,
+  });
+  // The SDK parses initialize strictly too, so missing params were -32603 with a Zod
+  // dump as the message: checked here instead, -32602 naming what is wrong, then
+  // handed to the Server's own initialize (what its constructor registers).
+  const ownInitialize = (server as unknown as SdkServerInternals)._oninitialize.bind(server);
+  server.setRequestHandler(LOOSE_INITIALIZE, (request) => {
+    const parsed = InitializeRequestSchema.safeParse(request);
+    if (!parsed.success)
+      throw Object.assign(new Error(`Invalid params: ${describeIssues(parsed.error.issues)}`), {
+        code: ErrorCode.InvalidParams,
+      });
+    return ownInitialize(parsed.data);
   });
   server.setRequestHandler(LOOSE_LIST_TOOLS, () => LIST_TOOLS_RESULT);
   server.setRequestHandler(LOOSE_CALL_TOOL, (request) => {
@@ -64,4 +83,19 @@ export function createMcpServer(info: McpServerInfo, snapshot: () => ServingSnap
     return callTool(snapshot(), name, args);
   });
   return server;
+}
+
+/** The SDK Server's initialize handler: private in its types, stable within the pinned 1.32. */
+interface SdkServerInternals {
+  _oninitialize(request: InitializeRequest): Promise<InitializeResult>;
+}
+
+/** Zod issues as one line: `params.clientInfo: expected object, received undefined; …`. */
+function describeIssues(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => `${i.path.map(String).join('.') || 'message'}: ${i.message}`)
+    .join('; ');
 }

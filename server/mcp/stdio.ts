@@ -56,7 +56,7 @@ export async function runMcp(argv: string[], io: CliIo): Promise<number> {
       rpcError(
         transport,
         -32600,
-        'Invalid Request: one JSON-RPC 2.0 request or notification per line (no batches over stdio)',
+        'Invalid Request: not a JSON-RPC 2.0 message (jsonrpc "2.0", a method and a string or number id, or a notification); one message per line, no batches over stdio',
       );
     else if (/ReadBuffer exceeded/.test(e.message)) {
       io.err('fundreturns mcp: a message over 10 MiB: stopping (no line may be longer)');
