@@ -334,7 +334,11 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
       // every key created since. The operator decides; a restart takes the store as it is.
       if (state.version < table.version)
         throw new Error(
-          `the store went back from change ${table.version} to ${state.version}: changes were lost`,
+          `the store went back from change ${table.version} to ${state.version}: changes were lost` +
+            // The counts live beside the log: whatever lost one lost the other.
+            (redisUrl === null
+              ? ''
+              : "; this month's request counts and burst state in Redis may have gone back too (accounts may be admitted past their quota)"),
         );
       table = buildKeyTable(state, slots, plans);
       if (lastRefreshError !== null) log.info({ version: state.version }, 'access store readable again');

@@ -531,6 +531,8 @@ describe('many machines: one Redis (C26–C28)', () => {
       await c.connect();
       await c.flushAll();
       await waitFor(async () => a.logs().includes('went back from change'), 5000, 'flush noticed');
+      // The operator is told the counts went with it, not only the keys.
+      expect(a.logs()).toMatch(/went back from change[^\n]*request counts and burst state in Redis/);
       // The plans each server recorded at start are recorded again (accounts show reads them).
       await waitFor(async () => (await c.get('fr:plans')) !== null, 8000, 'plans recorded again');
       // Polled every second meanwhile, the same problem is said once, not once a poll.
