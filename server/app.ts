@@ -76,27 +76,20 @@ export function createApp(ctx: AppContext): TemplatedApp {
   const app = loadUws().App();
   guardRoutes(app);
 
-  app.get('/healthz', (res, req) => {
-    const call = new Call(res, req, 'GET', '/healthz');
+  // HEAD through the same reply as GET: the same negotiated type, coding, Vary and length.
+  const health = (res: HttpResponse, req: HttpRequest, head: boolean) => {
+    const call = new Call(res, req, head ? 'HEAD' : 'GET', '/healthz');
     const h = ctx.health();
     call.reply(statusLine(h.status), JSON_TYPE, h.body, NO_STORE);
-  });
-  app.head('/healthz', (res, req) => {
-    const call = new Call(res, req, 'HEAD', '/healthz');
-    const h = ctx.health();
-    call.replyHead(statusLine(h.status), JSON_TYPE, Buffer.byteLength(h.body), NO_STORE);
-  });
+  };
+  app.get('/healthz', (res, req) => health(res, req, false));
+  app.head('/healthz', (res, req) => health(res, req, true));
 
   const serveResource = (res: HttpResponse, req: HttpRequest, head: boolean) => {
     const path = req.getUrl();
     const call = new Call(res, req, head ? 'HEAD' : 'GET', path);
     const r = ctx.resource(path);
-    if (!r) {
-      if (head) call.replyHead('404 Not Found', JSON_TYPE, NOT_FOUND.length);
-      else call.reply('404 Not Found', JSON_TYPE, NOT_FOUND);
-      return;
-    }
-    if (head) call.replyHead('200 OK', r.contentType, r.body.byteLength, r.headers);
+    if (!r) call.reply('404 Not Found', JSON_TYPE, NOT_FOUND);
     else call.reply('200 OK', r.contentType, r.body, r.headers);
   };
   // Exact paths, since uWS ranks the 405 catch-all of an exact path above a wildcard GET.

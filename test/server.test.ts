@@ -582,7 +582,10 @@ describe('routing errors (C21)', () => {
   it('public resources answer HEAD with the length of GET, and other methods 405 (C21)', async () => {
     for (const path of ['/openapi.json', '/docs', '/problems/unauthorized', '/.well-known/api-catalog']) {
       const g = await fetch(server.url + path, { headers: { 'accept-encoding': 'identity' } });
-      const h = await fetch(server.url + path, { method: 'HEAD' });
+      const h = await fetch(server.url + path, {
+        method: 'HEAD',
+        headers: { 'accept-encoding': 'identity' },
+      });
       expect(h.status, path).toBe(200);
       expect(h.headers.get('content-length'), path).toBe(String((await g.arrayBuffer()).byteLength));
       const p = await fetch(server.url + path, { method: 'POST', body: '{}' });
@@ -591,6 +594,27 @@ describe('routing errors (C21)', () => {
     }
     const missing = await fetch(`${server.url}/problems/nothing-here`, { method: 'HEAD' });
     expect(missing.status).toBe(404);
+  });
+
+  it('HEAD negotiates like GET: the same type, coding, Vary and length (RFC 9110 §9.3.2)', async () => {
+    const cases: Array<[string, Record<string, string>]> = [
+      ['/healthz', { accept: 'application/msgpack' }],
+      ['/healthz', {}],
+      ['/openapi.json', { 'accept-encoding': 'gzip' }],
+      ['/openapi.json', { 'accept-encoding': 'br;q=1, gzip;q=0.5' }],
+      ['/openapi.json', { 'accept-encoding': 'identity' }],
+      ['/docs', { 'accept-encoding': 'gzip' }],
+      ['/problems/nothing-here', { accept: 'application/msgpack' }],
+    ];
+    for (const [path, headers] of cases) {
+      const what = `${path} ${JSON.stringify(headers)}`;
+      const g = await fetch(server.url + path, { headers });
+      const h = await fetch(server.url + path, { method: 'HEAD', headers });
+      await g.arrayBuffer();
+      expect(h.status, what).toBe(g.status);
+      for (const name of ['content-type', 'content-encoding', 'vary', 'content-length'])
+        expect(h.headers.get(name), `${what} ${name}`).toBe(g.headers.get(name));
+    }
   });
 });
 

@@ -109,14 +109,6 @@ export class Call {
     headers: HeaderBlock = NO_HEADERS,
   ): void {
     if (this.aborted) return;
-    if (this.method === 'HEAD') {
-      // RFC 9110 §9.3.2: no content, whatever the answer (a 404 or 405 included): a body
-      // would be read by a keep-alive client as the start of its next response.
-      const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-      this.replyHead(status, contentType, length, headers);
-      this.logged(status);
-      return;
-    }
     let type = contentType;
     let payload: Uint8Array | string = body;
     let encoding: string | null = null;
@@ -132,6 +124,15 @@ export class Call {
     }
     payload = this.compressed(payload);
     encoding = this.coding;
+    if (this.method === 'HEAD') {
+      // RFC 9110 §9.3.2: GET's header fields, negotiated the same way, and no content,
+      // whatever the answer (a 404 or 405 included): a body would be read by a
+      // keep-alive client as the start of its next response.
+      const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
+      this.head(status, type, contentType, encoding, length, headers);
+      this.logged(status);
+      return;
+    }
     const extra = this.extraHeaders;
     if (this.deferred)
       this.res.cork(() => write(this.res, status, type, contentType, encoding, payload, headers, extra));
@@ -164,16 +165,25 @@ export class Call {
     return payload;
   }
 
-  /** A HEAD answer: GET's headers and length, no body. */
-  replyHead(status: string, contentType: string, length: number, headers: HeaderBlock = NO_HEADERS): void {
-    if (this.aborted) return;
+  /** Status and header lines as `write` sends them for GET, with the body's length and no body. */
+  private head(
+    status: string,
+    type: string,
+    contentType: string,
+    encoding: string | null,
+    length: number,
+    headers: HeaderBlock,
+  ): void {
     const res = this.res;
     // This uWS build aborts the process if endWithoutBody runs without an abort handler.
     res.onAborted(() => {
       this.aborted = true;
     });
     const write = () => {
-      const w = startHead(status, contentType).bytes(headers);
+      const w = startHead(status, type);
+      if (contentType === JSON_TYPE) w.bytes(VARY_LINE);
+      if (encoding !== null) w.bytes(encoding === 'br' ? BR_LINE : GZIP_LINE);
+      w.bytes(headers);
       this.extraHeaders?.writeHeaders(w);
       // Content-Length written here, not passed to endWithoutBody: given a length, this
       // uWS build closes the connection at the next request instead of keeping it alive.
