@@ -104,7 +104,7 @@ export function getCalendar(snap: ServingSnapshot, code: string | null, params: 
   if (i < 0) return unknownFund(v.value.code);
   if (v.value.year === null) {
     const row = snap.rows.row(RowKind.Calendar, i);
-    if (row.byteLength === 0) return notFound(`Fund ${v.value.code} has no calendar-year returns`);
+    if (row.length === 0) return notFound(`Fund ${v.value.code} has no calendar-year returns`);
     return { status: 200, body: row };
   }
   const row = snap.lookup.calendarYearJson(i, v.value.year);

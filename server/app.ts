@@ -312,15 +312,15 @@ function directRow(
   const i = snap.lookup.find(code);
   if (i < 0) return null;
   const prepared = day === null ? snap.rows.row(kind, i) : null;
+  // `.length`, not `.byteLength`: the same for bytes, and an inline load (core/bytes.ts).
   // An empty calendar row is the general path's 404.
-  if (prepared !== null && prepared.byteLength === 0) return null;
-  if (!repliesAsIs(req.getHeader(requestHeader.accept), prepared === null ? 0 : prepared.byteLength))
-    return null;
+  if (prepared !== null && prepared.length === 0) return null;
+  if (!repliesAsIs(req.getHeader(requestHeader.accept), prepared === null ? 0 : prepared.length)) return null;
   const d = ctx.gate.admit(req.getHeader(requestHeader.authorization));
   if (d instanceof Promise || !d.ok) return d;
   // An as_of row is computed only once admitted (C23: the gate comes first).
   const row = day === null ? prepared : answers.trailingRowAt(snap, i, day);
-  if (row === null || !repliesAsIs('', row.byteLength)) return d;
+  if (row === null || !repliesAsIs('', row.length)) return d;
   writeJsonAsIs(res, req, row, snap.dataHeaders, d.headers);
   return ANSWERED;
 }

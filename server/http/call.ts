@@ -128,7 +128,7 @@ export class Call {
       // RFC 9110 §9.3.2: GET's header fields, negotiated the same way, and no content,
       // whatever the answer (a 404 or 405 included): a body would be read by a
       // keep-alive client as the start of its next response.
-      const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
+      const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
       this.head(status, type, contentType, encoding, length, headers);
       this.logged(status);
       return;
@@ -154,7 +154,8 @@ export class Call {
    */
   compressed(payload: Uint8Array | string): Uint8Array | string {
     this.coding = null;
-    const size = typeof payload === 'string' ? payload.length : payload.byteLength;
+    // `.length` of bytes, not `.byteLength`: an inline load (core/bytes.ts).
+    const size = payload.length;
     if (size < COMPRESS_MIN_BYTES || this.acceptEncoding.length === 0) return payload;
     this.coding = chooseEncoding(this.acceptEncoding);
     if (this.coding === 'br')
