@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -225,6 +225,37 @@ describe('bad input in a full build (C36)', () => {
       snapshots: snaps,
     });
     await buildFromSource({ ...base, source: three, snapshots: snaps });
+  });
+
+  it('with CURRENT missing or naming an unreadable snapshot, the newest readable one is the measure of a shrink', async () => {
+    const codes = ['AAA', 'BBB', 'CCC', 'DDD', 'EEE'];
+    const prices = Object.fromEntries(codes.map((c) => [c, GOOD]));
+    const snaps = dir('shrink-lost-snaps');
+    const full = await buildFromSource({
+      ...base,
+      source: writeSource(dir('shrink-lost-full'), codes.map(fundRow), prices),
+      snapshots: snaps,
+    });
+    const cut = writeSource(dir('shrink-lost-cut'), codes.slice(0, 2).map(fundRow), prices);
+    for (const damage of [
+      () => writeFileSync(join(snaps, 'CURRENT'), 'gone\n'),
+      () => rmSync(join(snaps, 'CURRENT')),
+    ]) {
+      damage();
+      await expect(buildFromSource({ ...base, source: cut, snapshots: snaps })).rejects.toThrow(
+        new RegExp(`would have 2 funds, the newest published one \\(${full.id}\\) has 5: .*--allow-shrink`),
+      );
+    }
+    // A live snapshot whose manifest no longer reads: the newest readable one measures.
+    const second = await buildFromSource({
+      ...base,
+      source: writeSource(dir('shrink-lost-again'), codes.slice(0, 4).map(fundRow), prices),
+      snapshots: snaps,
+    });
+    writeFileSync(join(snaps, second.id, 'manifest.json'), '{');
+    await expect(buildFromSource({ ...base, source: cut, snapshots: snaps })).rejects.toThrow(
+      new RegExp(`the newest published one \\(${full.id}\\) has 5`),
+    );
   });
 
   it('rows of a price file whose header lost its price column are skipped rows, so the bound holds (C36)', async () => {

@@ -13,7 +13,7 @@ import { writeSnapshotFiles } from '../core/snapshot/writer.js';
 import type { FundRecord } from '../core/types.js';
 import { deriveRows } from './derive.js';
 import type { PriceTask } from './prices-worker.js';
-import { prune, publish, readCurrent, snapshotId, stagingDir } from './publish.js';
+import { listSnapshots, prune, publish, readCurrent, snapshotId, stagingDir } from './publish.js';
 import { readPrices } from './read-prices.js';
 import { BuildReport } from './report.js';
 import { parseFundsFile } from './source/funds.js';
@@ -155,23 +155,43 @@ export function phaseTimer(): { timings: Record<string, number>; lap: (name: str
  * publish and turn most codes into 404s at once. `--allow-shrink` publishes it.
  */
 export function checkShrink(snapshots: string, funds: number, report: BuildReport): void {
-  const current = readCurrent(snapshots);
-  if (current === null) return;
-  let live: number;
-  try {
-    live = (JSON.parse(readFileSync(join(snapshots, current, 'manifest.json'), 'utf8')) as Manifest).counts
-      .funds;
-  } catch {
-    // No readable live snapshot: nothing to compare with.
-    return;
-  }
-  if (funds * 2 < live)
+  const live = liveUniverse(snapshots);
+  if (live === null) return;
+  if (funds * 2 < live.funds)
     throw new BuildError(
-      `the new snapshot would have ${funds} funds, the live one (${current}) has ${live}: refusing to publish ` +
+      `the new snapshot would have ${funds} funds, the ${live.which} (${live.id}) has ${live.funds}: refusing to publish ` +
         'a universe that lost more than half its funds (a truncated funds.csv, unreadable price files?). ' +
         'Pass --allow-shrink to publish it anyway.',
       report,
     );
+}
+
+/**
+ * The universe a new build is measured against: CURRENT's snapshot, or, when CURRENT
+ * is missing or names nothing readable (a deleted or damaged snapshot: when the guard
+ * matters most), the newest published snapshot whose manifest reads. Null: none.
+ */
+function liveUniverse(snapshots: string): { id: string; funds: number; which: string } | null {
+  const current = readCurrent(snapshots);
+  const live = current === null ? null : fundsIn(snapshots, current);
+  if (current !== null && live !== null) return { id: current, funds: live, which: 'live one' };
+  const published = listSnapshots(snapshots);
+  for (let i = published.length - 1; i >= 0; i--) {
+    const n = fundsIn(snapshots, published[i].id);
+    if (n !== null) return { id: published[i].id, funds: n, which: 'newest published one' };
+  }
+  return null;
+}
+
+/** A published snapshot's fund count from its manifest, or null when that does not read. */
+function fundsIn(snapshots: string, id: string): number | null {
+  try {
+    const n = (JSON.parse(readFileSync(join(snapshots, id, 'manifest.json'), 'utf8')) as Manifest).counts
+      .funds;
+    return typeof n === 'number' ? n : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A share just over its bound, with the digits that show it is over (1.0002 %, not 1.000 %). */
