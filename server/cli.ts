@@ -2,6 +2,8 @@
  * Server-side subcommands of `fundreturns` (loaded only when asked for, so the
  * builder's commands never load uWS).
  */
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { UsageError } from '../builder/cli/args.js';
 import type { CliIo } from '../builder/cli/main.js';
 import { redactUrl } from './access/open-store.js';
@@ -16,6 +18,7 @@ export async function run(command: string, argv: string[], io: CliIo): Promise<n
   }
   if (command !== 'serve') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   const config = parseServeConfig(argv, io.env);
+  const unpublished = snapshotsNotYetPublished(config.snapshots);
   // Signals are taken from the start: one during startup (the snapshot loading) stops
   // the server as soon as it is up, never kills it mid-way. A repeated signal changes
   // nothing: the drain is already bounded (every in-flight body has 10 s). SIGHUP is
@@ -38,6 +41,11 @@ export async function run(command: string, argv: string[], io: CliIo): Promise<n
     io.err(
       `fundreturns: serving on ${localBaseUrl(config.host, server.port)} (${config.threads} threads) from ${config.snapshots}`,
     );
+    if (unpublished !== null)
+      io.err(
+        `fundreturns: warning: ${unpublished}: /v1 and /mcp answer 503 until a snapshot is published there ` +
+          `(fundreturns build --source DIR --snapshots ${config.snapshots})`,
+      );
     if (server.keys === 0)
       io.err(
         `fundreturns: warning: no API keys in ${redactUrl(config.store)}: every /v1 and /mcp request answers 401 ` +
@@ -49,4 +57,22 @@ export async function run(command: string, argv: string[], io: CliIo): Promise<n
     for (const s of signals) process.off(s, onSignal);
   }
   return 0;
+}
+
+/**
+ * A snapshots directory the builder can publish into later is no reason not to start
+ * (C24: 503 until then), but worth a warning; one that can never be read (a file, no
+ * permission) is a configuration error, refused before anything starts.
+ */
+function snapshotsNotYetPublished(dir: string): string | null {
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error(`--snapshots ${dir} is not a directory`);
+    accessSync(dir, constants.R_OK | constants.X_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return `${dir} does not exist yet`;
+    if (code === undefined) throw e;
+    throw new Error(`--snapshots ${dir} cannot be read (${code})`);
+  }
+  return existsSync(join(dir, 'CURRENT')) ? null : `no snapshot is published in ${dir} yet (no CURRENT)`;
 }

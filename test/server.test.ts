@@ -8,7 +8,16 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { unpack } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotLookup } from '../core/lookup.js';
-import { cli, type ServerProcess, schemaErrors, startServedUniverse, type TestAccess } from './harness.js';
+import {
+  cli,
+  type ServerProcess,
+  schemaErrors,
+  setupAccess,
+  startServe,
+  startServedUniverse,
+  type TestAccess,
+  waitFor,
+} from './harness.js';
 
 let dir: string;
 let snapshots: string;
@@ -625,6 +634,28 @@ describe('process', () => {
     const r = cli(['serve', '--port', '0', '--snapshots', snapshots, '--claim-file', bad]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/claim/);
+  });
+
+  it('a --snapshots that can never hold snapshots (a file) is refused; a missing one starts with a warning (C24)', async () => {
+    const file = join(dir, 'not-a-dir');
+    writeFileSync(file, 'x');
+    const r = cli(['serve', '--port', '0', '--snapshots', file]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/--snapshots .*not-a-dir is not a directory/);
+    // Its own store: the served universe's is claimed by its server.
+    const own = setupAccess(join(dir, 'not-yet-access'));
+    const missing = await startServe([...own.flags, '--snapshots', join(dir, 'not-yet')]);
+    try {
+      await waitFor(
+        () => /warning: .*not-yet does not exist yet/.test(missing.logs()),
+        10_000,
+        'the warning',
+      );
+      const res = await fetch(`${missing.url}/v1/funds/${codes[0]}`, { headers: own.headers });
+      expect(res.status).toBe(503);
+    } finally {
+      await missing.stop();
+    }
   });
 
   it('query exits 0 with a row, 3 without one, 2 for a code that cannot exist or a bad date (C15)', () => {
