@@ -12,7 +12,7 @@ import type { KeyTableData } from './access/table.js';
 import { type AppContext, createApp, type StaticResource } from './app.js';
 import type { ServeConfig } from './config.js';
 import { inflight } from './http/body.js';
-import { onReply } from './http/call.js';
+import { closeConnectionsAfterReplies, onReply } from './http/call.js';
 import { onInternalError } from './http/guard.js';
 import { serverLogger } from './log.js';
 import { registerMcpRoutes } from './mcp/http.js';
@@ -53,6 +53,9 @@ export type FromWorker =
   | { type: 'swapped'; id: string }
   | { type: 'swap-failed'; id: string; message: string }
   | { type: 'stopped' };
+
+/** How long a stopping server keeps answering on open connections (with Connection: close). */
+const DRAIN_MS = 250;
 
 const input = workerData as WorkerInput;
 const config = input.config;
@@ -168,6 +171,10 @@ parentPort!.on('message', (m: ToWorker) => {
   } else if (m.type === 'shutdown') {
     if (listenSocket) uws.us_listen_socket_close(listenSocket);
     listenSocket = null;
+    // Keep-alive clients still send on their open connections: for a short while each
+    // is answered with Connection: close and closed after it, so a busy client is told
+    // to go, not reset mid-request (an idle connection is closed at the end).
+    closeConnectionsAfterReplies();
     // Every request is answered synchronously once its body is in: wait only for bodies.
     const deadline = Date.now() + 10_000;
     const finish = () => {
@@ -175,9 +182,11 @@ parentPort!.on('message', (m: ToWorker) => {
         setTimeout(finish, 5);
         return;
       }
-      // close() exists on this uWS build (it ends every open connection) but is missing from its types.
-      (app as unknown as { close(): void }).close();
-      parentPort!.postMessage({ type: 'stopped' } satisfies FromWorker);
+      setTimeout(() => {
+        // close() exists on this uWS build (it ends every open connection) but is missing from its types.
+        (app as unknown as { close(): void }).close();
+        parentPort!.postMessage({ type: 'stopped' } satisfies FromWorker);
+      }, DRAIN_MS);
     };
     finish();
   }

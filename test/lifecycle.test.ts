@@ -14,6 +14,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { Agent, get as httpGet } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -418,6 +419,50 @@ describe('graceful stop', () => {
     expect(conn.received()).toMatch(/^HTTP\/1\.1 200/);
     expect(await exited).toBe(0);
     conn.close();
+  });
+
+  it('SIGTERM under keep-alive load: each busy connection gets an answer with Connection: close, never a reset', async () => {
+    const { snapshots } = generateAndBuild(join(dir, 'drain'), 5);
+    const server = await startServe([...access.flags, '--snapshots', snapshots, '--threads', '2']);
+    const code = ((await json(`${server.url}/v1/funds?limit=1`)).body.data as Array<{ code: string }>)[0]
+      .code;
+    // Node's own keep-alive agent, as an API client would use it: it does not retry.
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    const errors: string[] = [];
+    let ok = 0;
+    let told = 0;
+    const once = () =>
+      new Promise<boolean>((resolve) => {
+        const req = httpGet(
+          `${server.url}/v1/funds/${code}/trailing-returns`,
+          { agent, headers: access.headers },
+          (res) => {
+            if (res.headers.connection === 'close') told++;
+            res.resume();
+            res.on('end', () => {
+              ok++;
+              resolve(true);
+            });
+          },
+        );
+        req.on('error', (e: NodeJS.ErrnoException) => {
+          errors.push(e.code ?? e.message);
+          resolve(false);
+        });
+      });
+    const loops = Array.from({ length: 8 }, async () => {
+      while (await once()) {
+        /* until the server is gone */
+      }
+    });
+    await waitFor(() => ok > 500, 10_000, 'load');
+    const exited = server.stop('SIGTERM');
+    await Promise.all(loops);
+    agent.destroy();
+    expect(await exited).toBe(0);
+    // A new connection is refused once the server stops listening; a busy one is told, not reset.
+    expect(errors.filter((e) => e !== 'ECONNREFUSED')).toEqual([]);
+    expect(told).toBeGreaterThan(0);
   });
 
   it('a signal while the snapshot loads and threads start stops the server once up, exit 0', async () => {

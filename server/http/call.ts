@@ -22,6 +22,21 @@ import { type ContentCoding, chooseEncoding, wantsMsgpack } from './negotiation.
 /** Bodies at least this large are compressed when the client accepts it. */
 const COMPRESS_MIN_BYTES = 8 * 1024;
 
+/**
+ * Set once the server is stopping (worker.ts): every answer then carries
+ * `Connection: close` and its connection is closed after it, so a keep-alive client
+ * learns it must go elsewhere from an answer instead of a reset mid-request.
+ */
+let closingConnections = false;
+
+export function closeConnectionsAfterReplies(): void {
+  closingConnections = true;
+}
+
+export function isClosingConnections(): boolean {
+  return closingConnections;
+}
+
 /** Called after one response in `replyEvery` this thread writes (sampled access logs); null: none. */
 let replyHook: ((method: string, path: string, status: string) => void) | null = null;
 let replyEvery = 0;
@@ -240,7 +255,7 @@ function write(
   if (headers.length > 0) w.bytes(headers);
   if (extra !== null) extra.writeHeaders(w);
   res.writeStatus(w.view());
-  res.end(payload);
+  res.end(payload, closingConnections);
 }
 
 /** This thread's header writer started with a status text and its Content-Type line. */

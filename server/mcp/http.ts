@@ -9,7 +9,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type AppContext, gatedBody } from '../app.js';
-import { Call } from '../http/call.js';
+import { Call, isClosingConnections } from '../http/call.js';
 import { guard, reportInternalError } from '../http/guard.js';
 import { ascii, headerBlock, headerWriter } from '../http/headers.js';
 import { acceptsJson } from '../http/negotiation.js';
@@ -238,7 +238,7 @@ async function writeResponse(
     if (snap !== null) w.bytes(snap.dataHeaders);
     call.extraHeaders?.writeHeaders(w);
     res.writeHeader('Server-Timing', w.view());
-    res.end(payload);
+    res.end(payload, isClosingConnections());
   });
   call.logged(STATUS[response.status] ?? String(response.status));
 }
