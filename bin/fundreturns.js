@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // The CLI runs from the compiled build (npm run build); see README.
-import { main } from '../dist/builder/cli/main.js';
+
+// `serve` holds its stop signals before any module loads (server/early-signal.ts).
+if (process.argv[2] === 'serve') (await import('../dist/server/early-signal.js')).holdSignals();
+const { main } = await import('../dist/builder/cli/main.js');
 
 // A reader that stops early (`accounts list --json | head`) is not an error of ours:
 // what is left to print has nowhere to go, and the command ends as it would have.

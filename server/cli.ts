@@ -8,6 +8,7 @@ import { UsageError } from '../builder/cli/args.js';
 import type { CliIo } from '../builder/cli/main.js';
 import { redactUrl } from './access/open-store.js';
 import { localBaseUrl, parseServeConfig } from './config.js';
+import { releaseSignals } from './early-signal.js';
 import { startServer } from './main.js';
 
 export async function run(command: string, argv: string[], io: CliIo): Promise<number> {
@@ -36,6 +37,9 @@ export async function run(command: string, argv: string[], io: CliIo): Promise<n
   };
   const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
   for (const s of signals) process.on(s, onSignal);
+  // One that came while modules loaded (bin/ held it) counts as if it came now.
+  const early = releaseSignals();
+  if (early !== null) onSignal(early);
   try {
     const server = await startServer(config);
     io.err(
