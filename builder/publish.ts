@@ -23,15 +23,28 @@ import { fsyncDir } from '../core/snapshot/writer.js';
 export const CURRENT_FILE = 'CURRENT';
 const TMP_PREFIX = '.tmp-';
 
+/** The longest file name Linux allows, so the longest CURRENT can name. */
+const NAME_MAX = 255;
+
+/** A CURRENT's content as quoted in a message: JSON-escaped, at most 60 characters of it. */
+function preview(name: string): string {
+  return name.length > 60 ? `${JSON.stringify(name.slice(0, 60))}…` : JSON.stringify(name);
+}
+
 /** The live snapshot's directory name, or null when nothing is published. */
 export function readCurrent(snapshotsDir: string): string | null {
   try {
     const name = readFileSync(join(snapshotsDir, CURRENT_FILE), 'utf8').trim();
     if (name.length === 0) return null;
+    // No file name is longer: whatever this is, it is not copied whole into logs and /healthz.
+    if (name.length > NAME_MAX)
+      throw new Error(
+        `${join(snapshotsDir, CURRENT_FILE)} holds ${name.length} characters (${preview(name)}), not a snapshot name`,
+      );
     // A name, never a path: CURRENT must not lead out of the snapshots directory.
     if (/[/\\]/.test(name) || name === '.' || name === '..')
       throw new Error(
-        `${join(snapshotsDir, CURRENT_FILE)} names ${JSON.stringify(name)}, not a snapshot in that directory`,
+        `${join(snapshotsDir, CURRENT_FILE)} names ${preview(name)}, not a snapshot in that directory`,
       );
     return name;
   } catch (e) {

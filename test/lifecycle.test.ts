@@ -162,6 +162,15 @@ describe('hot swap', () => {
         'path refused',
       );
       expect(((await json(`${server.url}/healthz`)).body.snapshot as { id: string }).id).toBe(good);
+      // A CURRENT no file name could be (megabytes of it) is refused without being copied whole.
+      writeFileSync(join(snapshots, 'CURRENT'), 'a'.repeat(1_000_000));
+      await waitFor(
+        async () =>
+          /holds 1000000 characters/.test(String((await json(`${server.url}/healthz`)).body.last_error)),
+        10_000,
+        'long CURRENT refused',
+      );
+      expect(String((await json(`${server.url}/healthz`)).body.last_error).length).toBeLessThan(500);
       setCurrent(snapshots, good);
       await waitFor(
         async () => (await json(`${server.url}/healthz`)).body.last_error === undefined,
