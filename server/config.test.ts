@@ -42,6 +42,17 @@ describe('serve configuration: values and where they came from', () => {
     expect(parse(['--port', 'x'], { FUNDRETURNS_PORT: '1' })).toThrow(/^--port must be/);
   });
 
+  it('a host no URL can hold is blamed on --host, not on the --base-url made from it', () => {
+    expect(parse(['--host', '999.1.1.1'])).toThrow(
+      /^--host is not a valid host name or address: "999.1.1.1"$/,
+    );
+    expect(parse([], { FUNDRETURNS_HOST: '999.1.1.1' })).toThrow(
+      /^FUNDRETURNS_HOST \(--host\) is not a valid/,
+    );
+    // With a base URL given, the host is only where to listen.
+    expect(parse(['--host', '999.1.1.1', '--base-url', 'https://api.example.com'])().host).toBe('999.1.1.1');
+  });
+
   it('--store is a directory or a Redis URL: another scheme or a broken Redis URL is a usage error', () => {
     expect(parse(['--store', 'http://x'])).toThrow(
       /^--store must be a directory or a redis:\/\/ or rediss:\/\/ URL/,

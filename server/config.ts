@@ -68,6 +68,11 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     );
   }
   const defaultBase = localBaseUrl(host, port);
+  // A host the URL parser refuses (999.1.1.1) is the host's fault when no base URL was given.
+  if (!args.flags.has('base-url') && !URL.canParse(defaultBase))
+    throw new UsageError(
+      `${flagLabel(args, 'host')} is not a valid host name or address: ${JSON.stringify(host)}`,
+    );
   const baseUrl = stringFlag(args, 'base-url', defaultBase).replace(/\/+$/, '');
   const baseFlag = flagLabel(args, 'base-url');
   let parsed: URL;
