@@ -33,9 +33,11 @@ STORE ?= var/store
 DEMO_KEY ?= var/demo-key
 
 # A demo account and key, made once; the key is kept in $(DEMO_KEY) (mode 600)
-# because the store keeps only its hash.
+# because the store keeps only its hash. Made again when the kept key is no longer
+# a live key of the demo account (the store was reset, the key revoked).
 demo-key: setup
-	@if [ ! -s $(DEMO_KEY) ]; then \
+	@if [ -s $(DEMO_KEY) ] && ./bin/fundreturns.js keys list demo --json --store $(STORE) 2>/dev/null \
+	    | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{let live=false;try{const key=require("fs").readFileSync(process.argv[1],"utf8").trim();live=JSON.parse(s).some(k=>k.revoked_at===null&&(k.expires_at===null||Date.parse(k.expires_at)>Date.now())&&key.startsWith(k.prefix))}catch{}process.exit(live?0:1)})' $(DEMO_KEY); then :; else \
 	  ./bin/fundreturns.js accounts show demo --store $(STORE) >/dev/null 2>&1 || \
 	    ./bin/fundreturns.js accounts create demo --plan business --store $(STORE) >/dev/null; \
 	  umask 077; ./bin/fundreturns.js keys create demo --json --store $(STORE) \
