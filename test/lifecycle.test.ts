@@ -537,6 +537,14 @@ describe('start', () => {
       const h = await json(`${server.url}/healthz`);
       expect(h.body.status).toBe('empty');
       expect(h.body.last_error).toBe(`the snapshots directory ${missing} does not exist`);
+      // Made, but nothing published in it yet: /healthz follows (a new reason, said once).
+      mkdirSync(missing, { recursive: true });
+      await waitFor(
+        async () =>
+          /CURRENT is missing or empty/.test(String((await json(`${server.url}/healthz`)).body.last_error)),
+        10_000,
+        'the new reason',
+      );
     } finally {
       await server.stop();
     }

@@ -54,8 +54,11 @@ export class SnapshotManager {
   private problem: string | null = null;
   /** The last CURRENT that could not be read, so it is logged once. */
   private currentError: string | null = null;
-  /** CURRENT absent or empty: logged once per time it goes missing. */
-  private absent = false;
+  /**
+   * Why there is no CURRENT (no directory, or no CURRENT in it), logged once per
+   * reason: a directory re-created without a CURRENT is a new reason. Null: present.
+   */
+  private absent: string | null = null;
   private watcher: FSWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
   private checking = false;
@@ -143,17 +146,17 @@ export class SnapshotManager {
     }
     this.currentError = null;
     if (id === null) {
-      if (!this.absent) {
-        this.absent = true;
-        const message = existsSync(this.dir)
-          ? `no snapshot published in ${this.dir}: CURRENT is missing or empty`
-          : `the snapshots directory ${this.dir} does not exist`;
+      const message = existsSync(this.dir)
+        ? `no snapshot published in ${this.dir}: CURRENT is missing or empty`
+        : `the snapshots directory ${this.dir} does not exist`;
+      if (message !== this.absent) {
+        this.absent = message;
         this.events.log('warn', message, { serving: this.servingId });
         this.report(this.servingId === null ? message : `${message}; serving the snapshot loaded before it`);
       }
       return;
     }
-    this.absent = false;
+    this.absent = null;
     if (id === this.servingId) {
       // CURRENT names the live snapshot again: nothing left to report.
       this.refusedKey = null;
