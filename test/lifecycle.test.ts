@@ -250,6 +250,23 @@ describe('refused snapshots, tried again and fallen back on', () => {
     }
   });
 
+  it('a refused copy of a good snapshot (same build time, a snapshot name) still falls back to the good one', async () => {
+    const { snapshots } = generateAndBuild(join(dir, 'fallback-copy'), 10);
+    const good = readCurrent(snapshots)!;
+    // A restored or renamed copy: another snapshot name, the same manifest, then damaged.
+    const copy = `${good.slice(0, -4)}${good.endsWith('ffff') ? 'eeee' : 'ffff'}`;
+    corruptCopy(snapshots, good, copy);
+    setCurrent(snapshots, copy);
+    const server = await startServe([...access.flags, '--snapshots', snapshots]);
+    try {
+      const h = await json(`${server.url}/healthz`);
+      expect((h.body.snapshot as { id: string }).id).toBe(good);
+      expect(h.body.last_error).toMatch(new RegExp(`snapshot ${copy} refused`));
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('never falls back to a snapshot newer than the refused one: CURRENT may be a rollback away from it', async () => {
     const { source, snapshots } = generateAndBuild(join(dir, 'rollback'), 5, ['--daily-days', '1']);
     const older = readCurrent(snapshots)!;

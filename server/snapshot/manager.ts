@@ -211,14 +211,15 @@ export class SnapshotManager {
   }
 
   /**
-   * Serve the newest snapshot built before the refused one that loads (start only).
+   * Serve the newest snapshot built no later than the refused one that loads (start only).
    * Never a newer one: CURRENT naming an older snapshot may be a rollback away from it.
    */
   private async fallBack(): Promise<void> {
     const refused = this.refusedKey?.split('|')[0];
     const all = listSnapshots(this.dir);
     const builtAt = all.find((s) => s.id === refused)?.builtAt ?? Number.POSITIVE_INFINITY;
-    for (const { id } of all.filter((s) => s.id !== refused && s.builtAt < builtAt).reverse()) {
+    // Built at the same time is not newer: a copy of a good snapshot (restored, renamed) counts.
+    for (const { id } of all.filter((s) => s.id !== refused && s.builtAt <= builtAt).reverse()) {
       try {
         const msg = await loadForServing(this.dir, id);
         this.servingId = id;
