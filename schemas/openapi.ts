@@ -411,14 +411,21 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
               content: { 'application/json': { schema: { type: ['object', 'array'] } } },
             },
             '202': { description: 'Accepted notification or response; no body.', headers: LIMIT_HEADERS },
-            '400': jsonRpcError(
-              'A body that is not JSON (-32700), or JSON that is not a JSON-RPC 2.0 message (-32600); `id` null.',
-            ),
+            '400': {
+              description:
+                'A body that is not JSON (-32700), or JSON that is not a JSON-RPC 2.0 message (-32600); `id` null. ' +
+                'A batch whose elements are none of them JSON-RPC 2.0 messages gets an array with one -32600 per ' +
+                'element (a batch with some valid ones is answered 200, its invalid elements as -32600 entries in ' +
+                'the array); an empty batch, or one holding `initialize` beside other messages, one -32600.',
+              content: {
+                'application/json': {
+                  schema: { oneOf: [ref('JsonRpcError'), { type: 'array', items: ref('JsonRpcError') }] },
+                },
+              },
+            },
             '401': resp('Unauthorized'),
             '403': resp('Forbidden'),
-            '406': jsonRpcError(
-              '`Accept` admits neither JSON nor both application/json and text/event-stream.',
-            ),
+            '406': jsonRpcError('`Accept` does not admit application/json (answers are always JSON).'),
             '413': resp('PayloadTooLarge'),
             '415': jsonRpcError('A `Content-Type` other than application/json.'),
             '429': resp('TooManyRequests'),
