@@ -200,17 +200,25 @@ describe('bad input in a full build (C36)', () => {
     expect(r.manifest.counts.observations).toBe(3);
   });
 
-  it('a universe under half the live one is refused unless --allow-shrink (a truncated funds.csv)', async () => {
+  /**
+   * A published universe of five funds in `<name>-snaps`, and its source with funds.csv
+   * cut off after two rows: three funds' price files then have no fund row.
+   */
+  async function shrinkSetup(name: string) {
     const codes = ['AAA', 'BBB', 'CCC', 'DDD', 'EEE'];
     const prices = Object.fromEntries(codes.map((c) => [c, GOOD]));
-    const snaps = dir('shrink-snaps');
+    const snaps = dir(`${name}-snaps`);
     const full = await buildFromSource({
       ...base,
-      source: writeSource(dir('shrink-full'), codes.map(fundRow), prices),
+      source: writeSource(dir(`${name}-full`), codes.map(fundRow), prices),
       snapshots: snaps,
     });
-    // funds.csv cut off after two rows: three funds' price files now have no fund row.
-    const cut = writeSource(dir('shrink-cut'), codes.slice(0, 2).map(fundRow), prices);
+    const cut = writeSource(dir(`${name}-cut`), codes.slice(0, 2).map(fundRow), prices);
+    return { codes, prices, snaps, full, cut };
+  }
+
+  it('a universe under half the live one is refused unless --allow-shrink (a truncated funds.csv)', async () => {
+    const { codes, prices, snaps, full, cut } = await shrinkSetup('shrink');
     await expect(buildFromSource({ ...base, source: cut, snapshots: snaps })).rejects.toThrow(
       /would have 2 funds, the live one .* has 5: .*--allow-shrink/,
     );
@@ -228,15 +236,7 @@ describe('bad input in a full build (C36)', () => {
   });
 
   it('with CURRENT missing or naming an unreadable snapshot, the newest readable one is the measure of a shrink', async () => {
-    const codes = ['AAA', 'BBB', 'CCC', 'DDD', 'EEE'];
-    const prices = Object.fromEntries(codes.map((c) => [c, GOOD]));
-    const snaps = dir('shrink-lost-snaps');
-    const full = await buildFromSource({
-      ...base,
-      source: writeSource(dir('shrink-lost-full'), codes.map(fundRow), prices),
-      snapshots: snaps,
-    });
-    const cut = writeSource(dir('shrink-lost-cut'), codes.slice(0, 2).map(fundRow), prices);
+    const { codes, prices, snaps, full, cut } = await shrinkSetup('shrink-lost');
     for (const damage of [
       () => writeFileSync(join(snaps, 'CURRENT'), 'gone\n'),
       () => rmSync(join(snaps, 'CURRENT')),

@@ -9,6 +9,7 @@ import { compareCodes } from '../core/codes.js';
 import { formatDay } from '../core/dates.js';
 import { type FundColumns, NULL_DAY, type SnapshotColumns } from '../core/snapshot/columns.js';
 import type { Manifest } from '../core/snapshot/manifest.js';
+import { readManifest } from '../core/snapshot/reader.js';
 import { writeSnapshotFiles } from '../core/snapshot/writer.js';
 import type { FundRecord } from '../core/types.js';
 import { deriveRows } from './derive.js';
@@ -186,9 +187,7 @@ function liveUniverse(snapshots: string): { id: string; funds: number; which: st
 /** A published snapshot's fund count from its manifest, or null when that does not read. */
 function fundsIn(snapshots: string, id: string): number | null {
   try {
-    const n = (JSON.parse(readFileSync(join(snapshots, id, 'manifest.json'), 'utf8')) as Manifest).counts
-      .funds;
-    return typeof n === 'number' ? n : null;
+    return readManifest(join(snapshots, id)).counts.funds;
   } catch {
     return null;
   }

