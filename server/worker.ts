@@ -54,8 +54,13 @@ export type FromWorker =
   | { type: 'swap-failed'; id: string; message: string }
   | { type: 'stopped' };
 
-/** How long a stopping server keeps answering on open connections (with Connection: close). */
-const DRAIN_MS = 250;
+/**
+ * How long a stopping server keeps answering on open connections (with Connection:
+ * close) before closing the rest. A client that got an answer just before the stop and
+ * sends again within this is told to go, not reset; a second covers a client whose
+ * own process stalls (a loaded machine; 250 ms was seen to be too short in CI).
+ */
+const DRAIN_MS = 1000;
 
 const input = workerData as WorkerInput;
 const config = input.config;

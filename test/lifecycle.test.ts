@@ -472,7 +472,8 @@ describe('graceful stop', () => {
           },
         );
         req.on('error', (e: NodeJS.ErrnoException) => {
-          errors.push(e.code ?? e.message);
+          // A kept-alive connection that had answers before, or one opened for this request.
+          errors.push(`${req.reusedSocket ? 'reused' : 'new'} ${e.code ?? e.message}`);
           resolve(false);
         });
       });
@@ -486,8 +487,10 @@ describe('graceful stop', () => {
     await Promise.all(loops);
     agent.destroy();
     expect(await exited).toBe(0);
-    // A new connection is refused once the server stops listening; a busy one is told, not reset.
-    expect(errors.filter((e) => e !== 'ECONNREFUSED')).toEqual([]);
+    // A busy kept-alive connection is told to go, never reset. A new one may be refused once
+    // the server stops listening, or reset if it was still in the kernel's accept queue
+    // then (a load balancer drains before stopping a server for that).
+    expect(errors.filter((e) => e.startsWith('reused'))).toEqual([]);
     expect(told).toBeGreaterThan(0);
   });
 
