@@ -143,6 +143,30 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
     content: { 'application/json': { schema: ref('JsonRpcError') } },
   });
 
+  /**
+   * HEAD of a GET data route (RFC 9110 §9.3.2): the same parameters, checks and
+   * statuses, GET's header fields, no body. It passes the gate, so it counts one (C23).
+   */
+  const dataHead = (get: Json, operationId: string): Json => ({
+    operationId,
+    tags: get.tags,
+    summary: `${get.summary}, headers only`,
+    description:
+      'As GET, without the body: the same checks in the same order, the same status and header fields ' +
+      '(`Content-Length` included). Counts one request against the limits, like GET (C23).',
+    parameters: get.parameters,
+    responses: Object.fromEntries(
+      Object.keys(get.responses as Json).map((status) => [
+        status,
+        { description: `As GET's ${status}, headers only.` },
+      ]),
+    ),
+  });
+  const withHead = (item: { get: Json }, operationId: string) => ({
+    ...item,
+    head: dataHead(item.get, operationId),
+  });
+
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: JSON_SCHEMA_DIALECT,
@@ -306,43 +330,52 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
           },
         },
       },
-      '/v1/funds': {
-        get: {
-          operationId: 'listFunds',
-          tags: ['funds'],
-          summary: 'Search or list funds',
-          description:
-            'Funds in ascending code order (byte order), filtered by `q`, `type`, `country` and `exchange` (combined ' +
-            'with AND), paged by keyset `cursor` (C18, C19). Metadata only. Unknown query parameters are ignored.',
-          parameters: queryParams(ListFundsQuerySchema.properties),
-          responses: dataResponses(dataOk('One page of funds.', 'FundList', ex('listFunds')), 'list'),
+      '/v1/funds': withHead(
+        {
+          get: {
+            operationId: 'listFunds',
+            tags: ['funds'],
+            summary: 'Search or list funds',
+            description:
+              'Funds in ascending code order (byte order), filtered by `q`, `type`, `country` and `exchange` (combined ' +
+              'with AND), paged by keyset `cursor` (C18, C19). Metadata only. Unknown query parameters are ignored.',
+            parameters: queryParams(ListFundsQuerySchema.properties),
+            responses: dataResponses(dataOk('One page of funds.', 'FundList', ex('listFunds')), 'list'),
+          },
         },
-      },
-      '/v1/funds/{code}': {
-        get: {
-          operationId: 'getFund',
-          tags: ['funds'],
-          summary: 'One fund by code',
-          description: 'Metadata of one fund. An unknown code is a 404; an impossible one (C15) a 422.',
-          parameters: [codePathParam, marketQueryParam],
-          responses: dataResponses(dataOk('The fund.', 'Fund', ex('getFund')), 'single'),
+        'headListFunds',
+      ),
+      '/v1/funds/{code}': withHead(
+        {
+          get: {
+            operationId: 'getFund',
+            tags: ['funds'],
+            summary: 'One fund by code',
+            description: 'Metadata of one fund. An unknown code is a 404; an impossible one (C15) a 422.',
+            parameters: [codePathParam, marketQueryParam],
+            responses: dataResponses(dataOk('The fund.', 'Fund', ex('getFund')), 'single'),
+          },
         },
-      },
-      '/v1/funds/{code}/trailing-returns': {
-        get: {
-          operationId: 'getTrailingReturns',
-          tags: ['returns'],
-          summary: 'Trailing returns of one fund',
-          description:
-            "One row: the fund's latest, or the one anchored on its last observation on or before `as_of` (C3). " +
-            'Unknown code, or no observation on or before `as_of`: 404.',
-          parameters: [codePathParam, ...queryParams(TrailingQuerySchema.properties)],
-          responses: dataResponses(
-            dataOk('The trailing-returns row.', 'TrailingReturns', ex('getTrailingReturns')),
-            'single',
-          ),
+        'headFund',
+      ),
+      '/v1/funds/{code}/trailing-returns': withHead(
+        {
+          get: {
+            operationId: 'getTrailingReturns',
+            tags: ['returns'],
+            summary: 'Trailing returns of one fund',
+            description:
+              "One row: the fund's latest, or the one anchored on its last observation on or before `as_of` (C3). " +
+              'Unknown code, or no observation on or before `as_of`: 404.',
+            parameters: [codePathParam, ...queryParams(TrailingQuerySchema.properties)],
+            responses: dataResponses(
+              dataOk('The trailing-returns row.', 'TrailingReturns', ex('getTrailingReturns')),
+              'single',
+            ),
+          },
         },
-      },
+        'headTrailingReturns',
+      ),
       '/v1/trailing-returns/batch': {
         post: {
           operationId: 'batchTrailingReturns',
@@ -360,21 +393,24 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
           ),
         },
       },
-      '/v1/funds/{code}/calendar-returns': {
-        get: {
-          operationId: 'getCalendarReturns',
-          tags: ['returns'],
-          summary: 'Calendar-year return of one fund',
-          description:
-            'One row for `year`, or the default year (C12). Unknown code, or no row for the year: 404. `year` outside ' +
-            '1900..2100 or not an integer: 422 (C13).',
-          parameters: [codePathParam, ...queryParams(CalendarQuerySchema.properties)],
-          responses: dataResponses(
-            dataOk('The calendar-year row.', 'CalendarReturn', ex('getCalendarReturns')),
-            'single',
-          ),
+      '/v1/funds/{code}/calendar-returns': withHead(
+        {
+          get: {
+            operationId: 'getCalendarReturns',
+            tags: ['returns'],
+            summary: 'Calendar-year return of one fund',
+            description:
+              'One row for `year`, or the default year (C12). Unknown code, or no row for the year: 404. `year` outside ' +
+              '1900..2100 or not an integer: 422 (C13).',
+            parameters: [codePathParam, ...queryParams(CalendarQuerySchema.properties)],
+            responses: dataResponses(
+              dataOk('The calendar-year row.', 'CalendarReturn', ex('getCalendarReturns')),
+              'single',
+            ),
+          },
         },
-      },
+        'headCalendarReturns',
+      ),
       '/v1/calendar-returns/batch': {
         post: {
           operationId: 'batchCalendarReturns',

@@ -62,12 +62,12 @@ const PUBLIC_RESOURCES = [
 const ALLOW: Array<[string, string]> = [
   ['/healthz', 'GET, HEAD'],
   ...PUBLIC_RESOURCES.map((p): [string, string] => [p, 'GET, HEAD']),
-  ['/v1/funds', 'GET'],
-  ['/v1/funds/:code', 'GET'],
-  ['/v1/funds/:code/trailing-returns', 'GET'],
-  ['/v1/funds/:code/calendar-returns', 'GET'],
-  ['/v1/funds//trailing-returns', 'GET'],
-  ['/v1/funds//calendar-returns', 'GET'],
+  ['/v1/funds', 'GET, HEAD'],
+  ['/v1/funds/:code', 'GET, HEAD'],
+  ['/v1/funds/:code/trailing-returns', 'GET, HEAD'],
+  ['/v1/funds/:code/calendar-returns', 'GET, HEAD'],
+  ['/v1/funds//trailing-returns', 'GET, HEAD'],
+  ['/v1/funds//calendar-returns', 'GET, HEAD'],
   ['/v1/trailing-returns/batch', 'POST'],
   ['/v1/calendar-returns/batch', 'POST'],
 ];
@@ -111,12 +111,13 @@ export function createApp(ctx: AppContext): TemplatedApp {
     const hasCode = pattern.includes(':code');
     // uWS matches no parameter to an empty segment; those routes are registered as they are.
     const emptyCode = pattern.includes('//');
-    app.get(pattern, (res, req) => {
+    const handle = (res: HttpResponse, req: HttpRequest, head: boolean) => {
       const code = hasCode ? pathParam(req.getParameter(0)) : emptyCode ? '' : null;
       const query = req.getQuery() ?? '';
-      const d = latest !== null && code !== null ? directRow(ctx, res, req, code, latest, query) : null;
+      const d =
+        !head && latest !== null && code !== null ? directRow(ctx, res, req, code, latest, query) : null;
       if (d === ANSWERED) return;
-      const call = new Call(res, req, 'GET', req.getUrl());
+      const call = new Call(res, req, head ? 'HEAD' : 'GET', req.getUrl());
       const next = () => {
         const snap = ctx.snapshot();
         if (!snap) return noData(call);
@@ -124,7 +125,11 @@ export function createApp(ctx: AppContext): TemplatedApp {
       };
       if (d === null) gated(ctx, call, req, next);
       else afterGate(call, d, next);
-    });
+    };
+    app.get(pattern, (res, req) => handle(res, req, false));
+    // RFC 9110 §9.3.2: HEAD wherever GET is, answered by the same checks (so it counts one
+    // request, C23) with GET's headers and no body; this uWS build does not fall through.
+    app.head(pattern, (res, req) => handle(res, req, true));
   };
   data('/v1/funds', (snap, _code, params) => answers.listFunds(snap, params));
   data('/v1/funds/:code', answers.getFund, RowKind.Fund);

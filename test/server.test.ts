@@ -585,7 +585,43 @@ describe('routing errors (C21)', () => {
     expect(r.headers.get('allow')).toBe('POST');
     const d = await get(`/v1/funds/${codes[0]}`, { method: 'DELETE' });
     expect(d.status).toBe(405);
-    expect(d.headers.get('allow')).toBe('GET');
+    expect(d.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('HEAD on every GET data route answers as GET would, headers only, and counts one (RFC 9110 §9.3.2, C23)', async () => {
+    const c = codes[0];
+    const paths = [
+      `/v1/funds/${c}`,
+      `/v1/funds/${c}/trailing-returns`,
+      `/v1/funds/${c}/trailing-returns?as_of=2024-03-28`,
+      `/v1/funds/${c}/calendar-returns?year=2023`,
+      '/v1/funds?limit=3',
+      '/v1/funds/NO-SUCH-FUND',
+      '/v1/funds?limit=0',
+      '/v1/funds//trailing-returns',
+    ];
+    for (const path of paths) {
+      for (const headers of [{}, { accept: 'application/msgpack' }, { 'accept-encoding': 'gzip' }]) {
+        const what = `${path} ${JSON.stringify(headers)}`;
+        const g = await fetch(server.url + path, { headers: { ...access.headers, ...headers } });
+        await g.arrayBuffer();
+        const h = await fetch(server.url + path, {
+          method: 'HEAD',
+          headers: { ...access.headers, ...headers },
+        });
+        expect(h.status, what).toBe(g.status);
+        expect(await h.text(), what).toBe('');
+        for (const name of ['content-type', 'content-encoding', 'vary', 'content-length', 'x-data-as-of'])
+          expect(h.headers.get(name), `${what} ${name}`).toBe(g.headers.get(name));
+        // Admitted by the gate like GET: its own count, one lower than GET's.
+        const quota = (r: Response) => Number(/"quota";r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1]);
+        expect(quota(h), what).toBe(quota(g) - 1);
+      }
+    }
+    const anonymous = await fetch(`${server.url}/v1/funds/${c}`, { method: 'HEAD' });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+    expect(await anonymous.text()).toBe('');
   });
 
   it('public resources answer HEAD with the length of GET, and other methods 405 (C21)', async () => {
