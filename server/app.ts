@@ -9,7 +9,7 @@ import { type Day, parseDayAt } from '../core/dates.js';
 import type { Answer, Params } from './answers.js';
 import * as answers from './answers.js';
 import type { Gate, GateDecision } from './gate.js';
-import { readBody } from './http/body.js';
+import { framingProblem, readBody } from './http/body.js';
 import { Call, repliesAsIs, writeJsonAsIs } from './http/call.js';
 import { guard, guardRoutes } from './http/guard.js';
 import { type HeaderBlock, headerBlock, NO_HEADERS, requestHeader } from './http/headers.js';
@@ -25,7 +25,6 @@ const NOT_FOUND = '{"detail":"Not Found"}';
 const METHOD_NOT_ALLOWED = '{"detail":"Method Not Allowed"}';
 const TOO_LARGE = '{"detail":"Request body too large: the limit is 1 MiB"}';
 const NO_STORE = headerBlock([['Cache-Control', 'no-store']]);
-const CLOSE = headerBlock([['Connection', 'close']]);
 const RETRY_30 = headerBlock([['Retry-After', '30']]);
 const RETRY_1 = headerBlock([['Retry-After', '1']]);
 
@@ -216,12 +215,27 @@ export function applyDecision(call: Call, d: GateDecision): boolean {
  * and a body over 1 MiB is a 413 only for an admitted request.
  */
 export function gatedBody(ctx: AppContext, call: Call, req: HttpRequest, next: (body: Buffer) => void): void {
+  // Before the gate: the request's extent is unknown, so nothing after it on this
+  // connection can be trusted. Answered on the next turn, not now: a request uWS finds
+  // behind an unanswered one makes it close the connection unrouted, while one
+  // behind an answer would run (a close asked for inside the route callback is
+  // forgotten when uWS parses the next request of the same read).
+  const framing = framingProblem(req);
+  if (framing !== null) {
+    call.watchAbort();
+    setImmediate(() =>
+      guard(call.res, () => call.reply(framing.status, JSON_TYPE, framing.body, NO_HEADERS, true)),
+    );
+    return;
+  }
   const contentLength = req.getHeader(requestHeader.contentLength);
   let admitted = false;
   let body: Buffer | 'too-large' | null = null;
   const proceed = () => {
     if (!admitted || body === null) return;
-    if (body === 'too-large') call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, CLOSE);
+    // RFC 9112 §9.6: closed after the answer, as its Connection: close says; the rest of
+    // the body is not read (and no request hidden in it ever runs).
+    if (body === 'too-large') call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, NO_HEADERS, true);
     else next(body);
   };
   const d = ctx.gate.admit(req.getHeader(requestHeader.authorization));

@@ -25,17 +25,28 @@ export function tempDir(prefix: string): string {
 /** A raw HTTP/1.1 connection, for what fetch cannot send: pipelined requests, odd headers, a body in pieces. */
 export async function rawConnection(
   port: number,
-): Promise<{ write(text: string): void; received(): string; close(): void }> {
+): Promise<{ write(text: string): void; received(): string; closed(): boolean; close(): void }> {
   const sock = connect(port, '127.0.0.1');
   let got = '';
+  let ended = false;
   sock.on('data', (d) => {
     got += d;
   });
+  sock.on('close', () => {
+    ended = true;
+  });
+  // A reset after the server closed is an ending like any other here.
+  sock.on('error', () => {});
   await new Promise<void>((resolve, reject) => {
     sock.once('connect', () => resolve());
     sock.once('error', reject);
   });
-  return { write: (text) => void sock.write(text), received: () => got, close: () => void sock.destroy() };
+  return {
+    write: (text) => void sock.write(text),
+    received: () => got,
+    closed: () => ended,
+    close: () => void sock.destroy(),
+  };
 }
 
 /** Run the CLI to completion. */

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotLookup } from '../core/lookup.js';
 import {
   cli,
+  rawConnection,
   type ServerProcess,
   schemaErrors,
   setupAccess,
@@ -660,6 +661,75 @@ describe('routing errors (C21)', () => {
       for (const name of ['content-type', 'content-encoding', 'vary', 'content-length'])
         expect(h.headers.get(name), `${what} ${name}`).toBe(g.headers.get(name));
     }
+  });
+});
+
+describe('request framing (RFC 9112 §6)', () => {
+  /** One raw write on a new connection; what came back once the server closed it (or after 1.5 s). */
+  async function exchange(text: string) {
+    const conn = await rawConnection(server.port);
+    conn.write(text);
+    await waitFor(() => conn.closed(), 1500, 'the close').catch(() => {});
+    const closed = conn.closed();
+    conn.close();
+    return { text: conn.received(), closed, statuses: conn.received().match(/HTTP\/1\.1 \d{3}/g) ?? [] };
+  }
+  const auth = () => `Authorization: ${access.headers.authorization}\r\n`;
+  const batchHead = (framing: string) =>
+    `POST /v1/trailing-returns/batch HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\n${framing}\r\n`;
+  const hiddenGet = () => `GET /v1/funds/${codes[0]} HTTP/1.1\r\nHost: x\r\n${auth()}\r\n`;
+  const chunked = (body: string) => `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+
+  it('conflicting Content-Length values are a 400, and the connection closes', async () => {
+    const r = await exchange(`${batchHead('Content-Length: 5\r\nContent-Length: 7\r\n')}{"a":`);
+    expect(r.statuses).toEqual(['HTTP/1.1 400']);
+    expect(r.text).toContain('{"detail":"Conflicting Content-Length values."}');
+    expect(r.closed).toBe(true);
+  });
+
+  it('a request hidden behind conflicting lengths never runs (no smuggling)', async () => {
+    const inner = hiddenGet();
+    const body = `{"a":${inner}`;
+    const r = await exchange(
+      `${batchHead(`Content-Length: 5\r\nContent-Length: ${body.length}\r\n`)}${body}`,
+    );
+    expect(r.statuses).not.toContain('HTTP/1.1 200');
+    expect(r.closed).toBe(true);
+  });
+
+  it('a transfer coding other than chunked: 501, or 400 when chunked is not last; nothing behind it runs', async () => {
+    const body = JSON.stringify({ codes: [codes[0]] });
+    const gzip = await exchange(`${batchHead('Transfer-Encoding: gzip, chunked\r\n')}${chunked(body)}`);
+    expect(gzip.statuses).toEqual(['HTTP/1.1 501']);
+    expect(gzip.text).toContain('Transfer-Encoding gzip, chunked is not supported');
+    expect(gzip.closed).toBe(true);
+    const odd = await exchange(`${batchHead('Transfer-Encoding: xchunked\r\n')}${chunked(body)}`);
+    expect(odd.statuses).toEqual(['HTTP/1.1 400']);
+    expect(odd.closed).toBe(true);
+    const smuggled = await exchange(
+      `${batchHead('Transfer-Encoding: xchunked\r\n')}${chunked(body)}${hiddenGet()}`,
+    );
+    expect(smuggled.statuses).not.toContain('HTTP/1.1 200');
+    expect(smuggled.closed).toBe(true);
+  });
+
+  it('chunked (any case) and one length said twice are fine, and keep the connection', async () => {
+    const body = JSON.stringify({ codes: [codes[0]] });
+    const a = await exchange(`${batchHead('Transfer-Encoding: Chunked\r\n')}${chunked(body)}${hiddenGet()}`);
+    expect(a.statuses).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(a.closed).toBe(false);
+    const b = await exchange(
+      `${batchHead(`Content-Length: ${body.length}\r\nContent-Length: ${body.length}\r\n`)}${body}${hiddenGet()}`,
+    );
+    expect(b.statuses).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+  });
+
+  it('a 413 closes its connection as its Connection: close says; the request behind it never runs', async () => {
+    const big = 'x'.repeat((1 << 20) + 1);
+    const r = await exchange(`${batchHead(`Content-Length: ${big.length}\r\n`)}${big}${hiddenGet()}`);
+    expect(r.statuses).toEqual(['HTTP/1.1 413']);
+    expect(r.text.toLowerCase()).toContain('connection: close');
+    expect(r.closed).toBe(true);
   });
 });
 

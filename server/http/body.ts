@@ -3,6 +3,7 @@
  * only during its callback, so it is copied. Bodies over 1 MiB are refused with
  * 413 (C21) as soon as the declared length or the running total says so.
  */
+import type { HttpRequest } from '../uws.js';
 import type { Call } from './call.js';
 import { guard } from './guard.js';
 
@@ -55,4 +56,53 @@ export function readBody(
       onBody(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
     }
   };
+}
+
+/** A request whose body length is ambiguous: the answer, after which its connection closes. */
+export interface FramingProblem {
+  status: '400 Bad Request' | '501 Not Implemented';
+  body: string;
+}
+
+/**
+ * RFC 9112 §6.1 and §6.3: a body whose length two readers could take differently.
+ * uWS reads the first Content-Length, and de-chunks whatever Transfer-Encoding says;
+ * a proxy in front may read another length, and the bytes in between would run here
+ * as a request of their own (request smuggling). So conflicting lengths, and chunked
+ * not last, are a 400; another transfer coding, which uWS does not decode, a 501.
+ * Read with forEach, once per request with a body: uWS's getHeader sees only the first.
+ */
+export function framingProblem(req: HttpRequest): FramingProblem | null {
+  let length: string | null = null;
+  let conflicting = false;
+  const codings: string[] = [];
+  req.forEach((name, value) => {
+    if (name === 'content-length') {
+      // A list of one value repeated is allowed (RFC 9110 §8.6); anything else conflicts.
+      for (const v of value.split(',')) {
+        const n = v.trim();
+        if (length === null) length = n;
+        else if (n !== length) conflicting = true;
+      }
+    } else if (name === 'transfer-encoding') {
+      for (const c of value.split(',')) {
+        const coding = c.trim().toLowerCase();
+        if (coding !== '') codings.push(coding);
+      }
+    }
+  });
+  if (conflicting) return framing('400 Bad Request', 'Conflicting Content-Length values.');
+  if (codings.length === 0) return null;
+  if (codings[codings.length - 1] !== 'chunked')
+    return framing('400 Bad Request', 'Transfer-Encoding must end with chunked.');
+  if (codings.length > 1)
+    return framing(
+      '501 Not Implemented',
+      `Transfer-Encoding ${codings.join(', ')} is not supported: send the body chunked or with Content-Length.`,
+    );
+  return null;
+}
+
+function framing(status: FramingProblem['status'], detail: string): FramingProblem {
+  return { status, body: JSON.stringify({ detail }) };
 }

@@ -122,6 +122,7 @@ export class Call {
     contentType: string,
     body: Uint8Array | string,
     headers: HeaderBlock = NO_HEADERS,
+    closeConnection = false,
   ): void {
     if (this.aborted) return;
     let type = contentType;
@@ -149,9 +150,10 @@ export class Call {
       return;
     }
     const extra = this.extraHeaders;
+    const close = closeConnection || closingConnections;
     if (this.deferred)
-      this.res.cork(() => write(this.res, status, type, contentType, encoding, payload, headers, extra));
-    else write(this.res, status, type, contentType, encoding, payload, headers, extra);
+      this.res.cork(() => write(this.res, status, type, contentType, encoding, payload, headers, extra, close));
+    else write(this.res, status, type, contentType, encoding, payload, headers, extra, close);
     this.logged(status);
   }
 
@@ -232,7 +234,7 @@ export function writeJsonAsIs(
   headers: HeaderBlock,
   extra: HeaderSource | null,
 ): void {
-  write(res, OK, JSON_TYPE, JSON_TYPE, null, body, headers, extra);
+  write(res, OK, JSON_TYPE, JSON_TYPE, null, body, headers, extra, closingConnections);
   // The path only for a sampled log line (the request is still valid: same callback).
   if (sampled()) replyHook?.('GET', req.getUrl(), OK);
 }
@@ -246,6 +248,8 @@ function write(
   payload: Uint8Array | string,
   headers: HeaderBlock,
   extra: HeaderSource | null,
+  /** Close after this answer; uWS then sends `Connection: close` itself. */
+  close: boolean,
 ): void {
   // The status line's text and every header line as one byte string, in one call into
   // uWS (see headers.ts), which writes "HTTP/1.1 ", these bytes, then CRLF.
@@ -257,7 +261,7 @@ function write(
   if (headers.length > 0) w.bytes(headers);
   if (extra !== null) extra.writeHeaders(w);
   res.writeStatus(w.view());
-  res.end(payload, closingConnections);
+  res.end(payload, close);
 }
 
 /** This thread's header writer started with a status text and its Content-Type line. */
