@@ -602,7 +602,12 @@ describe('routing errors (C21)', () => {
       '/v1/funds//trailing-returns',
     ];
     for (const path of paths) {
-      for (const headers of [{}, { accept: 'application/msgpack' }, { 'accept-encoding': 'gzip' }]) {
+      const variants: Array<Record<string, string>> = [
+        {},
+        { accept: 'application/msgpack' },
+        { 'accept-encoding': 'gzip' },
+      ];
+      for (const headers of variants) {
         const what = `${path} ${JSON.stringify(headers)}`;
         const g = await fetch(server.url + path, { headers: { ...access.headers, ...headers } });
         await g.arrayBuffer();

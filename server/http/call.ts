@@ -152,7 +152,9 @@ export class Call {
     const extra = this.extraHeaders;
     const close = closeConnection || closingConnections;
     if (this.deferred)
-      this.res.cork(() => write(this.res, status, type, contentType, encoding, payload, headers, extra, close));
+      this.res.cork(() =>
+        write(this.res, status, type, contentType, encoding, payload, headers, extra, close),
+      );
     else write(this.res, status, type, contentType, encoding, payload, headers, extra, close);
     this.logged(status);
   }
