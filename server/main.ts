@@ -264,6 +264,8 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
       throw e;
     }
   }
+  // Read first: a store refused here (a damaged log) must be left exactly as it was.
+  const firstState = await store.read();
   // What `accounts show|usage` then report as the limits (the operator's --plans, not the defaults).
   // Servers sharing a store should enforce the same plans: another's are worth a warning.
   const recorded = await store.readPlans().catch(() => null);
@@ -277,7 +279,7 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
     .catch((e) => log.warn({ error: (e as Error).message }, 'cannot record the plans in the store'));
   const { limiter, shared: limiterShared } = LocalLimiter.create(DEFAULT_SLOTS);
   const slots = new SlotMap(limiter.slots);
-  let table = buildKeyTable(await store.read(), slots, plans);
+  let table = buildKeyTable(firstState, slots, plans);
   let month = monthOf(Date.now());
   // Embedded mode: this process is the only counter, seeded from the saved month.
   if (redisUrl === null) {
@@ -307,20 +309,18 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
       observing = false;
     }
   };
-  let observer: NodeJS.Timeout | null = null;
-  if (redisUrl !== null) {
-    await observeUsage();
-    observer = setInterval(() => {
-      // Redis away: the limiter reports the outage; the slots keep what they had.
-      observeUsage().catch(() => {});
-      // A Redis flushed or restored lost the plans recorded at start: record them again.
-      store
-        .readPlans()
-        .then((p) => (p === null ? store.writePlans(plans) : undefined))
-        .catch(() => {});
-    }, USAGE_OBSERVE_MS);
-    observer.unref();
-  }
+  if (redisUrl !== null) await observeUsage();
+  const observer = setInterval(() => {
+    // Redis away: the limiter reports the outage; the slots keep what they had.
+    if (redisUrl !== null) observeUsage().catch(() => {});
+    // A Redis flushed or restored, or a plans.json deleted, lost the plans recorded at
+    // start, which `accounts show|usage` read: record them again.
+    store
+      .readPlans()
+      .then((p) => (p === null ? store.writePlans(plans) : undefined))
+      .catch(() => {});
+  }, USAGE_OBSERVE_MS);
+  observer.unref();
   const listeners: Array<(t: typeof table) => void> = [];
   let refreshing = false;
   let lastRefreshError: string | null = null;

@@ -2,7 +2,7 @@
  * Access control and metering end to end (SPEC 5, 7, 8; C22, C23, C25–C30): real
  * server processes, real keys from the operator CLI, limits from a plans file.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -450,6 +450,27 @@ describe('limits (C26–C30)', () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it('a plans.json lost while serving is recorded again; a store refused at start is left as it was', async () => {
+    const own = setupAccess(join(dir, 'plans-kept'));
+    const recorded = join(own.store, 'plans.json');
+    const server = await startServe([...own.flags, '--snapshots', snapshots, '--threads', '1']);
+    try {
+      await waitFor(() => existsSync(recorded), 5000, 'the plans recorded');
+      const first = readFileSync(recorded, 'utf8');
+      rmSync(recorded);
+      // `accounts show|usage` read them: recorded again within the 5 s observer period.
+      await waitFor(() => existsSync(recorded), 9000, 'the plans recorded again');
+      expect(readFileSync(recorded, 'utf8')).toBe(first);
+    } finally {
+      await server.stop();
+    }
+    writeFileSync(recorded, 'as the operator left it');
+    rmSync(join(own.store, 'access.log'));
+    const refused = cli(['serve', '--port', '0', ...own.flags, '--snapshots', snapshots]);
+    expect(refused.status).toBe(1);
+    expect(readFileSync(recorded, 'utf8')).toBe('as the operator left it');
   });
 
   it('refuses a plans file with an unknown plan or a bad limit', () => {
