@@ -793,6 +793,34 @@ describe('process', () => {
     expect(away.stderr).toMatch(/--host 192\.0\.2\.1 is not an address of this machine/);
   });
 
+  it('a bad value from the environment names the variable and its flag, for every kind of flag', () => {
+    const cases: Array<[string[], NodeJS.ProcessEnv, RegExp]> = [
+      [
+        ['query', 'trailing', codes[0], '--snapshots', snapshots],
+        { FUNDRETURNS_AS_OF: '2024-13-01' },
+        /^FUNDRETURNS_AS_OF \(--as-of\) must be a date/,
+      ],
+      [
+        ['accounts', 'create', 'zz', '--store', join(dir, 'env-store')],
+        { FUNDRETURNS_PLAN: 'gold' },
+        /^FUNDRETURNS_PLAN \(--plan\) must be one of/,
+      ],
+      [
+        ['build', '--source', dir],
+        { FUNDRETURNS_ALLOW_SHRINK: 'maybe' },
+        /^FUNDRETURNS_ALLOW_SHRINK \(--allow-shrink\) must be true or false/,
+      ],
+    ];
+    for (const [argv, env, message] of cases) {
+      const r = cli(argv, env);
+      expect(r.status, argv.join(' ')).toBe(2);
+      expect(r.stderr.replace(/^fundreturns: /, ''), argv.join(' ')).toMatch(message);
+    }
+    expect(cli(['query', 'trailing', codes[0], '--as-of', '2024-13-01']).stderr).toMatch(
+      /--as-of must be a date/,
+    );
+  });
+
   it('--help after a command prints the usage and exits 0, starting nothing', () => {
     for (const argv of [
       ['serve', '--help'],

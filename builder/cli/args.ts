@@ -74,7 +74,7 @@ export function parseArgs(
     if (v === undefined || v === '') continue;
     if (kind === 'boolean') {
       if (!/^(1|true|yes)$/i.test(v) && !/^(0|false|no)$/i.test(v)) {
-        throw new UsageError(`${envName(name)} must be true or false, not ${JSON.stringify(v)}`);
+        throw new UsageError(`${envName(name)} (--${name}) must be true or false, not ${JSON.stringify(v)}`);
       }
       if (/^(1|true|yes)$/i.test(v)) flags.set(name, true);
     } else {

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { codeProblem } from '../../core/codes.js';
-import { fromYmd, parseDay, todayUtc } from '../../core/dates.js';
+import { fromYmd, todayUtc } from '../../core/dates.js';
 import { SnapshotLookup } from '../../core/lookup.js';
 import { describeHolder, LockHeld, takePidLock } from '../../core/pid-lock.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
@@ -282,10 +282,7 @@ async function query(argv: string[], io: CliIo): Promise<number> {
   const bad = codeProblem(code);
   if (bad !== null) throw new UsageError(`query: ${JSON.stringify(code)} cannot be a fund code (${bad})`);
   if (extra.length > 0) throw new UsageError(`query: unexpected argument ${JSON.stringify(extra[0])}`);
-  const asOfText = stringFlag(args, 'as-of');
-  const asOf = asOfText === undefined ? undefined : parseDay(asOfText);
-  if (asOf === null)
-    throw new UsageError(`--as-of must be a date YYYY-MM-DD, not ${JSON.stringify(asOfText)}`);
+  const asOf = dayFlag(args, 'as-of');
   if (asOf !== undefined && kind !== 'trailing')
     throw new UsageError('--as-of applies to query trailing only');
   const year = args.flags.has('year') ? intFlag(args, 'year', 0, 1900, 2100) : undefined;

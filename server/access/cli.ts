@@ -9,6 +9,7 @@
 import {
   boolFlag,
   type FlagKind,
+  flagLabel,
   HelpRequested,
   intFlag,
   parseArgs,
@@ -166,7 +167,9 @@ function planFlag(flags: ReturnType<typeof parseArgs>): PlanName {
   const plan = stringFlag(flags, 'plan');
   if (plan === undefined) throw new UsageError(`--plan is required (${PLAN_NAMES.join(', ')})`);
   if (!isPlan(plan))
-    throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}, not ${JSON.stringify(plan)}`);
+    throw new UsageError(
+      `${flagLabel(flags, 'plan')} must be one of ${PLAN_NAMES.join(', ')}, not ${JSON.stringify(plan)}`,
+    );
   return plan;
 }
 
