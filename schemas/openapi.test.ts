@@ -44,6 +44,8 @@ describe('buildOpenApi contents', () => {
         'HEAD /openapi.json',
         'HEAD /docs',
         'GET /problems/{slug}',
+        'HEAD /problems/{slug}',
+        'HEAD /.well-known/{claim}.json',
         'GET /mcp',
         'GET /.well-known/{claim}.json',
         'GET /.well-known/api-catalog',

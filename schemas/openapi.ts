@@ -147,13 +147,14 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
    * HEAD of a GET data route (RFC 9110 §9.3.2): the same parameters, checks and
    * statuses, GET's header fields, no body. It passes the gate, so it counts one (C23).
    */
-  const dataHead = (get: Json, operationId: string): Json => ({
+  const headOfGet = (get: Json, operationId: string, counted: boolean): Json => ({
     operationId,
     tags: get.tags,
     summary: `${get.summary}, headers only`,
     description:
       'As GET, without the body: the same checks in the same order, the same status and header fields ' +
-      '(`Content-Length` included). Counts one request against the limits, like GET (C23).',
+      `(\`Content-Length\` included).${counted ? ' Counts one request against the limits, like GET (C23).' : ''}`,
+    ...(counted ? {} : PUBLIC),
     parameters: get.parameters,
     responses: Object.fromEntries(
       Object.keys(get.responses as Json).map((status) => [
@@ -162,9 +163,9 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
       ]),
     ),
   });
-  const withHead = (item: { get: Json }, operationId: string) => ({
+  const withHead = (item: { get: Json }, operationId: string, counted = true) => ({
     ...item,
-    head: dataHead(item.get, operationId),
+    head: headOfGet(item.get, operationId, counted),
   });
 
   return {
@@ -222,34 +223,38 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
           },
         },
       },
-      '/.well-known/{claim}.json': {
-        get: {
-          operationId: 'getDirectoryClaim',
-          tags: ['meta'],
-          summary: 'MCP directory ownership claim',
-          description:
-            'Public static JSON proving ownership for an MCP directory listing. The file name and content come from ' +
-            'configuration (default name `glama`, i.e. `/.well-known/glama.json`); any other name, or none configured, ' +
-            'is a 404 (C32).',
-          ...PUBLIC,
-          parameters: [
-            {
-              name: 'claim',
-              in: 'path',
-              required: true,
-              description: 'Configured claim file name, without `.json`.',
-              schema: { type: 'string', examples: ['glama'] },
+      '/.well-known/{claim}.json': withHead(
+        {
+          get: {
+            operationId: 'getDirectoryClaim',
+            tags: ['meta'],
+            summary: 'MCP directory ownership claim',
+            description:
+              'Public static JSON proving ownership for an MCP directory listing. The file name and content come from ' +
+              'configuration (default name `glama`, i.e. `/.well-known/glama.json`); any other name, or none configured, ' +
+              'is a 404 (C32).',
+            ...PUBLIC,
+            parameters: [
+              {
+                name: 'claim',
+                in: 'path',
+                required: true,
+                description: 'Configured claim file name, without `.json`.',
+                schema: { type: 'string', examples: ['glama'] },
+              },
+            ],
+            responses: {
+              '200': {
+                description: 'The claim document.',
+                content: { 'application/json': { schema: ref('DirectoryClaim') } },
+              },
+              '404': appError('No claim file with this name is configured.'),
             },
-          ],
-          responses: {
-            '200': {
-              description: 'The claim document.',
-              content: { 'application/json': { schema: ref('DirectoryClaim') } },
-            },
-            '404': appError('No claim file with this name is configured.'),
           },
         },
-      },
+        'headDirectoryClaim',
+        false,
+      ),
       '/.well-known/api-catalog': {
         get: {
           operationId: 'getApiCatalog',
@@ -306,30 +311,34 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
         },
         head: headOf('headDocs', 'Human-readable API documentation, headers only'),
       },
-      '/problems/{slug}': {
-        get: {
-          operationId: 'getProblemType',
-          tags: ['meta'],
-          summary: 'What a problem type means',
-          description:
-            'The page each `type` URL of a 401, 403 or 429 answer points to (C22): a short HTML page saying what ' +
-            'the problem means and what to do about it.',
-          ...PUBLIC,
-          parameters: [
-            {
-              name: 'slug',
-              in: 'path',
-              required: true,
-              description: 'The problem slug.',
-              schema: { type: 'string', enum: [...PROBLEM_SLUGS] },
+      '/problems/{slug}': withHead(
+        {
+          get: {
+            operationId: 'getProblemType',
+            tags: ['meta'],
+            summary: 'What a problem type means',
+            description:
+              'The page each `type` URL of a 401, 403 or 429 answer points to (C22): a short HTML page saying what ' +
+              'the problem means and what to do about it.',
+            ...PUBLIC,
+            parameters: [
+              {
+                name: 'slug',
+                in: 'path',
+                required: true,
+                description: 'The problem slug.',
+                schema: { type: 'string', enum: [...PROBLEM_SLUGS] },
+              },
+            ],
+            responses: {
+              '200': { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
+              '404': appError('No problem type of that name.'),
             },
-          ],
-          responses: {
-            '200': { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
-            '404': appError('No problem type of that name.'),
           },
         },
-      },
+        'headProblemType',
+        false,
+      ),
       '/v1/funds': withHead(
         {
           get: {
@@ -533,7 +542,10 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
             'WWW-Authenticate': hdr('WWW-Authenticate'),
           },
         ),
-        Forbidden: problem('Valid key, but its account has no active subscription (slug `forbidden`).'),
+        Forbidden: problem(
+          'Valid key, but its account has no active subscription (slug `forbidden`). Nothing is counted.',
+          LIMIT_HEADERS,
+        ),
         TooManyRequests: problem(
           `Per-minute burst limit (slug \`rate-limited\`) or monthly quota (slug \`quota-exceeded\`) exceeded. ` +
             `Problem slugs in use: ${PROBLEM_SLUGS.join(', ')}.`,
