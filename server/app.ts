@@ -233,9 +233,10 @@ export function gatedBody(ctx: AppContext, call: Call, req: HttpRequest, next: (
   let body: Buffer | 'too-large' | null = null;
   const proceed = () => {
     if (!admitted || body === null) return;
-    // RFC 9112 §9.6: closed after the answer, as its Connection: close says; the rest of
-    // the body is not read (and no request hidden in it ever runs).
-    if (body === 'too-large') call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE, NO_HEADERS, true);
+    // The connection is kept: uWS reads the rest of the body and drops it, so the client
+    // reads this answer whenever it stops sending. Closing now (it once said
+    // Connection: close) resets a client still uploading, which then never sees the 413.
+    if (body === 'too-large') call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE);
     else next(body);
   };
   const d = ctx.gate.admit(req.getHeader(requestHeader.authorization));
