@@ -3,6 +3,7 @@
  * threads over a small generated snapshot, spoken to over HTTP as a client would.
  */
 import { rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { unpack } from 'msgpackr';
@@ -735,6 +736,34 @@ describe('request framing (RFC 9112 §6)', () => {
     expect(r.statuses).toEqual(['HTTP/1.1 413', 'HTTP/1.1 200']);
     expect(r.text.toLowerCase()).not.toContain('connection: close');
     expect(r.closed).toBe(false);
+  });
+});
+
+describe('clients that do not read', () => {
+  it('a pipelining client that stops reading large answers is disconnected, not buffered without bound', async () => {
+    // 1,000 pipelined 120-fund pages (~40 KB each, ~40 MB in all: more than loopback's
+    // socket buffers hold) sent by a client that reads nothing until they are all in.
+    const request = `GET /v1/funds?limit=1000 HTTP/1.1\r\nHost: x\r\nAuthorization: ${access.headers.authorization}\r\n\r\n`;
+    const sock = connect(server.port, '127.0.0.1');
+    sock.pause();
+    let received = 0;
+    let ended = false;
+    sock.on('data', (d: Buffer) => {
+      received += d.length;
+    });
+    sock.on('close', () => {
+      ended = true;
+    });
+    sock.on('error', () => {});
+    await new Promise<void>((resolve) => sock.once('connect', () => resolve()));
+    sock.write(request.repeat(1000));
+    await new Promise((r) => setTimeout(r, 1000));
+    sock.resume();
+    await waitFor(() => ended, 10_000, 'the server closing the connection');
+    // Every answer would be ~40 MB; the server dropped the connection well before.
+    expect(received).toBeLessThan(20 * 1000 * 1000);
+    // And it serves the next client as before.
+    expect((await get('/v1/funds?limit=1000')).status).toBe(200);
   });
 });
 

@@ -263,7 +263,40 @@ function write(
   if (headers.length > 0) w.bytes(headers);
   if (extra !== null) extra.writeHeaders(w);
   res.writeStatus(w.view());
-  res.end(payload, close);
+  if (close || payload.length < STREAM_MIN_BYTES) res.end(payload, close);
+  else endOrWait(res, typeof payload === 'string' ? Buffer.from(payload) : payload);
+}
+
+/**
+ * Bodies at least this large go out through tryEnd: beyond uWS's 16 KB cork buffer
+ * they are written straight to the socket anyway, so this costs nothing when the
+ * client reads.
+ */
+const STREAM_MIN_BYTES = 16 * 1024;
+
+/**
+ * End with a large body without letting uWS buffer what the socket does not take:
+ * the rest is written as the client reads (onWritable), from this body, held by
+ * this closure. While it waits the response is pending, so a client that pipelines
+ * more requests without reading has its connection closed by uWS at the next one,
+ * instead of every answer piling up in memory (end() buffers without bound).
+ */
+function endOrWait(res: HttpResponse, body: Uint8Array): void {
+  const total = body.length;
+  // Offsets uWS reports count from the response's first body byte written.
+  const start = res.getWriteOffset();
+  const [, done] = res.tryEnd(body, total);
+  if (done) return;
+  // Not answered yet: uWS requires an abort handler, and after an abort no write.
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  res.onWritable((offset) => {
+    if (aborted) return true;
+    const [ok] = res.tryEnd(body.subarray(offset - start), total);
+    return ok;
+  });
 }
 
 /** This thread's header writer started with a status text and its Content-Type line. */
