@@ -730,6 +730,8 @@ function parseBody(raw: Uint8Array | string, contentType: string | undefined): B
       // isUtf8 is a native scan; decoding through Buffer then skips TextDecoder's fatal mode.
       if (!isUtf8(raw)) throw new Error('invalid UTF-8');
       text = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8');
+      // A UTF-8 BOM is skipped, as Python's json.loads does for bytes (utf-8-sig), so FastAPI.
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     } catch {
       // Python's json.loads raises UnicodeDecodeError here (FastAPI: 400); a 422 at
       // the body is the closer fit to C21's "a JSON body that does not parse".

@@ -453,6 +453,13 @@ describe('trailing returns', () => {
     });
   });
 
+  it('a JSON body starting with a UTF-8 BOM is read as FastAPI reads it (C21)', async () => {
+    const plain = JSON.stringify({ codes: [codes[0]] });
+    const withBom = await post('/v1/trailing-returns/batch', `\uFEFF${plain}`);
+    expect(withBom.status).toBe(200);
+    expect(withBom.text).toBe((await post('/v1/trailing-returns/batch', plain)).text);
+  });
+
   it('a body over 1 MiB is 413 (C21)', async () => {
     const r = await post(
       '/v1/trailing-returns/batch',
