@@ -60,6 +60,40 @@ describe('daily append (C37)', () => {
     expect(servedRows(b)).toEqual(servedRows(a));
   });
 
+  it('an index equal to the close stays the close through days without dividends: a tie rounds as on the prices (C1, C37)', async () => {
+    const src = writeSource(dir('tie-src'), [fundRow('TIE')], {
+      TIE:
+        'Date,Open,High,Low,Close,Adjusted_close,Volume\n' +
+        '2026-11-09,0,0,0,12.50,12.50,0\n2026-11-10,0,0,0,12.61,12.61,0\n2026-11-11,0,0,0,12.80,12.80,0\n',
+    });
+    const snaps = dir('tie-snaps');
+    await buildFromSource({ ...base, source: src, snapshots: snaps });
+    const daily = join(src, 'daily');
+    mkdirSync(daily);
+    // A path on which multiplying by each day's growth drifted below 13.66 (found by search).
+    const closes: Array<[string, string]> = [
+      ['2026-11-12', '12.42'],
+      ['2026-11-13', '12.38'],
+      ['2026-11-16', '12.15'],
+      ['2026-11-17', '12.03'],
+      ['2026-11-18', '13.66'],
+    ];
+    for (const [date, close] of closes)
+      writeFileSync(
+        join(daily, `${date}.csv`),
+        `Code,Date,Close,Adjusted_close,Dividend,Split\nTIE,${date},${close},,,\n`,
+      );
+    await appendDaily({ ...base, daily, snapshots: snaps });
+    const l = await lookupOf(snaps);
+    const s = l.series(0);
+    expect(Array.from(s.value.subarray(s.start + 3, s.start + s.length))).toEqual(
+      closes.map(([, c]) => Number(c)),
+    );
+    // 13.66 / 12.80 − 1 is exactly +6.71875 %: half away from zero (C1).
+    const row = JSON.parse(l.trailingAtJson(0, fromYmd(2026, 11, 18)) ?? 'null') as { return_1w: string };
+    expect(row.return_1w).toBe('6.7188');
+  });
+
   it('a daily row at or before a fund last observation is a reported no-op, never a duplicate (C37)', async () => {
     const src = dir('stale-src');
     await generateUniverse({

@@ -10,7 +10,15 @@ export function dailyGrowth(close: number, dividend: number, split: number, prev
   return ((close + dividend) * split) / previousClose;
 }
 
-/** The next total-return index value: previous value times the day's growth. */
+/**
+ * The next total-return index value: previous value times the day's growth, taken as
+ * (previous value / previous close) × (Close + Dividend) × Split. The same factor,
+ * grouped so that an index equal to the raw close (a provider's adjusted close on its
+ * latest day) stays exactly the raw close through every day without a dividend or
+ * split: returns over those days are then ratios of the prices as written, and a C1
+ * tie (12.80 → 13.66, +6.71875 %) rounds as it should. Multiplying by the growth
+ * factor instead drifts by an ulp a day and rounded such ties down.
+ */
 export function nextIndexValue(
   previousValue: number,
   close: number,
@@ -18,5 +26,5 @@ export function nextIndexValue(
   split: number,
   previousClose: number,
 ): number {
-  return previousValue * dailyGrowth(close, dividend, split, previousClose);
+  return (previousValue / previousClose) * ((close + dividend) * split);
 }
