@@ -33,6 +33,8 @@ export interface StaticResource {
   contentType: string;
   body: Buffer;
   headers?: HeaderBlock;
+  /** Status line; 200 OK when absent. */
+  status?: string;
 }
 
 export interface AppContext {
@@ -89,7 +91,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
     const call = new Call(res, req, head ? 'HEAD' : 'GET', path);
     const r = ctx.resource(path);
     if (!r) call.reply('404 Not Found', JSON_TYPE, NOT_FOUND);
-    else call.reply('200 OK', r.contentType, r.body, r.headers);
+    else call.reply(r.status ?? '200 OK', r.contentType, r.body, r.headers);
   };
   // Exact paths, since uWS ranks the 405 catch-all of an exact path above a wildcard GET.
   // HEAD too (RFC 9110 asks it wherever GET is): this uWS build does not fall through.

@@ -9,7 +9,7 @@ import type { ServeConfig } from './config.js';
 import { headerBlock } from './http/headers.js';
 import { apiCatalog } from './public/catalog.js';
 import { loadClaim } from './public/claim.js';
-import { docsRoutes } from './public/docs.js';
+import { DOCS_PATH, docsRoutes } from './public/docs.js';
 import { problemPage, problemTypes } from './public/problems.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
@@ -25,6 +25,14 @@ export function staticResources(config: ServeConfig): Map<string, StaticResource
   const claim = loadClaim({ name: config.claimName, file: config.claimFile ?? undefined });
   if (claim) out.set(claim.path, { contentType: 'application/json', body: Buffer.from(claim.body) });
   for (const r of docsRoutes()) out.set(r.path, { contentType: r.contentType, body: r.body });
+  // `/docs/` would resolve the page's relative asset paths one level too deep: send it to
+  // `/docs`, relatively, so it also holds behind a proxy that serves the API under a path.
+  out.set(`${DOCS_PATH}/`, {
+    status: '308 Permanent Redirect',
+    contentType: 'text/html; charset=utf-8',
+    body: Buffer.from('<!doctype html><title>API reference</title><a href="../docs">API reference</a>\n'),
+    headers: headerBlock([['Location', '../docs']]),
+  });
   for (const slug of Object.keys(problemTypes)) {
     out.set(`/problems/${slug}`, {
       contentType: 'text/html; charset=utf-8',

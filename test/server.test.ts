@@ -131,6 +131,15 @@ describe('public endpoints', () => {
     }
   });
 
+  it('/docs/ redirects to /docs (relatively), where the page and its assets resolve', async () => {
+    const r = await fetch(`${server.url}/docs/`, { redirect: 'manual' });
+    expect(r.status).toBe(308);
+    expect(r.headers.get('location')).toBe('../docs');
+    const followed = await fetch(`${server.url}/docs/`);
+    expect(followed.status).toBe(200);
+    expect(new URL(followed.url).pathname).toBe('/docs');
+  });
+
   it('/openapi.json is OpenAPI 3.1 version 1.0.0 and its examples are real answers (C33)', async () => {
     const r = await get('/openapi.json');
     const doc = r.json as {
