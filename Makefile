@@ -6,12 +6,13 @@ DEMO_FUNDS ?= 2000
 
 .PHONY: system-deps setup build demo demo-key run test lint bench-build bench-http clean
 
-# Not `npm ci`: the registry reachable here lacks some other platforms' optional
-# binaries (e.g. @biomejs/cli-win32-x64 answers 404), so npm records no lock entry
-# for them and `npm ci` then refuses the lock as out of sync. `npm install
-# --no-save` installs exactly the locked versions and never rewrites the lock.
+# `npm ci`: exactly the lock. It needs every platform's optional binary in the lock,
+# so the versions are ones whose binaries the reachable registry has for every
+# platform: biome 2.5.15 (2.6.x has only the Linux ones there) and, through
+# `overrides`, msgpackr-extract 3.0.4 (3.0.7's macOS, Windows and ARM builds are
+# missing there). Without that, npm leaves them out and `npm ci` refuses the lock.
 node_modules/.package-lock.json: package-lock.json package.json
-	npm install --no-save --no-audit --no-fund
+	npm ci --no-audit --no-fund
 
 setup: node_modules/.package-lock.json build
 
