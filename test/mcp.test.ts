@@ -342,6 +342,20 @@ describe('protocol', () => {
       body: 'x'.repeat((1 << 20) + 1),
     });
     expect(big.status).toBe(413);
+    // Bytes that are not UTF-8 are a parse error, as REST's json_invalid (C21), not a call about U+FFFD.
+    const latin = Buffer.concat([
+      Buffer.from(
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"getFund","arguments":{"code":"',
+      ),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}}}'),
+    ]);
+    const notUtf8 = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: latin });
+    expect(notUtf8.status).toBe(400);
+    expect(await notUtf8.json()).toMatchObject({
+      id: null,
+      error: { code: -32700, message: /not valid UTF-8/ },
+    });
   });
 
   it('responses carry X-Data-As-Of and Server-Timing', async () => {
@@ -513,6 +527,16 @@ describe('errors', () => {
     expect(r.status).toBe(503);
     expect(r.headers.get('retry-after')).toBe('30');
     expect(await r.json()).toEqual({ detail: 'No data loaded' });
+    // A tool that does not exist is -32602 with or without data: retrying would not help.
+    const unknown = await fetch(`${empty.url}/mcp`, {
+      method: 'POST',
+      headers: { ...emptyAccess.headers, 'content-type': 'application/json', accept: MCP_ACCEPT },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getPrices' } }),
+    });
+    expect(unknown.status).toBe(200);
+    expect(await unknown.json()).toMatchObject({
+      error: { code: -32602, message: 'Unknown tool: getPrices' },
+    });
   });
 });
 
@@ -644,6 +668,26 @@ describe('stdio mode', () => {
     const messages = lines.slice(1, 4).map((l) => (l as { error?: { message: string } }).error!.message);
     for (const m of messages)
       expect(m).toMatch(/^Invalid Request: not a JSON-RPC 2\.0 message .*no batches over stdio$/);
+  });
+
+  it('stdio: a last message without a newline is answered; the instructions speak of no HTTP limits', async () => {
+    const { child, stdout, exited } = spawnCli(['mcp', '--stdio', '--snapshots', snapshots]);
+    child.stdin!.end(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      })}\n{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+    );
+    expect(await exited).toEqual([0, null]);
+    const lines = stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: number; result: { instructions?: string } });
+    expect(lines.map((l) => l.id)).toEqual([1, 2]);
+    expect(lines[0].result.instructions).toMatch(/searchFunds/);
+    expect(lines[0].result.instructions).not.toMatch(/HTTP|plan limits/);
   });
 
   it('stdio: a line over 10 MiB ends the process with a message and exit 1, not silence', async () => {

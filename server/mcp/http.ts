@@ -6,6 +6,7 @@
  * here because a stateless transport would otherwise open an SSE stream that never
  * ends (SDK 1.32) and there are no sessions to delete.
  */
+import { isUtf8 } from 'node:buffer';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type AppContext, gatedBody } from '../app.js';
@@ -16,7 +17,7 @@ import { acceptsJson } from '../http/negotiation.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import type { TemplatedApp } from '../uws.js';
 import { createMcpServer, type McpServerInfo } from './server.js';
-import { NO_DATA_DETAIL } from './tools.js';
+import { isToolName, NO_DATA_DETAIL } from './tools.js';
 
 const JSON_TYPE = 'application/json';
 /**
@@ -44,8 +45,13 @@ const STATUS: Record<number, string> = {
   503: '503 Service Unavailable',
 };
 
-const isToolCall = (m: unknown) =>
-  typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call';
+/** A call of one of our tools: what needs data (C24). An unknown tool is -32602 with or without it. */
+const isToolCall = (m: unknown) => {
+  if (typeof m !== 'object' || m === null || (m as { method?: unknown }).method !== 'tools/call')
+    return false;
+  const name = (m as { params?: { name?: unknown } }).params?.name;
+  return typeof name === 'string' && isToolName(name);
+};
 
 const isInitialize = (m: unknown) =>
   typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize';
@@ -189,7 +195,14 @@ export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpS
         request = new Request(MCP_URL, { method: 'POST', headers, body: raw });
       }
       // Said here: the SDK's 406 asks for text/event-stream as well, which we never send.
-      (refusesJson ? Promise.resolve(NOT_ACCEPTABLE()) : handleMcpPost(request, body, snap, info))
+      // Bytes that are not UTF-8 are a parse error, as REST's 422 json_invalid (C21): the
+      // SDK would read them with U+FFFD in their place and answer about another code.
+      (refusesJson
+        ? Promise.resolve(NOT_ACCEPTABLE())
+        : !isUtf8(raw)
+          ? Promise.resolve(jsonResponse(400, rpcError(-32700, 'Parse error: the body is not valid UTF-8')))
+          : handleMcpPost(request, body, snap, info)
+      )
         .then((response) => writeResponse(call, response, snap, started))
         .catch((e: unknown) => {
           // JSON-RPC's own internal error, once (http/guard.ts logs it).

@@ -54,10 +54,14 @@ const LOOSE_INITIALIZE = z.object({ method: z.literal('initialize') }).passthrou
 const LOOSE_LIST_TOOLS = z.object({ method: z.literal('tools/list') }).passthrough();
 
 /** A server whose tools read `snapshot()` once per call. */
-export function createMcpServer(info: McpServerInfo, snapshot: () => ServingSnapshot | null): Server {
+export function createMcpServer(
+  info: McpServerInfo,
+  snapshot: () => ServingSnapshot | null,
+  instructions: string = SERVER_INSTRUCTIONS,
+): Server {
   const server = new Server(info, {
     capabilities: { tools: {} },
-    instructions: SERVER_INSTRUCTIONS,
+    instructions,
     jsonSchemaValidator: NO_ELICITATION_VALIDATOR,
   });
   // The SDK parses initialize strictly too, so missing params were -32603 with a Zod
@@ -79,7 +83,10 @@ export function createMcpServer(info: McpServerInfo, snapshot: () => ServingSnap
     // An unknown tool is a protocol error (-32602), unlike bad arguments (MCP 2025-11-25).
     // Not McpError: its message carries "MCP error -32602: ", which the client's McpError adds again.
     if (!isToolName(name))
-      throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
+      // Clipped as arguments are: a 900 KB name need not come back whole.
+      throw Object.assign(new Error(`Unknown tool: ${name.length > 60 ? `${name.slice(0, 57)}...` : name}`), {
+        code: ErrorCode.InvalidParams,
+      });
     return callTool(snapshot(), name, args);
   });
   return server;

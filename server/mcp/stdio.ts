@@ -6,6 +6,7 @@
  * (SnapshotManager), so a new build is picked up without restarting the agent.
  */
 import { resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { boolFlag, intFlag, parseArgs, stringFlag, UsageError } from '../../builder/cli/args.js';
@@ -14,6 +15,7 @@ import { packageVersion } from '../main.js';
 import { SnapshotManager } from '../snapshot/manager.js';
 import { ServingSnapshot } from '../snapshot/serving.js';
 import { createMcpServer, serverInfo } from './server.js';
+import { STDIO_SERVER_INSTRUCTIONS } from './tools.js';
 
 export async function runMcp(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, { stdio: 'boolean', snapshots: 'string', 'poll-ms': 'string' }, io.env);
@@ -44,8 +46,20 @@ export async function runMcp(argv: string[], io: CliIo): Promise<number> {
       `fundreturns mcp: ${reported ? '' : `no snapshot in ${dir} yet: `}tools answer "No data loaded" until one is published (C24)`,
     );
 
-  const server = createMcpServer(serverInfo(packageVersion()), () => current);
-  const transport = new StdioServerTransport();
+  const server = createMcpServer(serverInfo(packageVersion()), () => current, STDIO_SERVER_INSTRUCTIONS);
+  // stdin through a pass-through that ends the last line: the SDK reads a message only
+  // at its newline, so a final message without one was dropped in silence.
+  const input = new PassThrough();
+  let lastByte = 0x0a;
+  process.stdin.on('data', (chunk: Buffer) => {
+    if (chunk.length > 0) lastByte = chunk[chunk.length - 1];
+    input.write(chunk);
+  });
+  process.stdin.once('end', () => {
+    if (lastByte !== 0x0a) input.write('\n');
+    input.end();
+  });
+  const transport = new StdioServerTransport(input, process.stdout);
   let code = 0;
   // What the SDK's transport drops: a line that is not one JSON-RPC message gets the
   // error JSON-RPC 2.0 §5.1 prescribes (id null), and a line over its 10 MiB buffer,
@@ -63,18 +77,38 @@ export async function runMcp(argv: string[], io: CliIo): Promise<number> {
       code = 1;
     } else io.err(`fundreturns mcp: ${e.message}`);
   };
+  // Requests read but not yet answered: a session ended by closing stdin still gets
+  // the answers to everything it sent (tool calls answer asynchronously).
+  let unanswered = 0;
+  let inputEnded = false;
+  let finish: () => void = () => {};
   const closed = new Promise<void>((done) => {
-    const finish = () => done();
+    finish = () => done();
     // The client closed our stdout: the session is over.
     process.stdout.on('error', finish);
-    // The agent ends the session by closing our stdin, or by a signal.
-    process.stdin.once('end', finish);
-    process.stdin.once('close', finish);
+    // The agent ends the session by closing our stdin, once every request it sent is answered; or by a signal.
+    input.once('end', () => {
+      inputEnded = true;
+      if (unanswered === 0) finish();
+    });
     process.once('SIGTERM', finish);
     process.once('SIGINT', finish);
     transport.onclose = finish;
   });
   await server.connect(transport);
+  const receive = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ('method' in message && 'id' in message) unanswered++;
+    receive?.(message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    await send(message);
+    if (!('method' in message) && 'id' in message && message.id !== null && unanswered > 0) {
+      unanswered--;
+      if (inputEnded && unanswered === 0) finish();
+    }
+  };
   io.err(`fundreturns mcp: serving MCP on stdio from ${dir}`);
   await closed;
   manager.stop();

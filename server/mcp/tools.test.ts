@@ -4,6 +4,7 @@ import {
   FundListSchema,
   FundSchema,
   MCP_TOOL_INPUT_SCHEMAS,
+  type McpToolName,
   TrailingReturnsSchema,
 } from '../../schemas/index.js';
 import { callTool, isToolName, SERVER_INSTRUCTIONS, TOOLS } from './tools.js';
@@ -41,6 +42,37 @@ describe('callTool without data', () => {
     const none = callTool(null, 'getTrailingReturns', { code: 'VTI' });
     expect(none.isError).toBe(true);
     expect(textOf(none)).toMatch(/^No data loaded/);
+  });
+
+  it('an argument the tool does not take is refused, naming the ones it does (a misspelt as_of is not ignored)', () => {
+    const cases: Array<[McpToolName, Record<string, unknown>, string]> = [
+      [
+        'getTrailingReturns',
+        { code: 'VTI', asof: '2020-01-02' },
+        '"asof": not an argument of getTrailingReturns (it takes code, as_of, market)',
+      ],
+      [
+        'getCalendarReturns',
+        { code: 'VTI', yr: 2020 },
+        '"yr": not an argument of getCalendarReturns (it takes code, year, market)',
+      ],
+      [
+        'batchCalendarReturns',
+        { codes: ['VTI'], years: 2020 },
+        '"years": not an argument of batchCalendarReturns',
+      ],
+      ['searchFunds', { query: 'bond' }, '"query": not an argument of searchFunds'],
+      ['getFund', { code: 'VTI', extra: 1 }, '"extra": not an argument of getFund (it takes code, market)'],
+    ];
+    for (const [tool, args, message] of cases) {
+      const r = callTool(null, tool, args);
+      expect(r.isError, tool).toBe(true);
+      expect(textOf(r), tool).toContain(message);
+    }
+    // Every argument a tool takes is still taken.
+    expect(
+      textOf(callTool(null, 'getTrailingReturns', { code: 'VTI', as_of: '2020-01-02', market: 'US' })),
+    ).toMatch(/^No data loaded/);
   });
 
   it('lists every problem of a call, with nested fields', () => {

@@ -44,18 +44,27 @@ const NOT_ADVICE = 'Informational data only, not investment advice.';
 const CODES =
   'Funds are identified by `code`, the bare US ticker (case-sensitive, no exchange suffix, e.g. "VTI").';
 
-export const SERVER_INSTRUCTIONS = [
+const ABOUT = [
   'Fund Returns: trailing and calendar-year total returns plus metadata for about 32,000 US mutual funds and ETFs, ' +
     'built from adjusted end-of-day prices and refreshed daily on trading days.',
   CODES,
   'When you only know a name, call searchFunds first to find the code. For one fund use getTrailingReturns or ' +
     'getCalendarReturns; for several funds use batchTrailingReturns or batchCalendarReturns (up to ' +
-    `${BATCH_MAX_CODES} codes in one call, one request against the rate limit) instead of calling a single-fund tool ` +
-    'repeatedly. getFund gives metadata (name, type, exchange, ISIN, active or not, the date range with data).',
+    `${BATCH_MAX_CODES} codes in one call) instead of calling a single-fund tool repeatedly. getFund gives ` +
+    'metadata (name, type, exchange, ISIN, active or not, the date range with data).',
   UNITS,
-  "Every HTTP request to this server counts one request against the API key's plan limits, like a REST call (one tool call, or one JSON-RPC batch).",
+];
+
+/** Over HTTP (/mcp), where the API key's plan limits apply (C30). */
+export const SERVER_INSTRUCTIONS = [
+  ...ABOUT,
+  "Every HTTP request to this server counts one request against the API key's plan limits, like a REST call " +
+    '(one tool call, or one JSON-RPC batch; connecting costs two: initialize and its notification).',
   NOT_ADVICE,
 ].join('\n\n');
+
+/** Over stdio (`fundreturns mcp --stdio`): a local snapshot, no key and no limits. */
+export const STDIO_SERVER_INSTRUCTIONS = [...ABOUT, NOT_ADVICE].join('\n\n');
 
 const READ_ONLY = {
   readOnlyHint: true,
@@ -183,22 +192,30 @@ function fieldOf(e: ErrorObject): string {
   return path === '' ? '(arguments)' : path;
 }
 
-function ajvProblems(errors: ErrorObject[]): string[] {
+function ajvProblems(tool: McpToolName, errors: ErrorObject[]): string[] {
   const out: string[] = [];
   for (const e of errors) {
     // allOf/anyOf wrappers repeat what their branches already said.
     if (e.keyword === 'allOf' || e.keyword === 'anyOf' || e.keyword === 'if') continue;
-    const rule =
-      e.keyword === 'required'
-        ? 'is required'
-        : e.keyword === 'format' && e.params.format === 'date'
-          ? 'must be a calendar date YYYY-MM-DD'
-          : (e.message ?? e.keyword);
-    const got = e.keyword === 'required' || e.keyword === 'maxItems' ? '' : ` (got ${quote(e.data)})`;
-    const line = `${fieldOf(e)}: ${rule}${got}`;
+    const line =
+      e.keyword === 'additionalProperties'
+        ? unknownArgument(tool, (e.params as { additionalProperty: string }).additionalProperty)
+        : `${fieldOf(e)}: ${ruleOf(e)}${e.keyword === 'required' || e.keyword === 'maxItems' ? '' : ` (got ${quote(e.data)})`}`;
     if (!out.includes(line)) out.push(line);
   }
   return out;
+}
+
+function ruleOf(e: ErrorObject): string {
+  if (e.keyword === 'required') return 'is required';
+  if (e.keyword === 'format' && e.params.format === 'date') return 'must be a calendar date YYYY-MM-DD';
+  return e.message ?? e.keyword;
+}
+
+/** `"asof": not an argument of getTrailingReturns (it takes code, as_of, market)`. */
+function unknownArgument(tool: McpToolName, name: string): string {
+  const known = Object.keys(MCP_TOOL_INPUT_SCHEMAS[tool].properties);
+  return `${quote(name)}: not an argument of ${tool} (it takes ${known.join(', ')})`;
 }
 
 function quote(v: unknown): string {
@@ -259,7 +276,7 @@ export function callTool(
   // schema's maxLength would otherwise refuse padding REST accepts.
   if (name === 'searchFunds' && typeof args.q === 'string') args = { ...args, q: args.q.trim() };
   const check = CHECKS[name];
-  if (!check(args)) return invalidArgs(name, ajvProblems(check.errors ?? []));
+  if (!check(args)) return invalidArgs(name, ajvProblems(name, check.errors ?? []));
   if (snap === null)
     return errorResult(`${NO_DATA_DETAIL}: the server has no snapshot yet; try again shortly.`);
   let a: Answer;
