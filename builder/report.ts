@@ -12,6 +12,7 @@ export type ProblemReason =
   | 'out_of_order_date'
   | 'short_row'
   | 'long_row'
+  | 'multiline_row'
   | 'future_date'
   | 'row_in_unreadable_file'
   // files
@@ -39,6 +40,7 @@ export const ROW_REASONS: ReadonlySet<ProblemReason> = new Set<ProblemReason>([
   'out_of_order_date',
   'short_row',
   'long_row',
+  'multiline_row',
   'future_date',
   'row_in_unreadable_file',
   'daily_bad_row',

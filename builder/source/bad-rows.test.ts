@@ -99,3 +99,57 @@ describe('a daily append with long and future rows (C36, C37)', () => {
     expect(JSON.parse(l.latestTrailingJson(1)).as_of_date).toBe('2024-01-05');
   });
 });
+
+describe('files cut short or with a stray quote (C36)', () => {
+  it('a row cut off mid-line is a short_row even with Date and the adjusted close in: not a price of 2', async () => {
+    // An upload that stopped inside the last row's Adjusted_close: `16.26,2` of `16.26,20000`.
+    const cut = `${EOD}2024-01-02,1,1,1,16,16,0\n2024-01-03,1,1,1,16.26,2`;
+    const src = sourceOf(dir('cut-src'), { AAA: cut, BBB: GOOD });
+    const snaps = dir('cut-snaps');
+    const r = await buildFromSource({ ...base, maxBadShare: 0.5, source: src, snapshots: snaps });
+    expect(r.report.reasons.get('short_row')).toMatchObject({
+      count: 1,
+      first: { file: join('prices', 'AAA.csv'), line: 3, detail: "6 of the header's 7 fields (cut short?)" },
+    });
+    const aaa = JSON.parse((await lookupOf(snaps)).latestTrailingJson(0));
+    expect(aaa.as_of_date).toBe('2024-01-02');
+  });
+
+  it('rows swallowed by a stray quote each count as skipped, so the bound fails the build', async () => {
+    const rows = Array.from(
+      { length: 40 },
+      (_, k) =>
+        `2023-${String(1 + Math.floor(k / 28)).padStart(2, '0')}-${String(1 + (k % 28)).padStart(2, '0')},1,1,1,16,16,0`,
+    );
+    // A quote opens a field on line 3 and another closes one on line 40: 38 rows in one record.
+    rows[1] = rows[1].replace(',1,1,1', ',"1,1,1');
+    rows[38] = `${rows[38]}"`;
+    const src = sourceOf(dir('quote-src'), { AAA: `${EOD}${rows.join('\n')}\n`, BBB: GOOD });
+    const snaps = dir('quote-snaps');
+    const failed = buildFromSource({ ...base, maxBadShare: 0.1, source: src, snapshots: snaps });
+    await expect(failed).rejects.toBeInstanceOf(BuildError);
+    const e = (await failed.catch((x: unknown) => x)) as BuildError;
+    expect(e.report.reasons.get('multiline_row')).toMatchObject({ count: 38, first: { line: 3 } });
+    expect(e.report.dataRows).toBe(42);
+    expect(readCurrent(snaps)).toBeNull();
+  });
+
+  it('a file with CR-only line ends (classic Mac) is read row by row', async () => {
+    const src = sourceOf(dir('cr-src'), { AAA: GOOD.replaceAll('\n', '\r'), BBB: GOOD });
+    const snaps = dir('cr-snaps');
+    const r = await buildFromSource({ ...base, maxBadShare: 0, source: src, snapshots: snaps });
+    expect(r.report.skippedRows).toBe(0);
+    expect(r.report.fundsIn).toBe(2);
+  });
+
+  it('two columns that both name the adjusted close leave the file unread, its rows counted (C35)', async () => {
+    const twice = GOOD.replace('Close,Adjusted_close', 'Adjusted_close,Adjusted_close');
+    const src = sourceOf(dir('twice-src'), { AAA: twice, BBB: GOOD, CCC: GOOD, DDD: GOOD });
+    const snaps = dir('twice-snaps');
+    const r = await buildFromSource({ ...base, maxBadShare: 0.5, source: src, snapshots: snaps });
+    expect(r.report.reasons.get('missing_header_column')?.first.detail).toBe(
+      'one adjusted close column, not 2 (Adjusted_close, Adjusted_close)',
+    );
+    expect(r.report.reasons.get('row_in_unreadable_file')?.count).toBe(2);
+  });
+});

@@ -30,6 +30,12 @@ function records(text: string, limit?: number): { line: number; fields: string[]
 }
 
 describe('parseDecimal', () => {
+  it('a field over 100 characters is no number, read in constant time (200 MB of digits once exhausted the heap)', () => {
+    expect(dec(`1${'0'.repeat(99)}`)).toBe(1e99);
+    expect(dec('1'.repeat(101))).toBeNaN();
+    expect(dec('9'.repeat(20_000_000))).toBeNaN();
+  });
+
   it('gives exactly the double Number() gives for 100k shortest-round-trip doubles of every magnitude (C2)', () => {
     const rand = rng(1);
     const bad: string[] = [];

@@ -34,7 +34,7 @@ export function decodeUtf8(buf: Uint8Array, from: number, to: number): string {
 /**
  * Splits a byte buffer into records, one `next()` at a time. After `next()` returns
  * true, field i is `src[starts[i]..ends[i])` and `line` is the record's 1-based line.
- * LF and CRLF endings are accepted; blank lines (empty or only spaces/tabs, C36) are
+ * LF, CRLF and (in a file with no LF) CR endings are accepted; blank lines (empty or only spaces/tabs, C36) are
  * skipped and never reach the caller.
  */
 export class RecordReader {
@@ -46,6 +46,11 @@ export class RecordReader {
   count = 0;
   /** 1-based line where the current record starts. */
   line = 0;
+  /**
+   * Lines the current record runs over past its first: a quoted field with line ends
+   * inside. In a file of numbers that is a stray quote swallowing the rows after it.
+   */
+  spanned = 0;
 
   private readonly buf: Uint8Array;
   private readonly len: number;
@@ -62,6 +67,9 @@ export class RecordReader {
    * split fully.
    */
   constructor(buf: Uint8Array, fieldLimit = NO_LIMIT) {
+    // Classic Mac line ends (CR alone, no LF anywhere): read as LF, in place.
+    if (buf.indexOf(LF) < 0 && buf.indexOf(CR) >= 0)
+      for (let i = 0; i < buf.length; i++) if (buf[i] === CR) buf[i] = LF;
     this.buf = buf;
     this.src = buf;
     this.len = buf.length;
@@ -92,6 +100,7 @@ export class RecordReader {
       }
       this.pos = lf + 1;
       this.nextLineNo++;
+      this.spanned = 0;
       const end = lf > start && buf[lf - 1] === CR ? lf - 1 : lf;
       if (end === start) continue;
       const c0 = buf[start];
@@ -221,6 +230,7 @@ export class RecordReader {
         if (!closed) {
           this.pos = lf + 1;
           this.nextLineNo++;
+          this.spanned = 0;
           this.src = buf;
           this.splitPlain(start, lf > start && buf[lf - 1] === CR ? lf - 1 : lf);
           return;
@@ -244,6 +254,7 @@ export class RecordReader {
     }
     this.pos = i + 1;
     this.nextLineNo += lines + 1;
+    this.spanned = lines;
     this.count = n;
     this.src = this.scratch;
   }
@@ -273,6 +284,7 @@ const POW10 = [
   1e20, 1e21, 1e22,
 ];
 const TWO53 = 9007199254740992;
+const MAX_NUMBER_CHARS = 100;
 
 /**
  * A plain decimal from buf[from..to): optional sign, digits with at most one dot (at
@@ -286,7 +298,9 @@ const TWO53 = 9007199254740992;
  */
 export function parseDecimal(buf: Uint8Array, from: number, to: number): number {
   let i = from;
-  if (i >= to) return Number.NaN;
+  // No price is written in 100 characters; a longer field (200 MB of digits, once) would
+  // only be copied into a string for `Number` to refuse, exhausting the heap on the way.
+  if (i >= to || to - from > MAX_NUMBER_CHARS) return Number.NaN;
   let neg = false;
   let c = buf[i];
   if (c === 45) {

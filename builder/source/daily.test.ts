@@ -139,3 +139,26 @@ describe('parseDailyFile (C37)', () => {
     ]);
   });
 });
+
+describe('parseDailyFile: cut and swallowed rows (C36, C37)', () => {
+  it('a row cut off after its Close is a daily_bad_row, not a close of 1', () => {
+    const r = parse(`${HEADER}SPY,2020-01-03,320.5,320.5,,\nXHTPX,2020-01-03,1`);
+    expect(r.rows.codes).toEqual(['SPY']);
+    expect(r.problems).toMatchObject([
+      { reason: 'daily_bad_row', line: 3, detail: "short row: 3 of the header's 6 fields (cut short?)" },
+    ]);
+  });
+
+  it('rows swallowed by a stray quote are each a daily_bad_row', () => {
+    const r = parse(
+      `${HEADER}SPY,"2020-01-03,320.5,,,\nAGG,2020-01-03,110,,,\nVTI,2020-01-03,200,,,"\nBND,2020-01-03,70,,,\n`,
+    );
+    expect(r.rows.codes).toEqual(['BND']);
+    expect(r.dataRows).toBe(4);
+    expect(r.problems.map((p) => [p.reason, p.line])).toEqual([
+      ['daily_bad_row', 2],
+      ['daily_bad_row', 3],
+      ['daily_bad_row', 4],
+    ]);
+  });
+});

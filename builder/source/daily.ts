@@ -102,8 +102,24 @@ export function parseDailyFile(
           : { reason: 'daily_bad_row', file, line, code, detail },
       );
     };
-    if (r.count < needed) {
-      bad(`short row: ${r.count} fields`);
+    if (r.spanned > 0) {
+      // A stray quote swallowed the rows after it: each is a skipped row (C36).
+      dataRows += r.spanned;
+      for (let k = 0; k <= r.spanned; k++)
+        problems.push({
+          reason: 'daily_bad_row',
+          file,
+          line: line + k,
+          detail: `a quoted field runs from line ${line} over ${r.spanned + 1} lines (a stray quote?)`,
+        });
+      continue;
+    }
+    if (r.count < headerFields) {
+      // Even with Code, Date and Close in, a row that stops early is a file cut off
+      // mid-line: its Close may be cut too, and would become the fund's last close (C37).
+      bad(
+        `short row: ${r.count} of the header's ${headerFields} fields${r.count >= needed ? ' (cut short?)' : ''}`,
+      );
       continue;
     }
     if (r.count > headerFields) {

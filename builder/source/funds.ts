@@ -74,6 +74,18 @@ export function parseFundsFile(bytes: Uint8Array, file: string): FundsFileResult
   while (r.next()) {
     result.dataRows++;
     const line = r.line;
+    if (r.spanned > 0) {
+      // A stray quote swallowed the fund rows after it: each one reported.
+      result.dataRows += r.spanned;
+      for (let k = 0; k <= r.spanned; k++)
+        problems.push({
+          reason: 'bad_fund_row',
+          file,
+          line: line + k,
+          detail: `a quoted field runs from line ${line} over ${r.spanned + 1} lines (a stray quote?)`,
+        });
+      continue;
+    }
     if (r.count < needed) {
       problems.push({
         reason: 'bad_fund_row',

@@ -60,6 +60,15 @@ function columnsOf(header: string[]): Columns | string {
   if (date < 0) return 'Date';
   const adj = findColumn(h, ...ADJ_NAMES);
   if (adj < 0) return 'Adjusted_close';
+  // Matched by name (C35): two columns of one name leave the price to chance.
+  for (const [what, names] of [
+    ['Date', ['date']],
+    ['adjusted close', ADJ_NAMES],
+    ['Close', ['close']],
+  ] as const) {
+    const found = header.filter((_, i) => (names as readonly string[]).includes(h[i]));
+    if (found.length > 1) return `one ${what} column, not ${found.length} (${found.join(', ')})`;
+  }
   return { date, adj, close };
 }
 
@@ -152,9 +161,28 @@ export function parsePriceFile(
     const ends = r.ends;
     let reason: ProblemReason;
     let detail: string;
+    if (r.spanned > 0) {
+      // A stray quote: the rows it swallowed are skipped rows too, each counted (C36),
+      // so that the bad-share bound sees them rather than a single bad row.
+      dataRows += r.spanned;
+      for (let k = 0; k <= r.spanned; k++)
+        problems.push({
+          reason: 'multiline_row',
+          file,
+          line: r.line + k,
+          code,
+          detail: `a quoted field runs from line ${r.line} over ${r.spanned + 1} lines (a stray quote?)`,
+        });
+      continue;
+    }
     if (r.count < needed) {
       reason = 'short_row';
       detail = `${r.count} field${r.count === 1 ? '' : 's'}`;
+    } else if (r.count < headerFields) {
+      // Every needed field is there, but the row stops early: a file cut off mid-line
+      // (an upload that did not finish) leaves its last price cut too, read as another.
+      reason = 'short_row';
+      detail = `${r.count} of the header's ${headerFields} fields (cut short?)`;
     } else if (r.count > headerFields) {
       reason = 'long_row';
       detail = `more fields than the header's ${headerFields}`;
