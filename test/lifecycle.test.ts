@@ -250,6 +250,23 @@ describe('refused snapshots, tried again and fallen back on', () => {
     }
   });
 
+  it('a restart onto a CURRENT that names no snapshot (a path, `..`) serves the newest that loads, and says why', async () => {
+    const { snapshots } = generateAndBuild(join(dir, 'fallback-path'), 10);
+    const good = readCurrent(snapshots)!;
+    for (const written of [join(snapshots, good), '..']) {
+      writeFileSync(join(snapshots, 'CURRENT'), `${written}\n`);
+      const server = await startServe([...access.flags, '--snapshots', snapshots]);
+      try {
+        const h = await json(`${server.url}/healthz`);
+        expect((h.body.snapshot as { id: string }).id, written).toBe(good);
+        expect(h.body.last_error, written).toMatch(/not a snapshot in that directory/);
+        expect((await json(`${server.url}/v1/funds?limit=1`)).status).toBe(200);
+      } finally {
+        await server.stop();
+      }
+    }
+  });
+
   it('a refused copy of a good snapshot (same build time, a snapshot name) still falls back to the good one', async () => {
     const { snapshots } = generateAndBuild(join(dir, 'fallback-copy'), 10);
     const good = readCurrent(snapshots)!;

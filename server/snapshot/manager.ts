@@ -77,13 +77,17 @@ export class SnapshotManager {
   }
 
   /**
-   * Load what CURRENT names. If that is refused and nothing serves yet (a restart
-   * onto a broken newest snapshot), serve the newest older snapshot that loads
-   * rather than nothing, and keep reporting the refusal until CURRENT's loads.
+   * Load what CURRENT names. If that is refused, or CURRENT names no snapshot, and
+   * nothing serves yet (a restart onto a broken newest snapshot), serve the newest
+   * older snapshot that loads rather than nothing, and keep reporting the problem
+   * until CURRENT's loads.
    */
   async start(): Promise<void> {
     await this.check();
-    if (this.servingId === null && this.refusedKey !== null) await this.fallBack();
+    // CURRENT that names no snapshot (`..`, a path, a directory, garbage) counts as refused:
+    // its intent is unknown, so the newest snapshot that loads serves, and the problem shows.
+    if (this.servingId === null && (this.refusedKey !== null || this.currentError !== null))
+      await this.fallBack();
     try {
       this.watcher = watch(this.dir, () => void this.check());
       this.watcher.on('error', () => {
@@ -225,7 +229,7 @@ export class SnapshotManager {
         this.servingId = id;
         this.events.onSnapshot(msg);
         this.events.log('warn', 'CURRENT names a refused snapshot: serving the newest older one that loads', {
-          current: refused,
+          current: refused ?? this.currentError,
           snapshot: id,
           as_of: msg.manifest.as_of,
         });
