@@ -3,7 +3,7 @@
  * Bad input is skipped and reported (C36); a build over the bad-row bound, or one
  * that fails in any way, publishes nothing and leaves CURRENT as it was.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { compareCodes } from '../core/codes.js';
 import { formatDay } from '../core/dates.js';
@@ -14,7 +14,15 @@ import { writeSnapshotFiles } from '../core/snapshot/writer.js';
 import type { FundRecord } from '../core/types.js';
 import { deriveRows } from './derive.js';
 import type { PriceTask } from './prices-worker.js';
-import { listSnapshots, prune, publish, readCurrent, snapshotId, stagingDir } from './publish.js';
+import {
+  listSnapshots,
+  prune,
+  publish,
+  readCurrent,
+  removeStaleStaging,
+  snapshotId,
+  stagingDir,
+} from './publish.js';
 import { readPrices } from './read-prices.js';
 import { BuildReport } from './report.js';
 import { parseFundsFile } from './source/funds.js';
@@ -258,16 +266,29 @@ export async function writeAndPublish(
   const builtAt = (opts.now ?? (() => new Date()))();
   const asOf = snapshotAsOf(cols);
   const id = snapshotId(asOf, builtAt);
+  // Staging left by a build that failed or was killed first: on a full disk, keeping
+  // it would fail every build after (one build at a time holds the lock).
+  removeStaleStaging(opts.snapshots);
   const staging = stagingDir(opts.snapshots, id);
-  const manifest = await writeSnapshotFiles(staging, cols, {
-    id,
-    asOf,
-    builtAt: builtAt.toISOString(),
-    report: report.toJSON() as unknown as Record<string, unknown>,
-    source,
-  });
-  lap('write');
-  const dir = publish(opts.snapshots, staging, id);
+  let manifest: Awaited<ReturnType<typeof writeSnapshotFiles>>;
+  let dir: string;
+  try {
+    manifest = await writeSnapshotFiles(staging, cols, {
+      id,
+      asOf,
+      builtAt: builtAt.toISOString(),
+      report: report.toJSON() as unknown as Record<string, unknown>,
+      source,
+    });
+    lap('write');
+    dir = publish(opts.snapshots, staging, id);
+  } catch (e) {
+    rmSync(staging, { recursive: true, force: true });
+    throw new Error(
+      `cannot write snapshot ${id} into ${opts.snapshots}: ${(e as Error).message}; nothing published, ` +
+        'the live snapshot is unchanged',
+    );
+  }
   prune(opts.snapshots, opts.keep);
   lap('publish');
   return { id, dir, manifest, report, timings };

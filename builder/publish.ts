@@ -136,12 +136,17 @@ export function prune(snapshotsDir: string, keep: number): string[] {
     rmSync(join(snapshotsDir, all[i].id), { recursive: true, force: true });
     removed.push(all[i].id);
   }
+  removeStaleStaging(snapshotsDir);
+  return removed;
+}
+
+/** Remove staging directories other processes left (failed or killed builds). */
+export function removeStaleStaging(snapshotsDir: string): void {
   for (const name of safeList(snapshotsDir)) {
     if (name.startsWith(TMP_PREFIX) && !name.includes(`-${process.pid}`)) {
       rmSync(join(snapshotsDir, name), { recursive: true, force: true });
     }
   }
-  return removed;
 }
 
 function safeList(dir: string): string[] {
