@@ -79,6 +79,15 @@ export async function buildFromSource(opts: BuildOptions): Promise<BuildResult> 
   for (const p of parsed.problems) report.add(p);
   report.skippedFundTypes = parsed.skippedOtherTypes;
 
+  // Not read, but said: `AOEWX.CSV` or `notes.txt` in prices/ is a fund's data gone missing, or nothing.
+  for (const name of paths.ignored)
+    report.add({
+      reason: 'ignored_file',
+      file: relative(opts.source, join(paths.pricesDir, name)),
+      line: 0,
+      detail: 'not read: price files are named <code>.csv',
+    });
+
   const funds = [...parsed.funds].sort((a, b) => compareCodes(a.code, b.code));
   const tasks: PriceTask[] = [];
   const taskFunds: FundRecord[] = [];

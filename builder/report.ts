@@ -18,6 +18,7 @@ export type ProblemReason =
   // files
   | 'missing_header_column'
   | 'unreadable_file'
+  | 'ignored_file'
   // funds.csv
   | 'bad_fund_type'
   | 'bad_fund_row'

@@ -153,3 +153,22 @@ describe('files cut short or with a stray quote (C36)', () => {
     expect(r.report.reasons.get('row_in_unreadable_file')?.count).toBe(2);
   });
 });
+
+describe('files in prices/ that are not read (C35)', () => {
+  it('are reported, not silently skipped: a misnamed price file is a fund gone missing', async () => {
+    const src = sourceOf(dir('ignored-src'), { AAA: GOOD, BBB: GOOD });
+    writeFileSync(join(src, 'prices', 'CCC.CSV'), GOOD);
+    writeFileSync(join(src, 'prices', 'notes.txt'), 'hello');
+    const r = await buildFromSource({
+      ...base,
+      maxBadShare: 0,
+      source: src,
+      snapshots: dir('ignored-snaps'),
+    });
+    expect(r.report.reasons.get('ignored_file')).toMatchObject({
+      count: 2,
+      first: { file: join('prices', 'CCC.CSV'), detail: 'not read: price files are named <code>.csv' },
+    });
+    expect(r.report.skippedRows).toBe(0);
+  });
+});
