@@ -3,7 +3,7 @@
  * files (in code order) straight into this worker's region of the shared series
  * buffers, so the main thread never copies rows between threads.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ProblemTally } from './problem-tally.js';
 import { parsePriceFile } from './source/prices.js';
@@ -59,6 +59,13 @@ function run(input: PriceWorkerInput): void {
         code: t.code,
         detail: (e as Error).message,
       });
+      // Its rows are data the build could not read, like those of a file with a bad
+      // header (C36): counted, estimated from its size, so a permissions accident or an
+      // I/O error fails the --max-bad-share bound instead of publishing without them.
+      const rows = estimatedRows(t.path);
+      dataRows += rows;
+      for (let k = 0; k < rows; k++)
+        tally.add({ reason: 'row_in_unreadable_file', file: t.file, line: 0, code: t.code });
       lastClose[i] = Number.NaN;
       continue;
     }
@@ -89,4 +96,17 @@ try {
   run(workerData as PriceWorkerInput);
 } catch (e) {
   parentPort!.postMessage({ type: 'error', message: (e as Error).stack ?? String(e) });
+}
+
+/** Bytes of a short price row (`2024-01-02,1,1,1,16.26,16.26,0` and its line end). */
+const ROW_BYTES_ESTIMATE = 32;
+
+/** Rows an unreadable price file holds, judged by its size; 1 when even that is unknown. */
+function estimatedRows(path: string): number {
+  try {
+    const st = statSync(path);
+    return st.isFile() ? Math.max(1, Math.ceil(st.size / ROW_BYTES_ESTIMATE)) : 1;
+  } catch {
+    return 1;
+  }
 }

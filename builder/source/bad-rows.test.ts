@@ -3,7 +3,7 @@
  * future are bad rows (C36), counted per reason with file:line, toward the failure
  * bound, and never reach the snapshot.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BuildError, buildFromSource } from '../build.js';
@@ -170,5 +170,25 @@ describe('files in prices/ that are not read (C35)', () => {
       first: { file: join('prices', 'CCC.CSV'), detail: 'not read: price files are named <code>.csv' },
     });
     expect(r.report.skippedRows).toBe(0);
+  });
+});
+
+describe('price files that cannot be read (C36)', () => {
+  it('count their rows, estimated from their size, toward the bound: a build does not quietly lose them', async () => {
+    const src = sourceOf(dir('unreadable-src'), { AAA: GOOD, BBB: GOOD });
+    // A symlink to a directory reads as EISDIR; one into a loop as ELOOP: both "cannot be read".
+    rmSync(join(src, 'prices', 'BBB.csv'));
+    symlinkSync(join(src, 'prices'), join(src, 'prices', 'BBB.csv'));
+    const failed = buildFromSource({
+      ...base,
+      maxBadShare: 0.2,
+      source: src,
+      snapshots: dir('unreadable-snaps'),
+    });
+    await expect(failed).rejects.toBeInstanceOf(BuildError);
+    const e = (await failed.catch((x: unknown) => x)) as BuildError;
+    expect(e.report.reasons.get('unreadable_file')).toMatchObject({ count: 1, first: { code: 'BBB' } });
+    expect(e.report.reasons.get('row_in_unreadable_file')?.count).toBe(1);
+    expect(e.report.skippedRows).toBe(1);
   });
 });
