@@ -94,6 +94,26 @@ describe('daily append (C37)', () => {
     expect(row.return_1w).toBe('6.7188');
   });
 
+  it('files in daily/ not named YYYY-MM-DD.csv are reported, not applied in silence', async () => {
+    const src = writeSource(dir('daily-names-src'), [fundRow('AAA')], {
+      AAA: 'Date,Close,Adjusted_close\n2026-11-10,10,10\n2026-11-11,11,11\n',
+    });
+    const snaps = dir('daily-names-snaps');
+    await buildFromSource({ ...base, source: src, snapshots: snaps });
+    const daily = join(src, 'daily');
+    mkdirSync(daily);
+    const row = (d: string) => `Code,Date,Close,Adjusted_close,Dividend,Split\nAAA,${d},12,,,\n`;
+    writeFileSync(join(daily, '2026-11-12.csv'), row('2026-11-12'));
+    writeFileSync(join(daily, '2026-11-13.CSV'), row('2026-11-13'));
+    writeFileSync(join(daily, '2026-11-13.csv.bak'), row('2026-11-13'));
+    const r = await appendDaily({ ...base, daily, snapshots: snaps });
+    expect(r.report.reasons.get('ignored_file')).toMatchObject({
+      count: 2,
+      first: { file: '2026-11-13.CSV', detail: 'not applied: daily files are named YYYY-MM-DD.csv' },
+    });
+    expect(r.manifest.as_of).toBe('2026-11-12');
+  });
+
   it('a daily row at or before a fund last observation is a reported no-op, never a duplicate (C37)', async () => {
     const src = dir('stale-src');
     await generateUniverse({

@@ -15,7 +15,7 @@ import { readCurrent } from './publish.js';
 import { BuildReport } from './report.js';
 import { latestAcceptedDay } from './source/csv.js';
 import { parseDailyFile } from './source/daily.js';
-import { listDailyFiles } from './source/layout.js';
+import { dailyEntries } from './source/layout.js';
 
 export interface DailyOptions {
   /** A daily CSV file, or a directory whose `daily/*.csv` (or `*.csv`) are applied in date order. */
@@ -45,7 +45,15 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
 
   // Rows dated after today (UTC) plus FUTURE_GRACE_DAYS are bad rows (C36), today from the injected clock.
   const latest = latestAcceptedDay((opts.now ?? (() => new Date()))().getTime());
-  const files = dailyFiles(opts.daily);
+  const { files, ignored } = dailyFiles(opts.daily);
+  // Not applied, but said: `2026-11-21.CSV` is a day that would otherwise go missing in silence.
+  for (const path of ignored)
+    report.add({
+      reason: 'ignored_file',
+      file: basename(path),
+      line: 0,
+      detail: 'not applied: daily files are named YYYY-MM-DD.csv',
+    });
   if (files.length === 0) throw new BuildError(`no daily files found at ${opts.daily}`, report);
 
   const index = new Map<string, number>();
@@ -174,15 +182,15 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
   );
 }
 
-function dailyFiles(path: string): string[] {
+function dailyFiles(path: string): { files: string[]; ignored: string[] } {
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
   } catch {
-    return [];
+    return { files: [], ignored: [] };
   }
-  if (!st.isDirectory()) return [path];
+  if (!st.isDirectory()) return { files: [path], ignored: [] };
   // Either a source directory holding daily/, or the daily/ folder itself.
-  const inSource = listDailyFiles(path);
-  return inSource.length > 0 || basename(path) !== 'daily' ? inSource : listDailyFiles(dirname(path));
+  const inSource = dailyEntries(path);
+  return inSource.files.length > 0 || basename(path) !== 'daily' ? inSource : dailyEntries(dirname(path));
 }

@@ -57,13 +57,21 @@ const DAILY_NAME = /^(\d{4}-\d{2}-\d{2})\.csv$/;
  * C37); other names, and impossible dates such as 2015-02-29, are ignored.
  */
 export function listDailyFiles(dir: string): string[] {
+  return dailyEntries(dir).files;
+}
+
+/** The daily files of `dir` in date order, and the other names in its daily/ (for the report). */
+export function dailyEntries(dir: string): { files: string[]; ignored: string[] } {
   const dailyDir = join(dir, 'daily');
   const found: [number, string][] = [];
+  const ignored: string[] = [];
   for (const e of listDir(dailyDir)) {
     const m = e.isFile ? DAILY_NAME.exec(e.name) : null;
     const day = m ? parseDay(m[1]) : null;
     if (day !== null) found.push([day, join(dailyDir, e.name)]);
+    else ignored.push(join(dailyDir, e.name));
   }
   found.sort((a, b) => a[0] - b[0]);
-  return found.map((f) => f[1]);
+  ignored.sort(byCodeUnits);
+  return { files: found.map((f) => f[1]), ignored };
 }
