@@ -75,10 +75,23 @@ describe('callTool without data', () => {
     ).toMatch(/^No data loaded/);
   });
 
+  it('says the allowed values, types and limits in words an agent can act on', () => {
+    expect(textOf(callTool(null, 'searchFunds', { type: 'etf' }))).toContain(
+      'type: must be one of "ETF", "FUND" (got "etf")',
+    );
+    expect(textOf(callTool(null, 'batchCalendarReturns', { codes: ['A'], year: 'x' }))).toContain(
+      'year: must be an integer or null (got "x")',
+    );
+    const many = Array.from({ length: 101 }, (_, i) => `C${i}`);
+    expect(textOf(callTool(null, 'batchTrailingReturns', { codes: many }))).toContain(
+      'codes: must have at most 100 items',
+    );
+  });
+
   it('lists every problem of a call, with nested fields', () => {
     const r = callTool(null, 'batchTrailingReturns', { codes: ['A', ''], as_of: 5 });
     expect(textOf(r)).toMatch(/codes\[1\]: must NOT have fewer than 1 characters/);
-    expect(textOf(r)).toMatch(/as_of: must be string,null \(got 5\)/);
+    expect(textOf(r)).toMatch(/as_of: must be a string or null \(got 5\)/);
     expect(textOf(callTool(null, 'searchFunds', undefined)).startsWith('No data loaded')).toBe(true);
   });
 
@@ -92,7 +105,7 @@ describe('callTool without data', () => {
     ] as const) {
       const r = callTool(null, name, args);
       expect(r.isError).toBe(true);
-      expect(textOf(r)).toMatch(/^Invalid arguments for \w+: .*must be string \(got \[\[\[/);
+      expect(textOf(r)).toMatch(/^Invalid arguments for \w+: .*must be a string \(got \[\[\[/);
     }
   });
 

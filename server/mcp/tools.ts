@@ -206,11 +206,30 @@ function ajvProblems(tool: McpToolName, errors: ErrorObject[]): string[] {
   return out;
 }
 
+/** The rule an argument broke, in words an agent can act on (ajv's own for the rest). */
 function ruleOf(e: ErrorObject): string {
   if (e.keyword === 'required') return 'is required';
   if (e.keyword === 'format' && e.params.format === 'date') return 'must be a calendar date YYYY-MM-DD';
+  if (e.keyword === 'enum')
+    return `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'type') {
+    const types = String((e.params as { type: string | string[] }).type).split(',');
+    return `must be ${types.map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`;
+  }
+  if (e.keyword === 'maxItems') return `must have at most ${(e.params as { limit: number }).limit} items`;
+  if (e.keyword === 'minItems') return `must have at least ${(e.params as { limit: number }).limit} item(s)`;
   return e.message ?? e.keyword;
 }
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+  null: 'null',
+};
 
 /** `"asof": not an argument of getTrailingReturns (it takes code, as_of, market)`. */
 function unknownArgument(tool: McpToolName, name: string): string {
