@@ -457,17 +457,17 @@ describe('errors', () => {
       ['getTrailingReturns', { code: 'A', as_of: '2024-02-30' }, /as_of: must be a calendar date YYYY-MM-DD/],
       ['getFund', { code: '' }, /code: must NOT have fewer than 1 characters/],
       ['getCalendarReturns', { code: 'A', year: 1800 }, /year: must be >= 1900/],
-      ['getCalendarReturns', { code: 'A', year: '2020' }, /year: must be integer/],
+      ['getCalendarReturns', { code: 'A', year: '2020' }, /year: must be an integer \(got "2020"\)/],
       ['searchFunds', { limit: 0 }, /limit: must be >= 1/],
-      ['searchFunds', { type: 'STOCK' }, /type: must be equal to one of the allowed values/],
+      ['searchFunds', { type: 'STOCK' }, /type: must be one of "ETF", "FUND" \(got "STOCK"\)/],
       ['searchFunds', { cursor: '!!!' }, /cursor: .*next_cursor/],
-      ['batchTrailingReturns', { codes: [] }, /codes: must NOT have fewer than 1 items/],
+      ['batchTrailingReturns', { codes: [] }, /codes: must have at least 1 item\(s\)/],
       [
         'batchTrailingReturns',
         { codes: Array.from({ length: 101 }, (_, i) => `C${i}`) },
-        /codes: must NOT have more than 100 items/,
+        /codes: must have at most 100 items/,
       ],
-      ['batchCalendarReturns', { codes: ['A', 7] }, /codes\[1\]: must be string/],
+      ['batchCalendarReturns', { codes: ['A', 7] }, /codes\[1\]: must be a string/],
     ];
     for (const [name, args, re] of cases) {
       const r = await call(name, args);
