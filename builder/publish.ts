@@ -48,7 +48,11 @@ export function readCurrent(snapshotsDir: string): string | null {
       );
     return name;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    // A system error (CURRENT a directory, unreadable) says only "EISDIR: …, read": name the file.
+    if (code !== undefined)
+      throw new Error(`${join(snapshotsDir, CURRENT_FILE)} cannot be read: ${(e as Error).message}`);
     throw e;
   }
 }

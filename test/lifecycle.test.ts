@@ -265,6 +265,19 @@ describe('refused snapshots, tried again and fallen back on', () => {
         await server.stop();
       }
     }
+    // CURRENT a directory: the error names CURRENT, not a bare EISDIR.
+    rmSync(join(snapshots, 'CURRENT'));
+    mkdirSync(join(snapshots, 'CURRENT'));
+    const server = await startServe([...access.flags, '--snapshots', snapshots]);
+    try {
+      const h = await json(`${server.url}/healthz`);
+      expect((h.body.snapshot as { id: string }).id).toBe(good);
+      expect(h.body.last_error).toBe(
+        `${join(snapshots, 'CURRENT')} cannot be read: EISDIR: illegal operation on a directory, read`,
+      );
+    } finally {
+      await server.stop();
+    }
   });
 
   it('a refused copy of a good snapshot (same build time, a snapshot name) still falls back to the good one', async () => {
