@@ -491,9 +491,11 @@ describe('errors', () => {
         headers: { ...access.headers, 'content-type': 'application/json', accept: MCP_ACCEPT },
         body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
       });
-      const body = (await r.json()) as { id: number; error: { code: number } };
+      const body = (await r.json()) as { id: number; error: { code: number; message: string } };
       expect(body.id, JSON.stringify(params)).toBe(7);
       expect(body.error.code, JSON.stringify(params)).toBe(ErrorCode.InvalidParams);
+      // One line naming the fields, not the SDK's Zod dump.
+      expect(body.error.message, JSON.stringify(params)).toMatch(/^Invalid params: params[.\w]*: [^\n{]+$/);
     }
   });
 

@@ -10,7 +10,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  type CallToolRequest,
+  CallToolRequestSchema,
   ErrorCode,
   type InitializeRequest,
   InitializeRequestSchema,
@@ -77,9 +77,18 @@ export function createMcpServer(
     return ownInitialize(parsed.data);
   });
   server.setRequestHandler(LOOSE_LIST_TOOLS, () => LIST_TOOLS_RESULT);
-  server.setRequestHandler(LOOSE_CALL_TOOL, (request) => {
-    // Checked by the SDK's Server against CallToolRequestSchema before this runs.
-    const { name, arguments: args } = (request as unknown as CallToolRequest).params;
+  // Registered past the Server's own tools/call wrapper (Protocol's setRequestHandler):
+  // that wrapper answered malformed params with a raw Zod dump as the message. Checked
+  // here instead, -32602 naming the fields, as initialize is. The wrapper's other work
+  // (task-augmented calls, which we do not offer; result checks) is not needed.
+  const register = Object.getPrototypeOf(Server.prototype).setRequestHandler as Server['setRequestHandler'];
+  register.call(server, LOOSE_CALL_TOOL, (request) => {
+    const parsed = CallToolRequestSchema.safeParse(request);
+    if (!parsed.success)
+      throw Object.assign(new Error(`Invalid params: ${describeIssues(parsed.error.issues)}`), {
+        code: ErrorCode.InvalidParams,
+      });
+    const { name, arguments: args } = parsed.data.params;
     // An unknown tool is a protocol error (-32602), unlike bad arguments (MCP 2025-11-25).
     // Not McpError: its message carries "MCP error -32602: ", which the client's McpError adds again.
     if (!isToolName(name))
