@@ -101,7 +101,9 @@ async function call(name: string, args: Record<string, unknown>, c = client): Pr
   return (await c.callTool({ name, arguments: args })) as CallToolResult;
 }
 
-const textOf = (r: CallToolResult) => (r.content[0] as { type: 'text'; text: string }).text;
+/** The rendering: the last text block (a success's first is its structured content as JSON). */
+const textOf = (r: CallToolResult) =>
+  (r.content[r.content.length - 1] as { type: 'text'; text: string }).text;
 
 /** A fund with a calendar row for 2020. */
 function richFund(): string {
@@ -390,6 +392,23 @@ describe('tools equal REST', () => {
     expect(next.structuredContent).toEqual(
       await rest(`/v1/funds?type=ETF&limit=5&cursor=${encodeURIComponent(page.next_cursor)}`),
     );
+  });
+
+  it('every answer also carries its structured content serialized, as the first text block (MCP 2025-06-18)', async () => {
+    const code = codes[3];
+    for (const [name, args] of [
+      ['searchFunds', { limit: 2 }],
+      ['getFund', { code }],
+      ['getTrailingReturns', { code }],
+      ['batchTrailingReturns', { codes: [code, 'NO-SUCH'] }],
+      ['getCalendarReturns', { code: richFund() }],
+      ['batchCalendarReturns', { codes: [code] }],
+    ] as const) {
+      const r = await call(name, args);
+      expect(r.isError, name).toBeFalsy();
+      expect(r.content, name).toHaveLength(2);
+      expect(JSON.parse((r.content[0] as { text: string }).text), name).toEqual(r.structuredContent);
+    }
   });
 
   it('getFund equals GET /v1/funds/{code}', async () => {

@@ -9,7 +9,8 @@ import {
 } from '../../schemas/index.js';
 import { callTool, isToolName, SERVER_INSTRUCTIONS, TOOLS } from './tools.js';
 
-const textOf = (r: ReturnType<typeof callTool>) => (r.content[0] as { text: string }).text;
+/** The rendering: the last text block (a success's first is its structured content as JSON). */
+const textOf = (r: ReturnType<typeof callTool>) => (r.content[r.content.length - 1] as { text: string }).text;
 
 describe('MCP tool definitions', () => {
   it('input schemas are schemas/mcp.ts and output schemas the REST ones (one source)', () => {

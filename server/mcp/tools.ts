@@ -368,8 +368,19 @@ export function callTool(
   }
 }
 
+/**
+ * A tool's answer: `structuredContent`, the same serialized as the first text block (MCP
+ * 2025-06-18: a tool returning structured content SHOULD, for clients that read only
+ * `content`), then the compact rendering with units that a model reads best.
+ */
 function result(structured: object, rendered: string): CallToolResult {
-  return { content: text(rendered), structuredContent: structured as Record<string, unknown> };
+  return {
+    content: [
+      { type: 'text' as const, text: JSON.stringify(structured) },
+      { type: 'text' as const, text: rendered },
+    ],
+    structuredContent: structured as Record<string, unknown>,
+  };
 }
 
 // ---------------------------------------------------------------------------
