@@ -8,6 +8,7 @@
  * unquoted field bytes into a scratch buffer so callers still read offsets.
  */
 import { type Day, parseDayBytes, todayUtc } from '../../core/dates.js';
+import type { Problem, ProblemReason } from '../report.js';
 
 export const LF = 10;
 export const CR = 13;
@@ -258,6 +259,29 @@ export class RecordReader {
     this.count = n;
     this.src = this.scratch;
   }
+}
+
+/**
+ * One problem per line of the current record when it runs over lines (`spanned` > 0):
+ * in a file of numbers that is a stray quote, and every row it swallowed is a row the
+ * build did not read, so each is counted (C36), not the record once. Empty otherwise.
+ */
+export function swallowedRows(
+  r: RecordReader,
+  reason: ProblemReason,
+  file: string,
+  code?: string,
+): Problem[] {
+  const out: Problem[] = [];
+  if (r.spanned === 0) return out;
+  const detail = `a quoted field runs from line ${r.line} over ${r.spanned + 1} lines (a stray quote?)`;
+  for (let k = 0; k <= r.spanned; k++)
+    out.push(
+      code === undefined
+        ? { reason, file, line: r.line + k, detail }
+        : { reason, file, line: r.line + k, code, detail },
+    );
+  return out;
 }
 
 function isBlank(buf: Uint8Array, from: number, to: number): boolean {

@@ -15,6 +15,7 @@ import {
   parseDateField,
   parseDecimal,
   RecordReader,
+  swallowedRows,
 } from './csv.js';
 import { badCodeReason } from './funds.js';
 
@@ -103,15 +104,8 @@ export function parseDailyFile(
       );
     };
     if (r.spanned > 0) {
-      // A stray quote swallowed the rows after it: each is a skipped row (C36).
       dataRows += r.spanned;
-      for (let k = 0; k <= r.spanned; k++)
-        problems.push({
-          reason: 'daily_bad_row',
-          file,
-          line: line + k,
-          detail: `a quoted field runs from line ${line} over ${r.spanned + 1} lines (a stray quote?)`,
-        });
+      problems.push(...swallowedRows(r, 'daily_bad_row', file));
       continue;
     }
     if (r.count < headerFields) {

@@ -8,7 +8,7 @@ import type { Day } from '../../core/dates.js';
 import { parseDay } from '../../core/dates.js';
 import type { FundRecord } from '../../core/types.js';
 import type { Problem } from '../report.js';
-import { findColumn, normalizeHeader, RecordReader } from './csv.js';
+import { findColumn, normalizeHeader, RecordReader, swallowedRows } from './csv.js';
 
 export interface FundsFileResult {
   /** Accepted funds in file order. */
@@ -75,15 +75,8 @@ export function parseFundsFile(bytes: Uint8Array, file: string): FundsFileResult
     result.dataRows++;
     const line = r.line;
     if (r.spanned > 0) {
-      // A stray quote swallowed the fund rows after it: each one reported.
       result.dataRows += r.spanned;
-      for (let k = 0; k <= r.spanned; k++)
-        problems.push({
-          reason: 'bad_fund_row',
-          file,
-          line: line + k,
-          detail: `a quoted field runs from line ${line} over ${r.spanned + 1} lines (a stray quote?)`,
-        });
+      problems.push(...swallowedRows(r, 'bad_fund_row', file));
       continue;
     }
     if (r.count < needed) {

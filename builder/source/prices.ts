@@ -15,6 +15,7 @@ import {
   parseDateField,
   parseDecimal,
   RecordReader,
+  swallowedRows,
 } from './csv.js';
 
 export interface PriceFileResult {
@@ -162,17 +163,9 @@ export function parsePriceFile(
     let reason: ProblemReason;
     let detail: string;
     if (r.spanned > 0) {
-      // A stray quote: the rows it swallowed are skipped rows too, each counted (C36),
-      // so that the bad-share bound sees them rather than a single bad row.
+      // Counted one each, so the bad-share bound sees them rather than a single bad row.
       dataRows += r.spanned;
-      for (let k = 0; k <= r.spanned; k++)
-        problems.push({
-          reason: 'multiline_row',
-          file,
-          line: r.line + k,
-          code,
-          detail: `a quoted field runs from line ${r.line} over ${r.spanned + 1} lines (a stray quote?)`,
-        });
+      problems.push(...swallowedRows(r, 'multiline_row', file, code));
       continue;
     }
     if (r.count < needed) {
