@@ -469,7 +469,18 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
               },
             },
             '401': resp('Unauthorized'),
-            '403': resp('Forbidden'),
+            '403': {
+              description:
+                'Valid key, but its account has no active subscription (problem+json, slug `forbidden`); or, ' +
+                'before the key is checked and counting nothing, a browser `Origin` the server does not accept ' +
+                "(a JSON-RPC error with `id` null: MCP's DNS-rebinding protection; the base URL's own origin " +
+                'and those the operator lists are accepted, a request without `Origin` always).',
+              headers: LIMIT_HEADERS,
+              content: {
+                'application/problem+json': { schema: ref('Problem') },
+                'application/json': { schema: ref('JsonRpcError') },
+              },
+            },
             '406': jsonRpcError('`Accept` does not admit application/json (answers are always JSON).'),
             '413': resp('PayloadTooLarge'),
             '415': jsonRpcError('A `Content-Type` other than application/json.'),

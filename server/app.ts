@@ -216,7 +216,14 @@ export function applyDecision(call: Call, d: GateDecision): boolean {
  * `next` runs once both are in, a refusal is answered by the gate whatever the body,
  * and a body over 1 MiB is a 413 only for an admitted request.
  */
-export function gatedBody(ctx: AppContext, call: Call, req: HttpRequest, next: (body: Buffer) => void): void {
+export function gatedBody(
+  ctx: AppContext,
+  call: Call,
+  req: HttpRequest,
+  next: (body: Buffer) => void,
+  /** A route's own check between framing and the gate; false when it has answered. */
+  precheck?: () => boolean,
+): void {
   // Before the gate: the request's extent is unknown, so nothing after it on this
   // connection can be trusted. Answered on the next turn, not now: a request uWS finds
   // behind an unanswered one makes it close the connection unrouted, while one
@@ -230,6 +237,7 @@ export function gatedBody(ctx: AppContext, call: Call, req: HttpRequest, next: (
     );
     return;
   }
+  if (precheck !== undefined && !precheck()) return;
   const contentLength = req.getHeader(requestHeader.contentLength);
   let admitted = false;
   let body: Buffer | 'too-large' | null = null;

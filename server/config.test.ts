@@ -74,3 +74,29 @@ describe('serve configuration: values and where they came from', () => {
     expect(message.length).toBeLessThan(200);
   });
 });
+
+describe('serve configuration: --mcp-origins', () => {
+  const origins = (v: string) => parseServeConfig(['--mcp-origins', v], {}).mcpOrigins;
+
+  it('defaults to none besides the base URL (origin.ts adds it)', () => {
+    expect(parseServeConfig([], {}).mcpOrigins).toEqual([]);
+  });
+
+  it('keeps each origin in the form browsers send: lower case, no default port, no trailing slash', () => {
+    expect(origins('HTTPS://App.Example.com:443/, http://localhost:6274')).toEqual([
+      'https://app.example.com',
+      'http://localhost:6274',
+    ]);
+    expect(origins(' * ')).toBe('*');
+  });
+
+  it.each([
+    'https://app.example.com/mcp',
+    'ftp://x.example',
+    'app.example.com',
+    'https://a@x.example',
+    'https://x.example/?q',
+  ])('refuses %s naming the flag', (v) => {
+    expect(() => origins(v)).toThrow(/^--mcp-origins takes \* or comma-separated origins/);
+  });
+});

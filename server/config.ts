@@ -27,6 +27,11 @@ export interface ServeConfig {
   store: string;
   /** JSON file overriding plan limits (C26), or null for the defaults. */
   plansFile: string | null;
+  /**
+   * Browser origins /mcp accepts besides the base URL's own (MCP's DNS-rebinding
+   * rule, server/mcp/origin.ts); '*' accepts any.
+   */
+  mcpOrigins: readonly string[] | '*';
 }
 
 export const SERVE_FLAGS = {
@@ -42,6 +47,7 @@ export const SERVE_FLAGS = {
   'access-log-sample': 'string',
   store: 'string',
   plans: 'string',
+  'mcp-origins': 'string',
 } as const;
 
 /** http://host:port for a listening address (IPv6 hosts in brackets). */
@@ -103,6 +109,7 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
   const claimFile = stringFlag(args, 'claim-file');
   const store = storeFlag(args);
   const plansFile = stringFlag(args, 'plans');
+  const mcpOrigins = parseOrigins(stringFlag(args, 'mcp-origins', ''), flagLabel(args, 'mcp-origins'));
   return {
     host,
     port,
@@ -119,5 +126,33 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     accessLogSample: intFlag(args, 'access-log-sample', 1000, 0, 1_000_000_000),
     store,
     plansFile: plansFile === undefined ? null : resolve(plansFile),
+    mcpOrigins,
   };
+}
+
+/**
+ * `--mcp-origins`: `*`, or comma-separated origins (`https://app.example.com`), each
+ * kept in the form browsers send in `Origin` (lower-case scheme and host, no default
+ * port, no path).
+ */
+function parseOrigins(text: string, label: string): readonly string[] | '*' {
+  if (text.trim() === '*') return '*';
+  const origins: string[] = [];
+  for (const part of text.split(',')) {
+    const o = part.trim();
+    if (o === '') continue;
+    let u: URL | null = null;
+    try {
+      u = new URL(o);
+    } catch {
+      u = null;
+    }
+    const bare = u !== null && (u.pathname === '/' || u.pathname === '') && u.search === '' && u.hash === '';
+    if (u === null || (u.protocol !== 'http:' && u.protocol !== 'https:') || !bare || u.username !== '')
+      throw new UsageError(
+        `${label} takes * or comma-separated origins such as https://app.example.com (scheme, host and port only), not ${JSON.stringify(o.length > 80 ? `${o.slice(0, 77)}...` : o)}`,
+      );
+    origins.push(u.origin);
+  }
+  return origins;
 }

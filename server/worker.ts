@@ -16,6 +16,7 @@ import { closeConnectionsAfterReplies, onReply } from './http/call.js';
 import { onInternalError } from './http/guard.js';
 import { serverLogger } from './log.js';
 import { registerMcpRoutes } from './mcp/http.js';
+import { originPolicy } from './mcp/origin.js';
 import { serverInfo } from './mcp/server.js';
 import { healthBody } from './public/health.js';
 import { openApiResource, staticResources } from './resources.js';
@@ -136,7 +137,8 @@ if (config.accessLogSample > 0) {
 }
 
 const mcpInfo = serverInfo(input.version);
-ctx.extend = (app) => registerMcpRoutes(app, ctx, mcpInfo);
+const mcpOrigins = originPolicy(config.baseUrl, config.mcpOrigins);
+ctx.extend = (app) => registerMcpRoutes(app, ctx, mcpInfo, mcpOrigins);
 const app = createApp(ctx);
 let listenSocket: us_listen_socket | null = null;
 

@@ -258,6 +258,50 @@ describe('protocol', () => {
     }
   });
 
+  it("a browser Origin other than the base URL's is 403 before the key is checked, and counts nothing (MCP DNS-rebinding rule)", async () => {
+    const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    const post = (origin?: string, key = true) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...(key ? access.headers : {}),
+          'content-type': 'application/json',
+          accept: MCP_ACCEPT,
+          ...(origin === undefined ? {} : { origin }),
+        },
+        body: ping,
+      });
+    const quotaLeft = (r: Response) => Number(/"quota";r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')![1]);
+    const before = quotaLeft(await post());
+    for (const origin of ['http://evil.example', 'null', 'not an origin', `${server.url}.evil.example`]) {
+      for (const key of [true, false]) {
+        const r = await post(origin, key);
+        expect(r.status, origin).toBe(403);
+        expect(r.headers.get('content-type')).toBe('application/json');
+        expect(r.headers.get('ratelimit')).toBeNull();
+        const body = (await r.json()) as {
+          jsonrpc: string;
+          id: unknown;
+          error: { code: number; message: string };
+        };
+        expect(body.jsonrpc).toBe('2.0');
+        expect(body.id).toBeNull();
+        expect(body.error.code).toBe(-32000);
+        expect(body.error.message).toContain(JSON.stringify(origin));
+        expect(body.error.message).toMatch(/--mcp-origins/);
+      }
+    }
+    // The API's own origin, in any case and with its port spelled out, is a browser page of ours.
+    const own = new URL(server.url);
+    for (const origin of [own.origin, own.origin.toUpperCase()]) {
+      const r = await post(origin);
+      expect(r.status, origin).toBe(200);
+      expect(await r.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    }
+    // Only the three admitted requests after the first counted.
+    expect(quotaLeft(await post())).toBe(before - 3);
+  });
+
   it('a batch is answered with one entry per request: invalid elements get their own -32600, the rest are served (JSON-RPC 2.0 §6)', async () => {
     const headers = { ...access.headers, 'content-type': 'application/json', accept: MCP_ACCEPT };
     const post = async (body: unknown) => {

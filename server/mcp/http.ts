@@ -16,6 +16,7 @@ import { ascii, headerBlock, headerWriter } from '../http/headers.js';
 import { acceptsJson } from '../http/negotiation.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import type { TemplatedApp } from '../uws.js';
+import type { OriginPolicy } from './origin.js';
 import { createMcpServer, type McpServerInfo } from './server.js';
 import { isToolName, NO_DATA_DETAIL } from './tools.js';
 
@@ -163,10 +164,27 @@ async function serve(
   return transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
 }
 
+/** The 403 for a browser origin /mcp does not accept (origin.ts): a JSON-RPC error with no id. */
+function forbiddenOrigin(origin: string): string {
+  const shown = origin.length > 100 ? `${origin.slice(0, 97)}...` : origin;
+  return JSON.stringify(
+    rpcError(
+      -32000,
+      `Forbidden: requests from browser origin ${JSON.stringify(shown)} are not accepted (MCP's DNS-rebinding protection); the operator can allow an origin with --mcp-origins`,
+    ),
+  );
+}
+
 /** Register POST /mcp and its 405s; called through AppContext.extend before the catch-alls. */
-export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpServerInfo): void {
+export function registerMcpRoutes(
+  app: TemplatedApp,
+  ctx: AppContext,
+  info: McpServerInfo,
+  originAllowed: OriginPolicy,
+): void {
   app.post('/mcp', (res, req) => {
     const call = new Call(res, req, 'POST', '/mcp');
+    const origin = req.getHeader('origin');
     // Every HTTP request to /mcp passes the gate and counts one, like a REST call (C30).
     // The request object is valid only in this callback: copy what the transport reads.
     const headers: Array<[string, string]> = [];
@@ -210,7 +228,13 @@ export function registerMcpRoutes(app: TemplatedApp, ctx: AppContext, info: McpS
           guard(call.res, () => call.reply(STATUS[500], JSON_TYPE, INTERNAL));
         });
     };
-    gatedBody(ctx, call, req, answer);
+    // Before the gate, like a framing error: a page in someone's browser is refused
+    // whatever key it holds, and counts nothing.
+    gatedBody(ctx, call, req, answer, () => {
+      if (originAllowed(origin)) return true;
+      call.reply(STATUS[403], JSON_TYPE, forbiddenOrigin(origin));
+      return false;
+    });
   });
   app.any('/mcp', (res, req) => {
     const call = new Call(res, req, req.getMethod().toUpperCase(), '/mcp');
