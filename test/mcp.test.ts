@@ -513,6 +513,25 @@ describe('tools equal REST', () => {
   });
 });
 
+describe('integer arguments written as strings', () => {
+  it('are read as REST reads the same text in its query (Pydantic lax mode): limit "5", year " 2020 "', async () => {
+    const code = richFund();
+    const asNumber = await call('getCalendarReturns', { code, year: 2020 });
+    expect((await call('getCalendarReturns', { code, year: ' 2020 ' })).structuredContent).toEqual(
+      asNumber.structuredContent,
+    );
+    const page = await call('searchFunds', { limit: '5' });
+    expect(page.isError).toBeUndefined();
+    expect(page.structuredContent).toEqual(await rest('/v1/funds?limit=5'));
+    const batch = await call('batchCalendarReturns', { codes: codes.slice(0, 5), year: '2020' });
+    expect(batch.structuredContent).toEqual({
+      rows: await rest('/v1/calendar-returns/batch', { codes: codes.slice(0, 5), year: 2020 }),
+    });
+    // The rules still hold once read: "0" is below the minimum, as 0 is.
+    expect(textOf(await call('searchFunds', { limit: '0' }))).toMatch(/limit: must be >= 1/);
+  });
+});
+
 describe('errors', () => {
   it('bad arguments are a tool error naming the field and the rule', async () => {
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
@@ -520,7 +539,8 @@ describe('errors', () => {
       ['getTrailingReturns', { code: 'A', as_of: '2024-02-30' }, /as_of: must be a calendar date YYYY-MM-DD/],
       ['getFund', { code: '' }, /code: must NOT have fewer than 1 characters/],
       ['getCalendarReturns', { code: 'A', year: 1800 }, /year: must be >= 1900/],
-      ['getCalendarReturns', { code: 'A', year: '2020' }, /year: must be an integer \(got "2020"\)/],
+      ['getCalendarReturns', { code: 'A', year: '20x0' }, /year: must be an integer \(got "20x0"\)/],
+      ['searchFunds', { limit: '2.5' }, /limit: must be an integer \(got "2.5"\)/],
       ['searchFunds', { limit: 0 }, /limit: must be >= 1/],
       ['searchFunds', { type: 'STOCK' }, /type: must be one of "ETF", "FUND" \(got "STOCK"\)/],
       ['searchFunds', { cursor: '!!!' }, /cursor: .*next_cursor/],

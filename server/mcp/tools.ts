@@ -30,7 +30,7 @@ import {
 import type { Answer, Params } from '../answers.js';
 import * as answers from '../answers.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
-import { echoable, type ValidationIssue } from '../validation.js';
+import { echoable, parsePydanticInt, type ValidationIssue } from '../validation.js';
 
 /** C24's sentence; over HTTP the whole POST is a 503 instead (see http.ts). */
 export const NO_DATA_DETAIL = 'No data loaded';
@@ -280,6 +280,33 @@ function parseBody(body: Uint8Array | string): unknown {
   );
 }
 
+/** Each tool's integer arguments (`limit`, `year`), read from its input schema. */
+const INTEGER_ARGS = Object.fromEntries(
+  Object.entries(MCP_TOOL_INPUT_SCHEMAS).map(([name, s]) => [
+    name,
+    Object.entries(s.properties as Record<string, { type?: string | readonly string[] }>)
+      .filter(([, p]) => p.type === 'integer' || (Array.isArray(p.type) && p.type.includes('integer')))
+      .map(([k]) => k),
+  ]),
+) as Record<McpToolName, string[]>;
+
+/**
+ * An integer argument written as a string (`"limit": "10"`, `"year": "2023"`, as models
+ * often write them) is taken as REST takes the same text in its query (Pydantic's lax
+ * mode, parsePydanticInt) instead of costing the agent a refused, metered call. Any
+ * other string is left for the schema to refuse.
+ */
+function laxIntegers(name: McpToolName, args: Args): Args {
+  let out = args;
+  for (const k of INTEGER_ARGS[name]) {
+    const v = args[k];
+    if (typeof v !== 'string') continue;
+    const n = parsePydanticInt(v);
+    if (n !== undefined && Number.isSafeInteger(n)) out = { ...out, [k]: n };
+  }
+  return out;
+}
+
 /**
  * Answer one `tools/call` for a known tool. Bad arguments, an unknown fund and a
  * missing row are tool results with `isError` (MCP 2025-11-25: the model can
@@ -290,7 +317,7 @@ export function callTool(
   name: McpToolName,
   rawArgs: Args | undefined,
 ): CallToolResult {
-  let args = rawArgs ?? {};
+  let args = laxIntegers(name, rawArgs ?? {});
   // C19: q is trimmed before its length counts, as REST does (validateListQuery); the
   // schema's maxLength would otherwise refuse padding REST accepts.
   if (name === 'searchFunds' && typeof args.q === 'string') args = { ...args, q: args.q.trim() };
