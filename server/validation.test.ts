@@ -2,9 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { encodeCursor } from './cursor.js';
 import {
   isJsonContentType,
-  parsePydanticDate,
-  parsePydanticInt,
-  pythonJsonError,
   type ValidationIssue,
   validateAsOf,
   validateCalendarBatchBody,
@@ -175,14 +172,6 @@ describe('validateCode (C15)', () => {
 });
 
 describe('dates (Pydantic lax date, speedate messages)', () => {
-  it('accepts ISO dates, midnight datetimes and exact timestamps', () => {
-    expect(parsePydanticDate('2024-02-29')).toEqual({ ok: true, value: '2024-02-29' });
-    expect(parsePydanticDate('2024-01-01T00:00:00Z')).toEqual({ ok: true, value: '2024-01-01' });
-    expect(parsePydanticDate('2024-01-01 00:00')).toEqual({ ok: true, value: '2024-01-01' });
-    expect(parsePydanticDate('1704067200')).toEqual({ ok: true, value: '2024-01-01' });
-    expect(parsePydanticDate('1704067200000')).toEqual({ ok: true, value: '2024-01-01' });
-  });
-
   it.each([
     ['2024-02-30', 'day value is outside expected range'],
     ['2023-02-29', 'day value is outside expected range'],
@@ -556,26 +545,6 @@ describe('batch bodies: fields (C14, C15, C20)', () => {
       ['string_type', ['body', 'market']],
       ['greater_than_equal', ['body', 'year']],
     ]);
-  });
-});
-
-describe('helpers', () => {
-  it('parsePydanticInt', () => {
-    expect(parsePydanticInt('-3')).toBe(-3);
-    expect(parsePydanticInt('1__0')).toBeUndefined();
-    expect(parsePydanticInt('.0')).toBeUndefined();
-  });
-
-  it('pythonJsonError mirrors json.loads positions and messages', () => {
-    expect(pythonJsonError('')).toEqual({ pos: 0, msg: 'Expecting value' });
-    expect(pythonJsonError('{"a":1} x')).toEqual({ pos: 8, msg: 'Extra data' });
-    expect(pythonJsonError('[1 2]')).toEqual({ pos: 3, msg: "Expecting ',' delimiter" });
-    expect(pythonJsonError('{"a" 1}')).toEqual({ pos: 5, msg: "Expecting ':' delimiter" });
-    expect(pythonJsonError('["abc')).toEqual({ pos: 1, msg: 'Unterminated string starting at' });
-    expect(pythonJsonError('["a\nb"]')).toEqual({ pos: 3, msg: 'Invalid control character at' });
-    expect(pythonJsonError('[1,]')).toEqual({ pos: 2, msg: 'Illegal trailing comma before end of array' });
-    expect(pythonJsonError('["😀", x]')).toEqual({ pos: 6, msg: 'Expecting value' });
-    expect(pythonJsonError('[NaN]')).toEqual({ pos: 1, msg: 'Expecting value' });
   });
 });
 

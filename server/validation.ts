@@ -4,7 +4,7 @@
  * mapped to Pydantic's types, messages and `loc`s. Query and path values arrive as
  * strings and are coerced the way Pydantic's lax mode coerces them (`" 5 "` and
  * `"5.0"` are 5, `"5.5"` is `int_parsing`), so scalar fields use small hand-written
- * coercers that share their bounds with the schemas. On success no work happens
+ * coercers (server/pydantic/) that share their bounds with the schemas. On success no work happens
  * beyond the checks themselves.
  */
 
@@ -33,6 +33,9 @@ import {
   YEAR_MIN,
 } from '../schemas/index.js';
 import { decodeCursor } from './cursor.js';
+import { parseDatePartial, parsePydanticDate } from './pydantic/date.js';
+import { pythonJsonError } from './pydantic/json-error.js';
+import { codePointLength, parsePydanticInt } from './pydantic/scalars.js';
 
 export type Loc = (string | number)[];
 
@@ -117,7 +120,6 @@ const FINITE_NUMBER = 'Input should be a finite number';
 const STRING_TYPE = 'Input should be a valid string';
 const LIST_TYPE = 'Input should be a valid list';
 const DATE_TYPE = 'Input should be a valid date';
-const DATE_INEXACT = 'Datetimes provided to dates should have zero time - e.g. be exact dates';
 const MODEL_ATTRIBUTES_TYPE = 'Input should be a valid dictionary or object to extract fields from';
 const JSON_INVALID = 'JSON decode error';
 const FUND_TYPE_EXPECTED = "'ETF' or 'FUND'";
@@ -172,261 +174,12 @@ const missing = (loc: Loc, input: unknown): ValidationIssue => ({
 });
 
 // ---------------------------------------------------------------------------
-// Scalars
-
-/** Python `len()`: code points, not UTF-16 units. */
-function codePointLength(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
-
-const INT_RE = /^[+-]?\d+$/;
-const INT_DECIMAL_ZEROS_RE = /^([+-]?\d+)\.0*$/;
-
-/**
- * Pydantic's lax str → int (`str_as_int`): surrounding whitespace ignored, a sign,
- * ASCII digits, trailing `.000` allowed, single underscores between digits allowed.
- * Returns undefined when Pydantic reports `int_parsing`.
- */
-export function parsePydanticInt(raw: string): number | undefined {
-  const s = raw.trim();
-  if (INT_RE.test(s)) return Number(s);
-  const dz = INT_DECIMAL_ZEROS_RE.exec(s);
-  if (dz) return Number(dz[1]);
-  if (s.includes('.') || s.startsWith('_') || s.endsWith('_') || !s.includes('_') || s.includes('__')) {
-    return undefined;
-  }
-  const stripped = s.replaceAll('_', '');
-  return INT_RE.test(stripped) ? Number(stripped) : undefined;
-}
+// Scalars: Pydantic's readings (server/pydantic/) turned into issues
 
 function intIssueFromString(loc: Loc, raw: string): ValidationIssue {
   return raw.length > 4300
     ? { type: 'int_parsing_size', loc, msg: INT_PARSING_SIZE, input: raw }
     : { type: 'int_parsing', loc, msg: INT_PARSING, input: raw };
-}
-
-// --- dates: a port of the parts of speedate that Pydantic's lax `date` uses ---
-
-/** speedate's ParseError documentation strings, which Pydantic puts into its messages. */
-const SD = {
-  TooShort: 'input is too short',
-  ExtraCharacters: 'unexpected extra characters at the end of the input',
-  InvalidCharDateTimeSep: 'invalid datetime separator, expected `T`, `t`, `_` or space',
-  InvalidCharDateSep: 'invalid date separator, expected `-`',
-  DateNotExact: 'Timestamp is not an exact date',
-  InvalidCharYear: 'invalid character in year',
-  InvalidCharMonth: 'invalid character in month',
-  InvalidCharDay: 'invalid character in day',
-  InvalidCharTimeSep: 'invalid time separator, expected `:`',
-  InvalidCharHour: 'invalid character in hour',
-  InvalidCharMinute: 'invalid character in minute',
-  InvalidCharSecond: 'invalid character in second',
-  InvalidCharTzSign: 'invalid timezone sign',
-  InvalidCharTzHour: 'invalid timezone hour',
-  InvalidCharTzMinute: 'invalid timezone minute',
-  OutOfRangeTzMinute: 'timezone minute value is outside expected range of 0-59',
-  OutOfRangeTz: 'timezone offset must be less than 24 hours',
-  OutOfRangeMonth: 'month value is outside expected range of 1-12',
-  OutOfRangeDay: 'day value is outside expected range',
-  OutOfRangeHour: 'hour value is outside expected range of 0-23',
-  OutOfRangeMinute: 'minute value is outside expected range of 0-59',
-  OutOfRangeSecond: 'second value is outside expected range of 0-59',
-  SecondFractionMissing: 'second fraction digits missing after `.`',
-  DateTooSmall: 'dates before 1600 are not supported as unix timestamps',
-  DateTooLarge: 'dates after 9999 are not supported as unix timestamps',
-  YearTooSmall: 'years before 1600 are not supported',
-  // Not speedate's: it reads the first four digits of `10000-01-01` as the year 1000
-  // and reports YearTooSmall, which is untrue; a year of five or more digits says so.
-  YearOutOfRange: 'year value is outside expected range of 1600-9999',
-} as const;
-
-class SdError {
-  constructor(readonly doc: string) {}
-}
-
-const isDigit = (c: number) => c >= 48 && c <= 57;
-
-function digitAt(s: string, i: number, err: string): number {
-  const c = s.charCodeAt(i);
-  if (!isDigit(c)) throw new SdError(err);
-  return c - 48;
-}
-
-const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
-
-/** True when s starts with five or more digits and a `-`: a date whose year is past 9999. */
-function yearHasMoreDigits(s: string): boolean {
-  let i = 4;
-  while (isDigit(s.charCodeAt(i))) i++;
-  return s.charCodeAt(i) === 45;
-}
-
-/** speedate `Date::parse_bytes_partial`: the first 10 characters as YYYY-MM-DD. */
-function parseDatePartial(s: string): string {
-  if (s.length < 10) throw new SdError(SD.TooShort);
-  const year =
-    digitAt(s, 0, SD.InvalidCharYear) * 1000 +
-    digitAt(s, 1, SD.InvalidCharYear) * 100 +
-    digitAt(s, 2, SD.InvalidCharYear) * 10 +
-    digitAt(s, 3, SD.InvalidCharYear);
-  if (isDigit(s.charCodeAt(4)) && yearHasMoreDigits(s)) throw new SdError(SD.YearOutOfRange);
-  if (year < 1600) throw new SdError(SD.YearTooSmall);
-  if (s.charCodeAt(4) !== 45) throw new SdError(SD.InvalidCharDateSep);
-  const month = digitAt(s, 5, SD.InvalidCharMonth) * 10 + digitAt(s, 6, SD.InvalidCharMonth);
-  if (s.charCodeAt(7) !== 45) throw new SdError(SD.InvalidCharDateSep);
-  const day = digitAt(s, 8, SD.InvalidCharDay) * 10 + digitAt(s, 9, SD.InvalidCharDay);
-  let maxDays: number;
-  if (month === 2) maxDays = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  else if (month === 4 || month === 6 || month === 9 || month === 11) maxDays = 30;
-  else if (month >= 1 && month <= 12) maxDays = 31;
-  else throw new SdError(SD.OutOfRangeMonth);
-  if (day < 1 || day > maxDays) throw new SdError(SD.OutOfRangeDay);
-  return s.slice(0, 10);
-}
-
-const UNIX_1600 = -11_676_096_000;
-const UNIX_9999 = 253_402_300_799;
-const MS_WATERSHED = 20_000_000_000;
-
-function dayFromSeconds(seconds: number): string {
-  if (seconds < UNIX_1600) throw new SdError(SD.DateTooSmall);
-  if (seconds > UNIX_9999) throw new SdError(SD.DateTooLarge);
-  const d = new Date(Math.floor(seconds / 86_400) * 86_400_000);
-  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
-}
-
-/** speedate `Date::timestamp_watershed`: above 2e10 in magnitude the number is milliseconds. */
-function timestampSeconds(ts: number): number {
-  if (Math.abs(ts) <= MS_WATERSHED) return ts;
-  const seconds = Math.trunc(ts / 1000);
-  return ts % 1000 < 0 ? seconds - 1 : seconds;
-}
-
-const INT_TIMESTAMP_RE = /^[+-]?\d+$/;
-const FLOAT_TIMESTAMP_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
-/** speedate `Time::parse_bytes_offset` from index 11; returns whether the time is exactly midnight. */
-function parseTimeIsMidnight(s: string): boolean {
-  const o = 11;
-  if (s.length - o < 5) throw new SdError(SD.TooShort);
-  const hour = digitAt(s, o, SD.InvalidCharHour) * 10 + digitAt(s, o + 1, SD.InvalidCharHour);
-  if (s.charCodeAt(o + 2) !== 58) throw new SdError(SD.InvalidCharTimeSep);
-  const minute = digitAt(s, o + 3, SD.InvalidCharMinute) * 10 + digitAt(s, o + 4, SD.InvalidCharMinute);
-  if (hour > 23) throw new SdError(SD.OutOfRangeHour);
-  if (minute > 59) throw new SdError(SD.OutOfRangeMinute);
-  let pos = o + 5;
-  let second = 0;
-  let fractionZero = true;
-  if (s.charCodeAt(pos) === 58) {
-    second = digitAt(s, o + 6, SD.InvalidCharSecond) * 10 + digitAt(s, o + 7, SD.InvalidCharSecond);
-    if (second > 59) throw new SdError(SD.OutOfRangeSecond);
-    pos = o + 8;
-    const sep = s.charCodeAt(pos);
-    if (sep === 46 || sep === 44) {
-      pos++;
-      const start = pos;
-      // Pydantic's date-from-datetime path truncates digits beyond microseconds.
-      while (isDigit(s.charCodeAt(pos))) {
-        if (pos - start < 6 && s.charCodeAt(pos) !== 48) fractionZero = false;
-        pos++;
-      }
-      if (pos === start) throw new SdError(SD.SecondFractionMissing);
-    }
-  }
-  if (pos < s.length) {
-    const c = s[pos++];
-    if (c !== 'Z' && c !== 'z') {
-      if (c === '\u2212') {
-        // U+2212 MINUS SIGN is a valid negative offset sign (ISO 8601).
-      } else if (c !== '+' && c !== '-') throw new SdError(SD.InvalidCharTzSign);
-      const h = digitAt(s, pos, SD.InvalidCharTzHour) * 10 + digitAt(s, pos + 1, SD.InvalidCharTzHour);
-      let m1: number;
-      const next = s.charCodeAt(pos + 2);
-      if (next === 58) {
-        pos += 3;
-        m1 = digitAt(s, pos, SD.InvalidCharTzMinute);
-      } else if (isDigit(next)) {
-        pos += 2;
-        m1 = next - 48;
-      } else throw new SdError(SD.InvalidCharTzMinute);
-      const m2 = digitAt(s, pos + 1, SD.InvalidCharTzMinute);
-      const minuteSeconds = m1 * 600 + m2 * 60;
-      if (minuteSeconds >= 3600) throw new SdError(SD.OutOfRangeTzMinute);
-      if (h * 3600 + minuteSeconds >= 86_400) throw new SdError(SD.OutOfRangeTz);
-      pos += 2;
-    }
-  }
-  if (pos < s.length) throw new SdError(SD.ExtraCharacters);
-  return hour === 0 && minute === 0 && second === 0 && fractionZero;
-}
-
-type DateResult = { ok: true; value: string } | { ok: false; type: string; msg: string };
-
-/**
- * Pydantic v2 lax `date` from a string: `YYYY-MM-DD`, or a Unix timestamp (seconds,
- * or milliseconds above 2e10) at exactly midnight, or a datetime at exactly
- * midnight. Errors carry Pydantic's type and message (`date_from_datetime_parsing`
- * with speedate's reason, e.g. "day value is outside expected range").
- */
-export function parsePydanticDate(s: string): DateResult {
-  // Date::parse_bytes: RFC 3339 date, else an integer timestamp that must be exact.
-  try {
-    const d = parseDatePartial(s);
-    if (s.length === 10) return { ok: true, value: d };
-  } catch {
-    // fall through: Pydantic retries as a datetime below
-  }
-  if (INT_TIMESTAMP_RE.test(s)) {
-    try {
-      const seconds = timestampSeconds(Number(s));
-      const d = dayFromSeconds(seconds);
-      if (((seconds % 86_400) + 86_400) % 86_400 === 0) return { ok: true, value: d };
-    } catch {
-      // fall through
-    }
-  }
-  // date_from_datetime: DateTime::parse_bytes, then require zero time.
-  try {
-    let midnight: boolean;
-    try {
-      parseDatePartial(s);
-      const sep = s[10];
-      if (sep !== 'T' && sep !== 't' && sep !== ' ' && sep !== '_')
-        throw new SdError(SD.InvalidCharDateTimeSep);
-      midnight = parseTimeIsMidnight(s);
-      if (midnight) return { ok: true, value: s.slice(0, 10) };
-    } catch (e) {
-      if (!(e instanceof SdError)) throw e;
-      if (INT_TIMESTAMP_RE.test(s) || (s.includes('.') && FLOAT_TIMESTAMP_RE.test(s))) {
-        const n = Number(s);
-        const ts = Math.abs(n) > MS_WATERSHED ? n / 1000 : n;
-        const seconds = Math.floor(ts);
-        const micros = Math.round((ts - seconds) * 1e6);
-        dayFromSeconds(seconds);
-        midnight = ((seconds % 86_400) + 86_400) % 86_400 === 0 && micros === 0;
-        if (midnight) return { ok: true, value: dayFromSeconds(seconds) };
-      } else throw e;
-    }
-    return { ok: false, type: 'date_from_datetime_inexact', msg: DATE_INEXACT };
-  } catch (e) {
-    if (!(e instanceof SdError)) throw e;
-    return {
-      ok: false,
-      type: 'date_from_datetime_parsing',
-      msg: `Input should be a valid date or datetime, ${e.doc}`,
-    };
-  }
 }
 
 const CANONICAL_DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
@@ -618,97 +371,6 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 const utf8Lenient = new TextDecoder('utf-8');
-
-/**
- * Where and why Python's `json.loads` (the C scanner, Python 3.13 messages) rejects
- * a text, for FastAPI's `json_invalid` loc and ctx. Only runs after JSON.parse
- * failed. NaN/Infinity, which Python accepts and JSON.parse does not, are reported
- * as "Expecting value".
- */
-export function pythonJsonError(s: string): { pos: number; msg: string } {
-  const len = s.length;
-  class Fail {
-    constructor(
-      readonly pos: number,
-      readonly msg: string,
-    ) {}
-  }
-  const ws = (i: number) => {
-    while (i < len) {
-      const c = s.charCodeAt(i);
-      if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break;
-      i++;
-    }
-    return i;
-  };
-  const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?/y;
-  const HEX4 = /^[0-9a-fA-F]{4}$/;
-  const str = (i: number): number => {
-    const begin = i - 1;
-    while (true) {
-      if (i >= len) throw new Fail(begin, 'Unterminated string starting at');
-      const c = s.charCodeAt(i);
-      if (c === 34) return i + 1;
-      if (c < 0x20) throw new Fail(i, 'Invalid control character at');
-      if (c === 92) {
-        i++;
-        if (i >= len) throw new Fail(begin, 'Unterminated string starting at');
-        const e = s[i];
-        if (e === 'u') {
-          if (!HEX4.test(s.slice(i + 1, i + 5))) throw new Fail(i, 'Invalid \\uXXXX escape');
-          i += 5;
-        } else if ('"\\/bfnrt'.includes(e)) i++;
-        else throw new Fail(i - 1, 'Invalid \\escape');
-      } else i++;
-    }
-  };
-  const value = (i: number): number => {
-    const c = s[i];
-    if (c === '"') return str(i + 1);
-    if (c === '{') {
-      i = ws(i + 1);
-      if (s[i] === '}') return i + 1;
-      while (true) {
-        if (s[i] !== '"') throw new Fail(i, 'Expecting property name enclosed in double quotes');
-        i = ws(str(i + 1));
-        if (s[i] !== ':') throw new Fail(i, "Expecting ':' delimiter");
-        i = ws(value(ws(i + 1)));
-        if (s[i] === '}') return i + 1;
-        if (s[i] !== ',') throw new Fail(i, "Expecting ',' delimiter");
-        const comma = i;
-        i = ws(i + 1);
-        if (s[i] === '}') throw new Fail(comma, 'Illegal trailing comma before end of object');
-      }
-    }
-    if (c === '[') {
-      i = ws(i + 1);
-      if (s[i] === ']') return i + 1;
-      while (true) {
-        i = ws(value(i));
-        if (s[i] === ']') return i + 1;
-        if (s[i] !== ',') throw new Fail(i, "Expecting ',' delimiter");
-        const comma = i;
-        i = ws(i + 1);
-        if (s[i] === ']') throw new Fail(comma, 'Illegal trailing comma before end of array');
-      }
-    }
-    for (const lit of ['null', 'true', 'false']) if (s.startsWith(lit, i)) return i + lit.length;
-    NUMBER.lastIndex = i;
-    if (NUMBER.test(s)) return NUMBER.lastIndex;
-    throw new Fail(i, 'Expecting value');
-  };
-  let fail: Fail;
-  try {
-    const end = ws(value(ws(0)));
-    fail = end < len ? new Fail(end, 'Extra data') : new Fail(0, 'Expecting value');
-  } catch (e) {
-    if (e instanceof Fail) fail = e;
-    // Nesting deeper than our stack: Python would fail too; report the start.
-    else if (e instanceof RangeError) fail = new Fail(0, 'Expecting value');
-    else throw e;
-  }
-  return { pos: codePointLength(s.slice(0, fail.pos)), msg: fail.msg };
-}
 
 type BodyParse = { ok: true; body: Record<string, unknown> } | { ok: false; issues: ValidationIssue[] };
 

@@ -29,8 +29,9 @@ import {
 } from '../../schemas/index.js';
 import type { Answer, Params } from '../answers.js';
 import * as answers from '../answers.js';
+import { parsePydanticInt } from '../pydantic/scalars.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
-import { echoable, parsePydanticInt, type ValidationIssue } from '../validation.js';
+import { echoable, type ValidationIssue } from '../validation.js';
 
 /** C24's sentence; over HTTP the whole POST is a 503 instead (see http.ts). */
 export const NO_DATA_DETAIL = 'No data loaded';
