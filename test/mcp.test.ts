@@ -513,7 +513,7 @@ describe('tools equal REST', () => {
   });
 });
 
-describe('integer arguments written as strings', () => {
+describe('arguments written as REST would take them', () => {
   it('are read as REST reads the same text in its query (Pydantic lax mode): limit "5", year " 2020 "', async () => {
     const code = richFund();
     const asNumber = await call('getCalendarReturns', { code, year: 2020 });
@@ -529,6 +529,21 @@ describe('integer arguments written as strings', () => {
     });
     // The rules still hold once read: "0" is below the minimum, as 0 is.
     expect(textOf(await call('searchFunds', { limit: '0' }))).toMatch(/limit: must be >= 1/);
+  });
+
+  it('a date written as a midnight datetime is read as REST reads it; any other time is still refused', async () => {
+    const code = richFund();
+    const path = `/v1/funds/${encodeURIComponent(code)}/trailing-returns`;
+    const r = await call('getTrailingReturns', { code, as_of: '2020-06-30T00:00:00Z' });
+    expect(r.structuredContent).toEqual(await rest(`${path}?as_of=2020-06-30T00:00:00Z`));
+    expect(r.structuredContent).toEqual(await rest(`${path}?as_of=2020-06-30`));
+    const batch = await call('batchTrailingReturns', { codes: codes.slice(0, 5), as_of: '2020-06-30 00:00' });
+    expect(batch.structuredContent).toEqual({
+      rows: await rest('/v1/trailing-returns/batch', { codes: codes.slice(0, 5), as_of: '2020-06-30' }),
+    });
+    const late = await call('getTrailingReturns', { code, as_of: '2020-06-30T09:30:00' });
+    expect(late.isError).toBe(true);
+    expect(textOf(late)).toMatch(/as_of: must be a calendar date YYYY-MM-DD/);
   });
 });
 

@@ -29,6 +29,7 @@ import {
 } from '../../schemas/index.js';
 import type { Answer, Params } from '../answers.js';
 import * as answers from '../answers.js';
+import { parsePydanticDate } from '../pydantic/date.js';
 import { parsePydanticInt } from '../pydantic/scalars.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import { echoable, type ValidationIssue } from '../validation.js';
@@ -281,23 +282,34 @@ function parseBody(body: Uint8Array | string): unknown {
   );
 }
 
-/** Each tool's integer arguments (`limit`, `year`), read from its input schema. */
-const INTEGER_ARGS = Object.fromEntries(
-  Object.entries(MCP_TOOL_INPUT_SCHEMAS).map(([name, s]) => [
-    name,
-    Object.entries(s.properties as Record<string, { type?: string | readonly string[] }>)
-      .filter(([, p]) => p.type === 'integer' || (Array.isArray(p.type) && p.type.includes('integer')))
-      .map(([k]) => k),
-  ]),
-) as Record<McpToolName, string[]>;
+type PropertySchema = { type?: string | readonly string[]; format?: string };
+
+/** Each tool's arguments whose schema matches `pick`, read from its input schema. */
+const argsWhere = (pick: (p: PropertySchema) => boolean) =>
+  Object.fromEntries(
+    Object.entries(MCP_TOOL_INPUT_SCHEMAS).map(([name, s]) => [
+      name,
+      Object.entries(s.properties as Record<string, PropertySchema>)
+        .filter(([, p]) => pick(p))
+        .map(([k]) => k),
+    ]),
+  ) as Record<McpToolName, string[]>;
+
+/** `limit`, `year`. */
+const INTEGER_ARGS = argsWhere(
+  (p) => p.type === 'integer' || (Array.isArray(p.type) && p.type.includes('integer')),
+);
+/** `as_of`. */
+const DATE_ARGS = argsWhere((p) => p.format === 'date');
 
 /**
- * An integer argument written as a string (`"limit": "10"`, `"year": "2023"`, as models
- * often write them) is taken as REST takes the same text in its query (Pydantic's lax
- * mode, parsePydanticInt) instead of costing the agent a refused, metered call. Any
- * other string is left for the schema to refuse.
+ * Arguments read as REST reads the same text (Pydantic's lax mode), instead of costing
+ * the agent a refused, metered call: an integer written as a string (`"limit": "10"`,
+ * `"year": "2023"`, as models often write them; parsePydanticInt), and a date written
+ * as a midnight datetime or a timestamp (`"2024-03-28T00:00:00Z"`; parsePydanticDate).
+ * Anything else is left for the schema to refuse.
  */
-function laxIntegers(name: McpToolName, args: Args): Args {
+function laxArguments(name: McpToolName, args: Args): Args {
   let out = args;
   for (const k of INTEGER_ARGS[name]) {
     const v = args[k];
@@ -305,8 +317,16 @@ function laxIntegers(name: McpToolName, args: Args): Args {
     const n = parsePydanticInt(v);
     if (n !== undefined && Number.isSafeInteger(n)) out = { ...out, [k]: n };
   }
+  for (const k of DATE_ARGS[name]) {
+    const v = args[k];
+    if (typeof v !== 'string' || CANONICAL_DATE.test(v)) continue;
+    const d = parsePydanticDate(v);
+    if (d.ok) out = { ...out, [k]: d.value };
+  }
   return out;
 }
+
+const CANONICAL_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * Answer one `tools/call` for a known tool. Bad arguments, an unknown fund and a
@@ -318,7 +338,7 @@ export function callTool(
   name: McpToolName,
   rawArgs: Args | undefined,
 ): CallToolResult {
-  let args = laxIntegers(name, rawArgs ?? {});
+  let args = laxArguments(name, rawArgs ?? {});
   // C19: q is trimmed before its length counts, as REST does (validateListQuery); the
   // schema's maxLength would otherwise refuse padding REST accepts.
   if (name === 'searchFunds' && typeof args.q === 'string') args = { ...args, q: args.q.trim() };
