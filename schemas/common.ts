@@ -92,7 +92,8 @@ export const FundTypeSchema = {
   examples: ['ETF'],
 } as const;
 
-const RETURN_FIGURE_BASE =
+/** What every return figure's description ends with: the unit, format and null rules. */
+export const RETURN_FIGURE_BASE =
   'Total return in percent (C1): a decimal string with exactly 4 decimal places, "12.3456" is ' +
   '+12.3456 %, rounded half away from zero, negative zero printed as "0.0000". It also matches ' +
   "SPEC's decimal pattern. JSON null when the figure cannot be computed (history too short, C4; a base " +

@@ -255,7 +255,7 @@ async function writeResponse(
 ): Promise<void> {
   const raw = response.body === null ? '' : new Uint8Array(await response.arrayBuffer());
   if (call.aborted) return;
-  // tools/list alone is about 55 KB: compressed like a large REST body when the client accepts it.
+  // tools/list alone is about 38 KB: compressed like a large REST body when the client accepts it.
   const payload = call.compressed(raw);
   const coding = call.coding;
   const res = call.res;

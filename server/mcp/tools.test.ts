@@ -5,6 +5,7 @@ import {
   FundSchema,
   MCP_TOOL_INPUT_SCHEMAS,
   type McpToolName,
+  mcpOutputSchema,
   TrailingReturnsSchema,
 } from '../../schemas/index.js';
 import { callTool, isToolName, SERVER_INSTRUCTIONS, TOOLS } from './tools.js';
@@ -17,12 +18,36 @@ describe('MCP tool definitions', () => {
     const byName = new Map(TOOLS.map((t) => [t.name, t]));
     for (const [name, s] of Object.entries(MCP_TOOL_INPUT_SCHEMAS))
       expect(byName.get(name)!.inputSchema).toBe(s);
-    expect(byName.get('searchFunds')!.outputSchema).toBe(FundListSchema);
-    expect(byName.get('getFund')!.outputSchema).toBe(FundSchema);
-    expect(byName.get('getTrailingReturns')!.outputSchema).toBe(TrailingReturnsSchema);
-    expect(byName.get('getCalendarReturns')!.outputSchema).toBe(CalendarReturnSchema);
+    expect(byName.get('searchFunds')!.outputSchema).toEqual(mcpOutputSchema(FundListSchema));
+    expect(byName.get('getFund')!.outputSchema).toEqual(mcpOutputSchema(FundSchema));
+    expect(byName.get('getTrailingReturns')!.outputSchema).toEqual(mcpOutputSchema(TrailingReturnsSchema));
+    expect(byName.get('getCalendarReturns')!.outputSchema).toEqual(mcpOutputSchema(CalendarReturnSchema));
     const rows = byName.get('batchTrailingReturns')!.outputSchema!.properties!.rows as { items: unknown };
-    expect(rows.items).toBe(TrailingReturnsSchema);
+    expect(rows.items).toEqual(mcpOutputSchema(TrailingReturnsSchema));
+  });
+
+  it("an output schema keeps every rule of the REST one; only the figures' shared wording and examples go", () => {
+    const rules = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(rules)
+        : typeof v === 'object' && v !== null
+          ? Object.fromEntries(
+              Object.entries(v)
+                .filter(([k]) => k !== 'description' && k !== 'examples')
+                .map(([k, x]) => [k, rules(x)]),
+            )
+          : v;
+    for (const s of [FundListSchema, FundSchema, TrailingReturnsSchema, CalendarReturnSchema])
+      expect(rules(mcpOutputSchema(s))).toEqual(rules(s));
+    const figures = mcpOutputSchema(TrailingReturnsSchema).properties as Record<
+      string,
+      { description: string }
+    >;
+    const brief = figures.return_3y;
+    expect(brief.description).toMatch(/^3 years\. Annualized .*Percent, 4 decimals, or null\.$/);
+    expect(JSON.stringify(mcpOutputSchema(TrailingReturnsSchema)).length).toBeLessThan(
+      JSON.stringify(TrailingReturnsSchema).length * 0.6,
+    );
   });
 
   it('names are exactly SPEC 4 tools', () => {

@@ -23,6 +23,7 @@ import {
   LIMIT_MAX,
   MCP_TOOL_INPUT_SCHEMAS,
   type McpToolName,
+  mcpOutputSchema,
   type TrailingReturns,
   TrailingReturnsListSchema,
   TrailingReturnsSchema,
@@ -97,7 +98,7 @@ export const TOOLS: Tool[] = [
       'page. Use it first when you know a fund by name but not its ticker, then pass the codes to the returns ' +
       `tools. ${NOT_ADVICE}`,
     inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.searchFunds),
-    outputSchema: schema(FundListSchema),
+    outputSchema: schema(mcpOutputSchema(FundListSchema)),
     annotations: { title: 'Search funds', ...READ_ONLY },
   },
   {
@@ -108,7 +109,7 @@ export const TOOLS: Tool[] = [
       'inactive, and the first and last dates with return data. Fields other than code, market, type and ' +
       `is_inactive may be null. An unknown code is an error result; use searchFunds to find codes. ${CODES}`,
     inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.getFund),
-    outputSchema: schema(FundSchema),
+    outputSchema: schema(mcpOutputSchema(FundSchema)),
     annotations: { title: 'Fund metadata', ...READ_ONLY },
   },
   {
@@ -120,7 +121,7 @@ export const TOOLS: Tool[] = [
       `fund's previous observation; as_of_date in the result is the date used). ${UNITS} For more than one fund use ` +
       `batchTrailingReturns. An unknown code is an error result. ${NOT_ADVICE}`,
     inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.getTrailingReturns),
-    outputSchema: schema(TrailingReturnsSchema),
+    outputSchema: schema(mcpOutputSchema(TrailingReturnsSchema)),
     annotations: { title: 'Trailing returns of one fund', ...READ_ONLY },
   },
   {
@@ -131,7 +132,7 @@ export const TOOLS: Tool[] = [
       'latest or as of one date for all. Result: `rows`, one per code that has data, in the order asked; unknown ' +
       `codes are left out (the text lists them), never an error. ${UNITS} ${NOT_ADVICE}`,
     inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.batchTrailingReturns),
-    outputSchema: schema(rowsOf(TrailingReturnsListSchema)),
+    outputSchema: schema(mcpOutputSchema(rowsOf(TrailingReturnsListSchema))),
     annotations: { title: 'Trailing returns of many funds', ...READ_ONLY },
   },
   {
@@ -143,7 +144,7 @@ export const TOOLS: Tool[] = [
       'latest complete year. A year without data or an unknown code is an error result. For more than one fund use ' +
       `batchCalendarReturns. ${NOT_ADVICE}`,
     inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.getCalendarReturns),
-    outputSchema: schema(CalendarReturnSchema),
+    outputSchema: schema(mcpOutputSchema(CalendarReturnSchema)),
     annotations: { title: 'Calendar-year return of one fund', ...READ_ONLY },
   },
   {
@@ -154,7 +155,7 @@ export const TOOLS: Tool[] = [
       'year) in one call. Result: `rows`, in the order asked; codes without a row are left out (the text lists ' +
       `them), never an error. Percent strings with 4 decimals, cumulative; null when not computable. ${NOT_ADVICE}`,
     inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.batchCalendarReturns),
-    outputSchema: schema(rowsOf(CalendarReturnListSchema)),
+    outputSchema: schema(mcpOutputSchema(rowsOf(CalendarReturnListSchema))),
     annotations: { title: 'Calendar-year returns of many funds', ...READ_ONLY },
   },
 ];
