@@ -95,6 +95,7 @@ describe('serve configuration: --mcp-origins', () => {
     'ftp://x.example',
     'app.example.com',
     'https://a@x.example',
+    'https://:pw@x.example',
     'https://x.example/?q',
   ])('refuses %s naming the flag', (v) => {
     expect(() => origins(v)).toThrow(/^--mcp-origins takes \* or comma-separated origins/);

@@ -148,7 +148,13 @@ function parseOrigins(text: string, label: string): readonly string[] | '*' {
       u = null;
     }
     const bare = u !== null && (u.pathname === '/' || u.pathname === '') && u.search === '' && u.hash === '';
-    if (u === null || (u.protocol !== 'http:' && u.protocol !== 'https:') || !bare || u.username !== '')
+    if (
+      u === null ||
+      (u.protocol !== 'http:' && u.protocol !== 'https:') ||
+      !bare ||
+      u.username !== '' ||
+      u.password !== ''
+    )
       throw new UsageError(
         `${label} takes * or comma-separated origins such as https://app.example.com (scheme, host and port only), not ${JSON.stringify(o.length > 80 ? `${o.slice(0, 77)}...` : o)}`,
       );

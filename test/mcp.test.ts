@@ -529,6 +529,10 @@ describe('arguments written as REST would take them', () => {
     });
     // The rules still hold once read: "0" is below the minimum, as 0 is.
     expect(textOf(await call('searchFunds', { limit: '0' }))).toMatch(/limit: must be >= 1/);
+    // Any size is capped as REST caps it, as a string or as a number JSON cannot print plainly.
+    const capped = await rest('/v1/funds?limit=1000');
+    for (const limit of ['9007199254740993', 1e21, 1e308])
+      expect((await call('searchFunds', { limit })).structuredContent, String(limit)).toEqual(capped);
   });
 
   it('a date written as a midnight datetime is read as REST reads it; any other time is still refused', async () => {
@@ -541,6 +545,12 @@ describe('arguments written as REST would take them', () => {
     expect(batch.structuredContent).toEqual({
       rows: await rest('/v1/trailing-returns/batch', { codes: codes.slice(0, 5), as_of: '2020-06-30' }),
     });
+    // A JSON number is a Unix timestamp, as REST's batch body reads it: 2020-06-30T00:00:00Z.
+    const stamped = await call('batchTrailingReturns', { codes: codes.slice(0, 5), as_of: 1593475200 });
+    expect(stamped.structuredContent).toEqual(batch.structuredContent);
+    expect(await rest('/v1/trailing-returns/batch', { codes: codes.slice(0, 5), as_of: 1593475200 })).toEqual(
+      (batch.structuredContent as { rows: unknown }).rows,
+    );
     const late = await call('getTrailingReturns', { code, as_of: '2020-06-30T09:30:00' });
     expect(late.isError).toBe(true);
     expect(textOf(late)).toMatch(/as_of: must be a calendar date YYYY-MM-DD/);

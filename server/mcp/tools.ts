@@ -307,7 +307,8 @@ const DATE_ARGS = argsWhere((p) => p.format === 'date');
  * Arguments read as REST reads the same text (Pydantic's lax mode), instead of costing
  * the agent a refused, metered call: an integer written as a string (`"limit": "10"`,
  * `"year": "2023"`, as models often write them; parsePydanticInt), and a date written
- * as a midnight datetime or a timestamp (`"2024-03-28T00:00:00Z"`; parsePydanticDate).
+ * as a midnight datetime or a Unix timestamp (`"2024-03-28T00:00:00Z"`, 1711584000;
+ * parsePydanticDate).
  * Anything else is left for the schema to refuse.
  */
 function laxArguments(name: McpToolName, args: Args): Args {
@@ -315,13 +316,16 @@ function laxArguments(name: McpToolName, args: Args): Args {
   for (const k of INTEGER_ARGS[name]) {
     const v = args[k];
     if (typeof v !== 'string') continue;
+    // Beyond 2^53 the number is inexact, but then it is capped (limit) or refused (year) anyway.
     const n = parsePydanticInt(v);
-    if (n !== undefined && Number.isSafeInteger(n)) out = { ...out, [k]: n };
+    if (n !== undefined) out = { ...out, [k]: n };
   }
   for (const k of DATE_ARGS[name]) {
     const v = args[k];
-    if (typeof v !== 'string' || CANONICAL_DATE.test(v)) continue;
-    const d = parsePydanticDate(v);
+    // A JSON number is a Unix timestamp to Pydantic, as REST's batch body reads it.
+    const text = typeof v === 'number' && Number.isFinite(v) ? String(v) : v;
+    if (typeof text !== 'string' || CANONICAL_DATE.test(text)) continue;
+    const d = parsePydanticDate(text);
     if (d.ok) out = { ...out, [k]: d.value };
   }
   return out;
@@ -356,7 +360,8 @@ export function callTool(
         country: str(args.country),
         exchange: str(args.exchange),
         cursor: str(args.cursor),
-        limit: str(args.limit),
+        // As REST caps it (C19); a number ≥ 1e21 would otherwise print as "1e+21", not an integer.
+        limit: typeof args.limit === 'number' ? String(Math.min(args.limit, LIMIT_MAX)) : str(args.limit),
       };
       a = answers.listFunds(snap, params);
       break;
