@@ -1,7 +1,8 @@
 /**
  * Micro-benchmarks of the request hot path below HTTP, on a live snapshot:
  * code → index, the pre-serialized latest row, an on-demand as_of row (binary
- * searches + core maths + C1 formatting), an explicit calendar year, and request
+ * searches + core maths + C1 formatting; at random dates and, as a floor, on one
+ * fund and date whose data stays in cache), an explicit calendar year, and request
  * validation.
  *
  *   npm run build && npx tsx bench/lookup.bench.ts [--snapshots /tmp/fr-bench/snapshots]
@@ -56,6 +57,14 @@ bench
   .add('as_of row at random dates, as served (find + maths + bytes)', () => {
     const j = k++ & (RANDOM - 1);
     sink += trailingRowAt(serving, lookup.find(randomCodes[j]), randomDays[j])?.byteLength ?? 0;
+  })
+  .add('as_of figures only at random dates (maths, no bytes)', () => {
+    const j = k++ & (RANDOM - 1);
+    const f = trailingFigures(lookup.series(lookup.find(randomCodes[j])), randomDays[j], scratch);
+    sink += f === null ? 0 : f.asOf;
+  })
+  .add('as_of row, one fund and date again and again (all in cache)', () => {
+    sink += trailingRowAt(serving, lookup.find(randomCodes[0]), randomDays[0])?.byteLength ?? 0;
   })
   .add('calendar year 2015 (find + binary search + JSON)', () => {
     sink += lookup.calendarYearJson(lookup.find(codes[k++ % n]), 2015)?.length ?? 0;
