@@ -38,6 +38,8 @@ for (let j = 0; j < RANDOM; j++) {
   randomCodes.push(codes[i]);
   randomDays[j] = first + Math.floor(rand() * (s.date[s.start + s.length - 1] - first + 1));
 }
+/** 64 batches of 100 random funds, for the join cases. */
+const joinFunds = Int32Array.from({ length: 6400 }, () => Math.floor(rand() * n));
 let k = 0;
 let sink = 0;
 
@@ -71,6 +73,13 @@ bench
   })
   .add('validate trailing params (code, as_of)', () => {
     sink += validateTrailingParams(codes[k++ % n], { as_of: '2019-06-14' }).ok ? 1 : 0;
+  })
+  .add('join 100 latest rows of random funds (a batch answer)', () => {
+    const at = (k++ & 63) * 100;
+    sink += rows.join(RowKind.Trailing, joinFunds.subarray(at, at + 100), 100).length;
+  })
+  .add('join the same 100 latest rows again and again (all in cache)', () => {
+    sink += rows.join(RowKind.Trailing, joinFunds.subarray(0, 100), 100).length;
   })
   .add('scan a plain batch body of 100 codes (batch-scan.ts)', () => {
     sink += scanPlainCodes(batchBody);
