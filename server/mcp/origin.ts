@@ -5,7 +5,9 @@
  * otherwise drive it from a visitor's browser. Clients that are not browsers send
  * no `Origin` and are not concerned; a browser page served from the public base
  * URL itself (the API's own origin) is allowed, and an operator can allow more
- * (`--mcp-origins`, config.ts).
+ * (`--mcp-origins`, config.ts) for clients and proxies that send an `Origin` of
+ * their own. No CORS headers are sent: keys are kept server-side (SPEC 5), so a
+ * page on another origin is not a client this API serves.
  */
 
 /** True when a request with this `Origin` value (empty: none sent) may use /mcp. */
