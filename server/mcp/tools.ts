@@ -273,7 +273,16 @@ function invalidArgs(tool: string, problems: string[]): CallToolResult {
   return errorResult(`Invalid arguments for ${tool}: ${problems.join('; ')}.`);
 }
 
-const str = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : String(v));
+/**
+ * An argument as REST's query would carry it. A whole number is written in plain digits:
+ * String(1e21) is "1e+21", which REST would read as no integer at all.
+ */
+const str = (v: unknown): string | undefined =>
+  v === undefined || v === null
+    ? undefined
+    : typeof v === 'number' && Number.isInteger(v)
+      ? BigInt(v).toString()
+      : String(v);
 
 function parseBody(body: Uint8Array | string): unknown {
   return JSON.parse(
@@ -324,14 +333,12 @@ function laxArguments(name: McpToolName, args: Args): Args {
     const v = args[k];
     // A JSON number is a Unix timestamp to Pydantic, as REST's batch body reads it.
     const text = typeof v === 'number' && Number.isFinite(v) ? String(v) : v;
-    if (typeof text !== 'string' || CANONICAL_DATE.test(text)) continue;
+    if (typeof text !== 'string') continue;
     const d = parsePydanticDate(text);
     if (d.ok) out = { ...out, [k]: d.value };
   }
   return out;
 }
-
-const CANONICAL_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * Answer one `tools/call` for a known tool. Bad arguments, an unknown fund and a
@@ -360,8 +367,7 @@ export function callTool(
         country: str(args.country),
         exchange: str(args.exchange),
         cursor: str(args.cursor),
-        // As REST caps it (C19); a number ≥ 1e21 would otherwise print as "1e+21", not an integer.
-        limit: typeof args.limit === 'number' ? String(Math.min(args.limit, LIMIT_MAX)) : str(args.limit),
+        limit: str(args.limit),
       };
       a = answers.listFunds(snap, params);
       break;
