@@ -114,6 +114,8 @@ export function createApp(ctx: AppContext): TemplatedApp {
     const emptyCode = pattern.includes('//');
     const handle = (res: HttpResponse, req: HttpRequest, head: boolean) => {
       const code = hasCode ? pathParam(req.getParameter(0)) : emptyCode ? '' : null;
+      // `%2F` decodes to `/`: on the decoded path that is another, unknown route (as FastAPI routes it).
+      if (code !== null && code.includes('/')) return notFoundRoute(res, req, head);
       const query = req.getQuery() ?? '';
       const d =
         !head && latest !== null && code !== null ? directRow(ctx, res, req, code, latest, query) : null;
@@ -171,11 +173,14 @@ export function createApp(ctx: AppContext): TemplatedApp {
       call.reply('405 Method Not Allowed', JSON_TYPE, METHOD_NOT_ALLOWED, allow);
     });
   }
-  app.any('/*', (res, req) => {
-    const call = new Call(res, req, req.getMethod().toUpperCase(), req.getUrl());
-    call.reply('404 Not Found', JSON_TYPE, NOT_FOUND);
-  });
+  app.any('/*', (res, req) => notFoundRoute(res, req, req.getMethod().toUpperCase() === 'HEAD'));
   return app;
+}
+
+/** C21: a path no route answers. */
+function notFoundRoute(res: HttpResponse, req: HttpRequest, head: boolean): void {
+  const call = new Call(res, req, head ? 'HEAD' : req.getMethod().toUpperCase(), req.getUrl());
+  call.reply('404 Not Found', JSON_TYPE, NOT_FOUND);
 }
 
 /**
@@ -287,17 +292,33 @@ function statusLine(status: number): string {
 }
 
 /**
- * uWS hands path parameters still percent-encoded. One that does not decode (`%FF`)
- * is taken as written, a code like any other (C15 allows `%`), so its 404 names
- * what was sent.
+ * uWS hands path parameters still percent-encoded; they are decoded as the ASGI
+ * servers under FastAPI decode a path (Python's `unquote`): escapes that are not
+ * UTF-8 become U+FFFD, so `%FF%01` is a code with a control character (a 422, C15),
+ * and a `%` not followed by two hex digits stays as written.
  */
-function pathParam(raw: string): string {
+export function pathParam(raw: string): string {
   if (raw.indexOf('%') < 0) return raw;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
+  const bytes = Buffer.from(raw, 'utf8');
+  const out = Buffer.allocUnsafe(bytes.length);
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const hi = i + 2 < bytes.length ? hexValue(bytes[i + 1]) : -1;
+    const lo = hi >= 0 ? hexValue(bytes[i + 2]) : -1;
+    if (bytes[i] === 37 && lo >= 0) {
+      out[n++] = hi * 16 + lo;
+      i += 2;
+    } else out[n++] = bytes[i];
   }
+  return PATH_DECODER.decode(out.subarray(0, n));
+}
+
+const PATH_DECODER = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const l = c | 0x20;
+  return l >= 97 && l <= 102 ? l - 87 : -1;
 }
 
 const ANSWERED = Symbol('answered');

@@ -188,13 +188,12 @@ describe('dates (Pydantic lax date, speedate messages)', () => {
     ['2024-01-01T00:00:00+0', 'invalid timezone hour'],
     ['2024-01-01T00:00:00+01', 'invalid timezone minute'],
     ['2024-01-01T00:00:00 extra', 'invalid timezone sign'],
-    ['1500-06-01', 'years before 1600 are not supported'],
-    // speedate reads 10000-01-01's year as 1000 and says "before 1600"; say what is true (C20).
-    ['10000-01-01', 'year value is outside expected range of 1600-9999'],
-    ['12000-01-01', 'year value is outside expected range of 1600-9999'],
-    ['20000-01-01', 'year value is outside expected range of 1600-9999'],
-    ['10000-01-01T00:00:00', 'year value is outside expected range of 1600-9999'],
-  ])('%j → date_from_datetime_parsing: %s', (input, reason) => {
+    // Five-digit years: speedate reads 1000, then finds a digit where `-` belongs.
+    ['10000-01-01', 'invalid date separator, expected `-`'],
+    ['10000-01-01T00:00:00', 'invalid date separator, expected `-`'],
+    // A millisecond timestamp past 9999-12-31.
+    ['253402300800000', 'dates after 9999 are not supported as unix timestamps'],
+  ])('%j → date_from_datetime_parsing: %s, the reason in ctx.error too', (input, reason) => {
     expect(validateAsOf(input)).toEqual({
       ok: false,
       issues: [
@@ -203,9 +202,31 @@ describe('dates (Pydantic lax date, speedate messages)', () => {
           loc: ['query', 'as_of'],
           msg: `Input should be a valid date or datetime, ${reason}`,
           input,
+          ctx: { error: reason },
         },
       ],
     });
+  });
+
+  it('years 0001–1599 are dates like any other (a 404 later, C3); year 0 is date_parsing', () => {
+    expect(validateAsOf('1500-06-01')).toEqual({ ok: true, value: '1500-06-01' });
+    expect(validateAsOf('0001-01-01')).toEqual({ ok: true, value: '0001-01-01' });
+    expect(issuesOf(validateAsOf('0000-01-01'))).toEqual([
+      {
+        type: 'date_parsing',
+        loc: ['query', 'as_of'],
+        msg: 'Input should be a valid date in the format YYYY-MM-DD, year 0 is out of range',
+        input: '0000-01-01',
+        ctx: { error: 'year 0 is out of range' },
+      },
+    ]);
+  });
+
+  it('a timestamp off midnight, to the millisecond, is date_from_datetime_inexact', () => {
+    for (const input of ['1706918400001', '1706918400999', '-20000000000', '1706918400.5']) {
+      expect(issuesOf(validateAsOf(input))).toMatchObject([{ type: 'date_from_datetime_inexact', input }]);
+    }
+    expect(validateAsOf('1706918400000')).toEqual({ ok: true, value: '2024-02-03' });
   });
 
   it('a datetime that is not midnight: date_from_datetime_inexact', () => {
@@ -452,6 +473,7 @@ describe('batch bodies: fields (C14, C15, C20)', () => {
         loc: ['body', 'as_of'],
         msg: 'Input should be a valid date or datetime, day value is outside expected range',
         input: '2024-02-30',
+        ctx: { error: 'day value is outside expected range' },
       },
     ]);
     expect(validateTrailingBatchBody(json({ codes: ['A'], as_of: null }), undefined)).toMatchObject({

@@ -12,6 +12,7 @@ import { isUtf8 } from 'node:buffer';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { isPossibleCode } from '../core/codes.js';
+import { parseDay } from '../core/dates.js';
 import {
   BATCH_MAX_CODES,
   type CalendarBatchRequest,
@@ -33,9 +34,14 @@ import {
   YEAR_MIN,
 } from '../schemas/index.js';
 import { decodeCursor } from './cursor.js';
-import { parseDatePartial, parsePydanticDate } from './pydantic/date.js';
+import { type DateResult, parsePydanticDate, parsePydanticDateNumber } from './pydantic/date.js';
 import { pythonJsonError } from './pydantic/json-error.js';
-import { codePointLength, parsePydanticInt } from './pydantic/scalars.js';
+import {
+  codePointLength,
+  type IntParsingError,
+  parsePydanticInt,
+  pydanticStrip,
+} from './pydantic/scalars.js';
 
 export type Loc = (string | number)[];
 
@@ -176,25 +182,22 @@ const missing = (loc: Loc, input: unknown): ValidationIssue => ({
 // ---------------------------------------------------------------------------
 // Scalars: Pydantic's readings (server/pydantic/) turned into issues
 
-function intIssueFromString(loc: Loc, raw: string): ValidationIssue {
-  return raw.length > 4300
+function intIssue(loc: Loc, raw: string, error: IntParsingError): ValidationIssue {
+  return error === 'int_parsing_size'
     ? { type: 'int_parsing_size', loc, msg: INT_PARSING_SIZE, input: raw }
     : { type: 'int_parsing', loc, msg: INT_PARSING, input: raw };
 }
 
-const CANONICAL_DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+function dateOrIssue(loc: Loc, input: unknown, r: DateResult): ValidationIssue | string {
+  if (r.ok) return r.value;
+  const issue: ValidationIssue = { type: r.type, loc, msg: r.msg, input };
+  if (r.ctx !== undefined) issue.ctx = r.ctx;
+  return issue;
+}
 
-function dateIssue(loc: Loc, input: unknown, raw: string): ValidationIssue | string {
-  // Fast path: the canonical form only needs the calendar check.
-  if (CANONICAL_DATE_RE.test(raw)) {
-    try {
-      return parseDatePartial(raw);
-    } catch {
-      // report below with the full parser's message
-    }
-  }
-  const r = parsePydanticDate(raw);
-  return r.ok ? r.value : { type: r.type, loc, msg: r.msg, input };
+/** A date written as text (a query value, a JSON string): the canonical form needs only the calendar check. */
+function dateIssue(loc: Loc, raw: string): ValidationIssue | string {
+  return parseDay(raw) !== null ? raw : dateOrIssue(loc, raw, parsePydanticDate(raw));
 }
 
 const CONTROL_RE = new RegExp(NO_CONTROL_CHARS_PATTERN, 'u');
@@ -227,7 +230,7 @@ export function validateCode(code: string, loc: Loc = PATH_CODE): ValidationIssu
 /** `as_of` query parameter: absent → null; else a Pydantic lax date. */
 export function validateAsOf(raw: string | undefined, loc: Loc = QUERY_AS_OF): Validated<string | null> {
   if (raw === undefined) return { ok: true, value: null };
-  const r = dateIssue(loc, raw, raw);
+  const r = dateIssue(loc, raw);
   return typeof r === 'string' ? { ok: true, value: r } : { ok: false, issues: [r] };
 }
 
@@ -235,7 +238,7 @@ export function validateAsOf(raw: string | undefined, loc: Loc = QUERY_AS_OF): V
 export function validateYear(raw: string | undefined, loc: Loc = QUERY_YEAR): Validated<number | null> {
   if (raw === undefined) return { ok: true, value: null };
   const n = parsePydanticInt(raw);
-  if (n === undefined) return { ok: false, issues: [intIssueFromString(loc, raw)] };
+  if (typeof n !== 'number') return { ok: false, issues: [intIssue(loc, raw, n)] };
   if (n < YEAR_MIN) return { ok: false, issues: [geIssue(loc, raw, YEAR_MIN)] };
   if (n > YEAR_MAX) return { ok: false, issues: [leIssue(loc, raw, YEAR_MAX)] };
   return { ok: true, value: n };
@@ -262,7 +265,8 @@ export function validateListQuery(params: Params): Validated<ListQuery> {
   let q: string | null = null;
   const rawQ = params.q;
   if (rawQ !== undefined) {
-    const t = rawQ.trim();
+    // Pydantic's strip (str_strip_whitespace), not JavaScript's trim: the two differ on U+0085 and U+FEFF.
+    const t = pydanticStrip(rawQ);
     if (t.length > Q_MAX_LENGTH && codePointLength(t) > Q_MAX_LENGTH) {
       add(stringTooLong(['query', 'q'], rawQ, Q_MAX_LENGTH));
     } else if (t !== '') q = t;
@@ -302,7 +306,7 @@ export function validateListQuery(params: Params): Validated<ListQuery> {
   const rawLimit = params.limit;
   if (rawLimit !== undefined) {
     const n = parsePydanticInt(rawLimit);
-    if (n === undefined) add(intIssueFromString(['query', 'limit'], rawLimit));
+    if (typeof n !== 'number') add(intIssue(['query', 'limit'], rawLimit, n));
     else if (n < 1) add(geIssue(['query', 'limit'], rawLimit, 1));
     else limit = Math.min(n, LIMIT_MAX);
   }
@@ -519,9 +523,9 @@ function bodyAsOf(body: Record<string, unknown>, issues: ValidationIssue[]): str
   const v = body.as_of;
   if (v === undefined || v === null) return null;
   const loc: Loc = ['body', 'as_of'];
-  // Lax mode reads a JSON number as a Unix timestamp, like a numeric string.
+  // Lax mode reads a JSON number as a Unix timestamp.
   if (typeof v === 'string' || typeof v === 'number') {
-    const r = dateIssue(loc, v, String(v));
+    const r = typeof v === 'string' ? dateIssue(loc, v) : dateOrIssue(loc, v, parsePydanticDateNumber(v));
     if (typeof r === 'string') return r;
     issues.push(r);
     return null;
@@ -548,8 +552,8 @@ function bodyYear(body: Record<string, unknown>, issues: ValidationIssue[]): num
     n = v;
   } else if (typeof v === 'string') {
     const p = parsePydanticInt(v);
-    if (p === undefined) {
-      issues.push(intIssueFromString(loc, v));
+    if (typeof p !== 'number') {
+      issues.push(intIssue(loc, v, p));
       return null;
     }
     n = p;

@@ -191,6 +191,23 @@ describe('funds', () => {
     expect(ctrl.status).toBe(422);
   });
 
+  it('a path code is percent-decoded as FastAPI decodes a path: bad UTF-8 is U+FFFD, %2F another route (C15, C21)', async () => {
+    const bad = await get('/v1/funds/%FF%01');
+    expect(bad.status).toBe(422);
+    expect((bad.json as { detail: unknown[] }).detail[0]).toMatchObject({
+      type: 'string_pattern_mismatch',
+      loc: ['path', 'code'],
+      input: '\ufffd\u0001',
+    });
+    // Eleven replacement characters are a possible code: an unknown fund.
+    expect((await get(`/v1/funds/${'%FF'.repeat(11)}`)).status).toBe(404);
+    for (const path of ['/v1/funds/A%2FB', '/v1/funds/A%2fB/trailing-returns']) {
+      const r = await get(path);
+      expect(r.status, path).toBe(404);
+      expect(r.json).toEqual({ detail: 'Not Found' });
+    }
+  });
+
   it('an empty code in the path is 422 at path.code, not an unknown route (C15, C20)', async () => {
     for (const path of ['/v1/funds//trailing-returns', '/v1/funds//calendar-returns?year=2020']) {
       const r = await get(path);
@@ -293,9 +310,21 @@ describe('trailing returns', () => {
   it('as_of before the first observation is 404; a bad date is 422 (C3, C20)', async () => {
     const code = codes[0];
     expect((await get(`/v1/funds/${code}/trailing-returns?as_of=1900-01-02`)).status).toBe(404);
+    // Pydantic reads any year from 0001 (C20): no observation then, so no row (C3).
+    expect((await get(`/v1/funds/${code}/trailing-returns?as_of=0001-01-01`)).status).toBe(404);
+    const inexact = await get(`/v1/funds/${code}/trailing-returns?as_of=1706918400001`);
+    expect((inexact.json as { detail: Array<{ type: string }> }).detail[0].type).toBe(
+      'date_from_datetime_inexact',
+    );
     const bad = await get(`/v1/funds/${code}/trailing-returns?as_of=2024-02-30`);
     expect(bad.status).toBe(422);
-    expect((bad.json as { detail: Array<{ loc: unknown[] }> }).detail[0].loc).toEqual(['query', 'as_of']);
+    expect((bad.json as { detail: unknown[] }).detail[0]).toEqual({
+      type: 'date_from_datetime_parsing',
+      loc: ['query', 'as_of'],
+      msg: 'Input should be a valid date or datetime, day value is outside expected range',
+      input: '2024-02-30',
+      ctx: { error: 'day value is outside expected range' },
+    });
   });
 
   it('batch rows come in request order, deduplicated, misses omitted (C16)', async () => {

@@ -30,8 +30,8 @@ import {
 } from '../../schemas/index.js';
 import type { Answer, Params } from '../answers.js';
 import * as answers from '../answers.js';
-import { parsePydanticDate } from '../pydantic/date.js';
-import { parsePydanticInt } from '../pydantic/scalars.js';
+import { parsePydanticDate, parsePydanticDateNumber } from '../pydantic/date.js';
+import { parsePydanticInt, pydanticStrip } from '../pydantic/scalars.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import { echoable, type ValidationIssue } from '../validation.js';
 
@@ -327,15 +327,18 @@ function laxArguments(name: McpToolName, args: Args): Args {
     if (typeof v !== 'string') continue;
     // Beyond 2^53 the number is inexact, but then it is capped (limit) or refused (year) anyway.
     const n = parsePydanticInt(v);
-    if (n !== undefined) out = { ...out, [k]: n };
+    if (typeof n === 'number') out = { ...out, [k]: n };
   }
   for (const k of DATE_ARGS[name]) {
     const v = args[k];
     // A JSON number is a Unix timestamp to Pydantic, as REST's batch body reads it.
-    const text = typeof v === 'number' && Number.isFinite(v) ? String(v) : v;
-    if (typeof text !== 'string') continue;
-    const d = parsePydanticDate(text);
-    if (d.ok) out = { ...out, [k]: d.value };
+    const d =
+      typeof v === 'string'
+        ? parsePydanticDate(v)
+        : typeof v === 'number'
+          ? parsePydanticDateNumber(v)
+          : null;
+    if (d?.ok) out = { ...out, [k]: d.value };
   }
   return out;
 }
@@ -353,7 +356,7 @@ export function callTool(
   let args = laxArguments(name, rawArgs ?? {});
   // C19: q is trimmed before its length counts, as REST does (validateListQuery); the
   // schema's maxLength would otherwise refuse padding REST accepts.
-  if (name === 'searchFunds' && typeof args.q === 'string') args = { ...args, q: args.q.trim() };
+  if (name === 'searchFunds' && typeof args.q === 'string') args = { ...args, q: pydanticStrip(args.q) };
   const check = CHECKS[name];
   if (!check(args)) return invalidArgs(name, ajvProblems(name, check.errors ?? []));
   if (snap === null)

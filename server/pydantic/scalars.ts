@@ -20,22 +20,53 @@ export function codePointLength(s: string): number {
   return n;
 }
 
-const INT_RE = /^[+-]?\d+$/;
-const INT_DECIMAL_ZEROS_RE = /^([+-]?\d+)\.0*$/;
+/**
+ * Rust's `str::trim` (Unicode White_Space), which Pydantic uses to strip strings:
+ * unlike JavaScript's `trim` it strips U+0085 and keeps U+FEFF; unlike Python's
+ * `str.strip` it keeps U+001C–U+001F.
+ */
+const RUST_SPACE =
+  '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const RUST_TRIM_RE = new RegExp(`^${RUST_SPACE}+|${RUST_SPACE}+$`, 'g');
+const RUST_SPACE_EDGE_RE = new RegExp(`^${RUST_SPACE}|${RUST_SPACE}$`);
+
+export function pydanticStrip(s: string): string {
+  return RUST_SPACE_EDGE_RE.test(s) ? s.replace(RUST_TRIM_RE, '') : s;
+}
+
+/** What Pydantic's lax int reports for a string it cannot read. */
+export type IntParsingError = 'int_parsing' | 'int_parsing_size';
+
+/** An integer as Pydantic reads one: a sign, then ASCII digits with single underscores between them. */
+const INT_RE = /^[+-]?\d+(?:_\d+)*$/;
+const DECIMAL_ZEROS_RE = /^(.+)\.0+$/;
+/** The most digits Pydantic reads (Python's int/str conversion limit), leading zeros aside. */
+const INT_DIGITS_MAX = 4300;
+/** A sign and more digits than that, leading zeros aside: too big, whatever follows. */
+const TOO_MANY_DIGITS_RE = new RegExp(`^[+-]?0*[1-9]\\d{${INT_DIGITS_MAX},}`);
+const SIGNED_TOO_MANY_DIGITS_RE = new RegExp(`^[+-]0*[1-9]\\d{${INT_DIGITS_MAX - 1},}$`);
 
 /**
- * Pydantic's lax str → int (`str_as_int`): surrounding whitespace ignored, a sign,
- * ASCII digits, trailing `.000` allowed, single underscores between digits allowed.
- * Returns undefined when Pydantic reports `int_parsing`.
+ * Pydantic's lax str → int (pydantic-core `str_as_int`): stripped of white space
+ * (pydanticStrip); a sign and ASCII digits, single underscores between digits and a
+ * `.0…` tail allowed; more than 4,300 characters of number (sign included, leading
+ * zeros not) is `int_parsing_size`. Beyond 2^53 the number is inexact, which the
+ * callers' bounds (limit capped at 1,000, year at most 2100) make harmless.
  */
-export function parsePydanticInt(raw: string): number | undefined {
-  const s = raw.trim();
-  if (INT_RE.test(s)) return Number(s);
-  const dz = INT_DECIMAL_ZEROS_RE.exec(s);
-  if (dz) return Number(dz[1]);
-  if (s.includes('.') || s.startsWith('_') || s.endsWith('_') || !s.includes('_') || s.includes('__')) {
-    return undefined;
+export function parsePydanticInt(raw: string): number | IntParsingError {
+  const s = pydanticStrip(raw);
+  let text: string | null = null;
+  if (INT_RE.test(s)) text = s;
+  else {
+    const dz = DECIMAL_ZEROS_RE.exec(s);
+    if (dz !== null && INT_RE.test(dz[1])) text = dz[1];
   }
-  const stripped = s.replaceAll('_', '');
-  return INT_RE.test(stripped) ? Number(stripped) : undefined;
+  if (text === null) return TOO_MANY_DIGITS_RE.test(s) ? 'int_parsing_size' : 'int_parsing';
+  const digits = text.includes('_') ? text.replaceAll('_', '') : text;
+  if (
+    digits.length > INT_DIGITS_MAX &&
+    (TOO_MANY_DIGITS_RE.test(digits) || SIGNED_TOO_MANY_DIGITS_RE.test(digits))
+  )
+    return 'int_parsing_size';
+  return Number(digits) + 0; // "-0" is 0, as in Python
 }
