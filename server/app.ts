@@ -115,7 +115,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
     const handle = (res: HttpResponse, req: HttpRequest, head: boolean) => {
       const code = hasCode ? pathParam(req.getParameter(0)) : emptyCode ? '' : null;
       // `%2F` decodes to `/`: on the decoded path that is another, unknown route (as FastAPI routes it).
-      if (code !== null && code.includes('/')) return notFoundRoute(res, req, head);
+      if (code?.includes('/')) return notFoundRoute(res, req, head);
       const query = req.getQuery() ?? '';
       const d =
         !head && latest !== null && code !== null ? directRow(ctx, res, req, code, latest, query) : null;
