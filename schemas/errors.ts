@@ -27,7 +27,7 @@ export const ValidationErrorSchema = {
       description:
         'Pydantic v2 error type, e.g. `missing`, `int_parsing`, `greater_than_equal`, `less_than_equal`, ' +
         '`too_short`, `too_long`, `string_too_long`, `string_pattern_mismatch`, `string_type`, `list_type`, ' +
-        '`literal_error`, `date_from_datetime_parsing`, `json_invalid`, `model_attributes_type`.',
+        '`literal_error`, `date_from_datetime_parsing`, `date_from_datetime_inexact`, `date_parsing`, `int_parsing_size`, `json_invalid`, `model_attributes_type`.',
       examples: ['greater_than_equal'],
     },
     input: { description: 'The offending input value as received.', examples: ['0'] },

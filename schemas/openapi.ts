@@ -101,7 +101,9 @@ function dataResponses(ok: Json, kind: 'single' | 'batch' | 'list'): Json {
 
 const jsonBody = (name: SchemaName, description: string) => ({
   required: true,
-  description,
+  description:
+    `${description} Sent as \`Content-Type: application/json\` (or \`application/*+json\`); a body ` +
+    'of any other type, or with none, is a 422 `model_attributes_type` (C21).',
   content: { 'application/json': { schema: ref(name) } },
 });
 

@@ -389,6 +389,16 @@ describe('batch bodies: parsing (C21)', () => {
     expect(isJsonContentType('application/vnd.api+json')).toBe(true);
     expect(isJsonContentType('text/plain')).toBe(false);
     expect(isJsonContentType(undefined)).toBe(true);
+    // An HTTP request without the header (uWS gives ''): FastAPI's strict_content_type.
+    expect(isJsonContentType('')).toBe(false);
+    expect(issuesOf(validateTrailingBatchBody('{"codes":["VTI"]}', ''))).toEqual([
+      {
+        type: 'model_attributes_type',
+        loc: ['body'],
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        input: '{"codes":["VTI"]}',
+      },
+    ]);
   });
 });
 

@@ -361,15 +361,16 @@ export function validateCalendarParams(code: string, query: Params): Validated<C
 // JSON bodies
 
 /**
- * FastAPI parses the body as JSON when there is no Content-Type, or when it is
- * `application/json` or `application/*+json`; anything else reaches the model as
- * raw bytes and fails as `model_attributes_type` (C21).
+ * FastAPI parses the body as JSON only when its Content-Type is `application/json`
+ * or `application/*+json`; anything else, a missing or empty Content-Type included
+ * (FastAPI's `strict_content_type`, the default since 0.132), reaches the model as
+ * raw text and fails as `model_attributes_type` (C21). An HTTP request without the
+ * header passes `''`; `undefined` is for callers with no header at all (JSON).
  */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return true;
   const semi = contentType.indexOf(';');
   const mt = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
-  if (mt === '') return true;
   if (mt === 'application/json') return true;
   return mt.startsWith('application/') && mt.endsWith('+json');
 }

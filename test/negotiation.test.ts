@@ -151,7 +151,7 @@ describe('Accept: MessagePack or JSON (RFC 9110 §12.5.1)', () => {
 describe('422 details echo what was sent (C20)', () => {
   const detail = (r: Raw) => JSON.parse(r.body.toString()).detail;
 
-  it('a path code that does not percent-decode (%FF) is taken as written: 404 naming it (C15, C21)', async () => {
+  it('a path code that is not UTF-8 once decoded (%FF) reads U+FFFD, as FastAPI reads it: 404 naming it (C15, C21)', async () => {
     for (const path of [
       '/v1/funds/%FF',
       '/v1/funds/%FF/trailing-returns',
@@ -159,19 +159,20 @@ describe('422 details echo what was sent (C20)', () => {
     ]) {
       const r = await raw(path, {});
       expect(r.status, path).toBe(404);
-      expect(JSON.parse(r.body.toString()), path).toEqual({ detail: 'No fund with code %FF' });
+      expect(JSON.parse(r.body.toString()), path).toEqual({ detail: 'No fund with code \ufffd' });
     }
   });
 
-  it('as_of with a five-digit year names the supported range, not "before 1600" (C20)', async () => {
+  it('as_of with a five-digit year says what speedate says: a digit where `-` belongs (C20)', async () => {
     const r = await raw(`/v1/funds/${codes[0]}/trailing-returns?as_of=10000-01-01`, {});
     expect(r.status).toBe(422);
     expect(detail(r)).toEqual([
       {
         type: 'date_from_datetime_parsing',
         loc: ['query', 'as_of'],
-        msg: 'Input should be a valid date or datetime, year value is outside expected range of 1600-9999',
+        msg: 'Input should be a valid date or datetime, invalid date separator, expected `-`',
         input: '10000-01-01',
+        ctx: { error: 'invalid date separator, expected `-`' },
       },
     ]);
   });

@@ -484,6 +484,15 @@ describe('trailing returns', () => {
       'content-type': 'application/x-www-form-urlencoded',
     });
     expect(form.status).toBe(422);
+    // No Content-Type at all is not JSON either (FastAPI's strict_content_type).
+    const untyped = await get('/v1/trailing-returns/batch', {
+      method: 'POST',
+      body: new TextEncoder().encode(JSON.stringify({ codes: [codes[0]] })),
+    });
+    expect(untyped.status).toBe(422);
+    expect((untyped.json as { detail: Array<{ type: string }> }).detail[0].type).toBe(
+      'model_attributes_type',
+    );
     const missing = await post('/v1/trailing-returns/batch', {});
     expect((missing.json as { detail: Array<{ type: string; loc: unknown[] }> }).detail[0]).toMatchObject({
       type: 'missing',
