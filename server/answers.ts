@@ -20,7 +20,7 @@ import {
   validateListQuery,
   validateTrailingBatchBody,
   validateTrailingParams,
-  validationErrorBody,
+  validationErrorJson,
 } from './validation.js';
 
 export type Params = Record<string, string | undefined>;
@@ -31,7 +31,7 @@ export type Answer =
   | { readonly status: 422; readonly body: string; readonly issues: ValidationIssue[] };
 
 function invalid(issues: ValidationIssue[]): Answer {
-  return { status: 422, body: JSON.stringify(validationErrorBody(issues)), issues };
+  return { status: 422, body: validationErrorJson(issues), issues };
 }
 
 function notFound(detail: string): Answer {

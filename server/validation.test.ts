@@ -13,13 +13,15 @@ import {
   validateTrailingParams,
   validateYear,
   validationErrorBody,
+  validationErrorJson,
 } from './validation.js';
 
 const PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F]*$';
 const json = (v: unknown) => JSON.stringify(v);
+/** The issues as a client reads them in the 422 (numbers echoed as Python writes them, then read back). */
 const issuesOf = (r: { ok: boolean; issues?: unknown }) => {
   expect(r.ok).toBe(false);
-  return r.issues;
+  return (JSON.parse(validationErrorJson(r.issues as ValidationIssue[])) as { detail: unknown }).detail;
 };
 
 describe('validateListQuery (C19)', () => {
@@ -593,5 +595,53 @@ describe('422 inputs JSON cannot hold (C20)', () => {
       [1, '-Infinity'],
       7,
     ]);
+  });
+});
+
+describe('numbers in a body are echoed as FastAPI echoes them (C20)', () => {
+  const detail = (r: ReturnType<typeof validateCalendarBatchBody>) => {
+    if (r.ok) throw new Error('expected issues');
+    return validationErrorJson(r.issues);
+  };
+
+  it('a float stays a float, an int keeps every digit', () => {
+    expect(detail(validateCalendarBatchBody('{"codes":["A"],"year":1899.0}', 'application/json'))).toContain(
+      '"input":1899.0',
+    );
+    expect(detail(validateCalendarBatchBody('{"codes":[1.0, -0.0, 1e16]}', 'application/json'))).toBe(
+      '{"detail":[' +
+        '{"type":"string_type","loc":["body","codes",0],"msg":"Input should be a valid string","input":1.0},' +
+        '{"type":"string_type","loc":["body","codes",1],"msg":"Input should be a valid string","input":-0.0},' +
+        '{"type":"string_type","loc":["body","codes",2],"msg":"Input should be a valid string","input":1e+16}]}',
+    );
+    expect(
+      detail(validateCalendarBatchBody('{"codes":["A"],"year":9007199254740993}', 'application/json')),
+    ).toContain('"input":9007199254740993');
+  });
+
+  it('a year past i64: an integer is out of range, a float too big for an int', () => {
+    const big = `1${'0'.repeat(399)}`;
+    expect(detail(validateCalendarBatchBody(`{"codes":["A"],"year":${big}}`, 'application/json'))).toBe(
+      `{"detail":[{"type":"less_than_equal","loc":["body","year"],"msg":"Input should be less than or equal to 2100","input":${big},"ctx":{"le":2100}}]}`,
+    );
+    expect(detail(validateCalendarBatchBody('{"codes":["A"],"year":1e20}', 'application/json'))).toBe(
+      '{"detail":[{"type":"int_parsing_size","loc":["body","year"],"msg":"Unable to parse input string as an integer, exceeded maximum size","input":1e+20}]}',
+    );
+  });
+
+  it('an as_of of 1e400 is echoed as the string "Infinity": the 422 stays JSON', () => {
+    const r = validateTrailingBatchBody('{"codes":["A"],"as_of":1e400}', 'application/json');
+    if (r.ok) throw new Error('expected issues');
+    expect(JSON.parse(validationErrorJson(r.issues)).detail[0]).toMatchObject({
+      type: 'date_type',
+      input: 'Infinity',
+    });
+  });
+
+  it('a whole body that is not an object, and a missing field, echo Python numbers too', () => {
+    expect(detail(validateCalendarBatchBody('[2.0]', 'application/json'))).toContain('"input":[2.0]');
+    expect(detail(validateCalendarBatchBody('{"year":2000.0}', 'application/json'))).toContain(
+      '"input":{"year":2000.0}',
+    );
   });
 });

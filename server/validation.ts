@@ -36,6 +36,7 @@ import {
 import { decodeCursor } from './cursor.js';
 import { type DateResult, parsePydanticDate, parsePydanticDateNumber } from './pydantic/date.js';
 import { pythonJsonError } from './pydantic/json-error.js';
+import { PyNumber, parsePythonJson, stringifyWithPyNumbers } from './pydantic/json-numbers.js';
 import {
   codePointLength,
   type IntParsingError,
@@ -64,6 +65,11 @@ export function validationErrorBody(issues: ValidationIssue[]): { detail: Valida
   };
 }
 
+/** The 422 body as JSON, numbers from a body echoed as Python writes them (pydantic/json-numbers.ts). */
+export function validationErrorJson(issues: ValidationIssue[]): string {
+  return stringifyWithPyNumbers(validationErrorBody(issues));
+}
+
 /**
  * How deep an echoed `input` may nest (C20 echoes what was sent). JSON.stringify and
  * MessagePack recurse, so a body of 20,000 nested arrays, which JSON.parse reads
@@ -85,7 +91,7 @@ export function echoable(v: unknown): unknown {
 
 function needsCopy(v: unknown, depth: number): boolean {
   if (typeof v === 'number') return !Number.isFinite(v);
-  if (v === null || typeof v !== 'object') return false;
+  if (v === null || typeof v !== 'object' || v instanceof PyNumber) return false;
   if (depth >= ECHO_DEPTH_MAX) return true;
   for (const x of Array.isArray(v) ? v : Object.values(v)) if (needsCopy(x, depth + 1)) return true;
   return false;
@@ -93,7 +99,7 @@ function needsCopy(v: unknown, depth: number): boolean {
 
 function clip(v: unknown, depth: number): unknown {
   if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
-  if (v === null || typeof v !== 'object') return v;
+  if (v === null || typeof v !== 'object' || v instanceof PyNumber) return v;
   if (depth >= ECHO_DEPTH_MAX) return CLIPPED;
   if (Array.isArray(v)) return v.map((x) => clip(x, depth + 1));
   // No prototype: a key "__proto__" (JSON.parse makes it an own key) stays a key.
@@ -377,7 +383,9 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 
 const utf8Lenient = new TextDecoder('utf-8');
 
-type BodyParse = { ok: true; body: Record<string, unknown> } | { ok: false; issues: ValidationIssue[] };
+type BodyParse =
+  | { ok: true; body: Record<string, unknown>; text: string }
+  | { ok: false; issues: ValidationIssue[] };
 
 const BODY: Loc = ['body'];
 
@@ -431,12 +439,58 @@ function parseBody(raw: Uint8Array | string, contentType: string | undefined): B
   // FastAPI treats a JSON null body like an absent one.
   if (body === null) return { ok: false, issues: [missing(BODY, null)] };
   if (typeof body !== 'object' || Array.isArray(body)) {
-    return {
-      ok: false,
-      issues: [{ type: 'model_attributes_type', loc: BODY, msg: MODEL_ATTRIBUTES_TYPE, input: body }],
-    };
+    const issues = [{ type: 'model_attributes_type', loc: BODY, msg: MODEL_ATTRIBUTES_TYPE, input: body }];
+    return { ok: false, issues: withPythonNumbers(issues, text) };
   }
-  return { ok: true, body: body as Record<string, unknown> };
+  return { ok: true, body: body as Record<string, unknown>, text };
+}
+
+function holdsNumber(v: unknown, depth = 0): boolean {
+  if (typeof v === 'number') return true;
+  if (v === null || typeof v !== 'object' || depth > ECHO_DEPTH_MAX) return false;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) if (holdsNumber(x, depth + 1)) return true;
+  return false;
+}
+
+/** The body as Python's json.loads reads it (numbers kept as written), read once and only when needed. */
+function pythonReading(text: string): () => unknown {
+  let v: unknown;
+  let read = false;
+  return () => {
+    if (!read) {
+      v = parsePythonJson(text, ECHO_DEPTH_MAX, CLIPPED);
+      read = true;
+    }
+    return v;
+  };
+}
+
+function at(v: unknown, path: Loc): unknown {
+  let cur = v;
+  for (const k of path) {
+    if (cur === null || typeof cur !== 'object' || cur instanceof PyNumber) return undefined;
+    cur = (cur as Record<string | number, unknown>)[k];
+  }
+  return cur;
+}
+
+/**
+ * Issues whose echoed input holds a number take it from Python's reading of the body
+ * (C20: FastAPI echoes `1899.0`, `-0.0`, `1e+16` and every digit of a big integer,
+ * where JSON.parse keeps only a double). A `missing` issue echoes the object the field
+ * is missing from.
+ */
+function withPythonNumbers(
+  issues: ValidationIssue[],
+  text: string,
+  python: () => unknown = pythonReading(text),
+): ValidationIssue[] {
+  for (const i of issues) {
+    if (!holdsNumber(i.input)) continue;
+    const v = at(python(), i.type === 'missing' ? i.loc.slice(1, -1) : i.loc.slice(1));
+    if (v !== undefined) i.input = v;
+  }
+  return issues;
 }
 
 /**
@@ -535,11 +589,29 @@ function bodyAsOf(body: Record<string, unknown>, issues: ValidationIssue[]): str
   return null;
 }
 
-function bodyYear(body: Record<string, unknown>, issues: ValidationIssue[]): number | null {
+function bodyYear(
+  body: Record<string, unknown>,
+  issues: ValidationIssue[],
+  python: () => unknown,
+): number | null {
   const v = body.year;
   if (v === undefined || v === null) return null;
   const loc: Loc = ['body', 'year'];
   let n: number;
+  if (typeof v === 'number' && !(Math.abs(v) < 2 ** 63)) {
+    // Past i64 what Pydantic says depends on how the number was written: an integer
+    // (even one of 400 digits, Infinity to JSON.parse) is simply out of range; a float
+    // cannot become an int (int_parsing_size), or is not finite (1e400).
+    const lit = at(python(), ['year']);
+    if (lit instanceof PyNumber && lit.isInt) {
+      issues.push(v > 0 ? leIssue(loc, lit, YEAR_MAX) : geIssue(loc, lit, YEAR_MIN));
+      return null;
+    }
+    if (Number.isFinite(v)) {
+      issues.push({ type: 'int_parsing_size', loc, msg: INT_PARSING_SIZE, input: lit ?? v });
+      return null;
+    }
+  }
   if (typeof v === 'number') {
     // JSON.parse reads 1e400 as Infinity, which JSON would echo as null.
     if (!Number.isFinite(v)) {
@@ -586,7 +658,7 @@ export function validateTrailingBatchBody(
   const issues = valid ? [] : [...codesIssues(checkTrailingBatch.errors ?? [], body)];
   const market = marketOf(body, issues);
   const as_of = bodyAsOf(body, issues);
-  if (issues.length > 0) return { ok: false, issues };
+  if (issues.length > 0) return { ok: false, issues: withPythonNumbers(issues, parsed.text) };
   return { ok: true, value: { codes: body.codes as string[], market, as_of } };
 }
 
@@ -601,7 +673,8 @@ export function validateCalendarBatchBody(
   const valid = codesValidFast(body.codes) || checkCalendarBatch(body);
   const issues = valid ? [] : [...codesIssues(checkCalendarBatch.errors ?? [], body)];
   const market = marketOf(body, issues);
-  const year = bodyYear(body, issues);
-  if (issues.length > 0) return { ok: false, issues };
+  const python = pythonReading(parsed.text);
+  const year = bodyYear(body, issues, python);
+  if (issues.length > 0) return { ok: false, issues: withPythonNumbers(issues, parsed.text, python) };
   return { ok: true, value: { codes: body.codes as string[], market, year } };
 }
