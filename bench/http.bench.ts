@@ -29,6 +29,14 @@ const connections = Number(args.get('connections') ?? 64);
 const threads = Number(args.get('threads') ?? 2);
 /** --cases trailing,fund: measure only these (quick iterations); the report is written only for a full run. */
 const only = args.get('cases')?.split(',') ?? null;
+/**
+ * --pin 1: wrk on CPU 0, both servers on CPU 1 (taskset), so the load tool never takes
+ * the servers' core; use with --threads 1. Shows whether a ratio is the servers' own
+ * work or the scheduler's sharing of two cores between wrk and the server.
+ */
+const pin = args.get('pin') === '1';
+const onCpu = (cpu: number, cmd: string, argv: string[]): [string, string[]] =>
+  pin ? ['taskset', ['-c', String(cpu), cmd, ...argv]] : [cmd, argv];
 const work = '/tmp/fr-http-bench';
 mkdirSync(work, { recursive: true });
 
@@ -42,7 +50,7 @@ function freePort(): Promise<number> {
 }
 
 async function startProcess(cmd: string[], ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, cmd, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...onCpu(1, process.execPath, cmd), { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   await new Promise<void>((resolve, reject) => {
     const on = (d: Buffer) => {
@@ -110,8 +118,15 @@ function wrk(port: number, script: string, duration = seconds, pid?: number): Wr
   const before = pid === undefined ? 0 : cpuTicks(pid);
   const switchesBefore = pid === undefined ? 0 : preemptions(pid);
   const r = spawnSync(
-    'wrk',
-    ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`],
+    ...onCpu(0, 'wrk', [
+      '-t2',
+      `-c${connections}`,
+      `-d${duration}s`,
+      '--latency',
+      '-s',
+      script,
+      `http://127.0.0.1:${port}`,
+    ]),
     {
       encoding: 'utf8',
     },

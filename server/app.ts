@@ -113,9 +113,11 @@ export function createApp(ctx: AppContext): TemplatedApp {
     // uWS matches no parameter to an empty segment; those routes are registered as they are.
     const emptyCode = pattern.includes('//');
     const handle = (res: HttpResponse, req: HttpRequest, head: boolean) => {
-      const code = hasCode ? pathParam(req.getParameter(0)) : emptyCode ? '' : null;
-      // `%2F` decodes to `/`: on the decoded path that is another, unknown route (as FastAPI routes it).
-      if (code?.includes('/')) return notFoundRoute(res, req, head);
+      const raw = hasCode ? req.getParameter(0) : null;
+      const code = raw !== null ? pathParam(raw) : emptyCode ? '' : null;
+      // `%2F` decodes to `/`: on the decoded path that is another, unknown route (as FastAPI
+      // routes it). Only a decoded code can hold one: uWS splits the path at every `/`.
+      if (code !== raw && code?.includes('/')) return notFoundRoute(res, req, head);
       const query = req.getQuery() ?? '';
       const d =
         !head && latest !== null && code !== null ? directRow(ctx, res, req, code, latest, query) : null;
