@@ -553,7 +553,9 @@ describe('arguments written as REST would take them', () => {
     );
     const late = await call('getTrailingReturns', { code, as_of: '2020-06-30T09:30:00' });
     expect(late.isError).toBe(true);
-    expect(textOf(late)).toMatch(/as_of: must be a calendar date YYYY-MM-DD/);
+    expect(textOf(late)).toMatch(
+      /as_of: must be a calendar date YYYY-MM-DD: Datetimes provided to dates should have zero time/,
+    );
   });
 });
 
@@ -561,7 +563,11 @@ describe('errors', () => {
   it('bad arguments are a tool error naming the field and the rule', async () => {
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
       ['getTrailingReturns', {}, /code: is required/],
-      ['getTrailingReturns', { code: 'A', as_of: '2024-02-30' }, /as_of: must be a calendar date YYYY-MM-DD/],
+      [
+        'getTrailingReturns',
+        { code: 'A', as_of: '2024-02-30' },
+        /as_of: must be a calendar date YYYY-MM-DD: day value is outside expected range/,
+      ],
       ['getFund', { code: '' }, /code: must NOT have fewer than 1 characters/],
       ['getCalendarReturns', { code: 'A', year: 1800 }, /year: must be >= 1900/],
       ['getCalendarReturns', { code: 'A', year: '20x0' }, /year: must be an integer \(got "20x0"\)/],

@@ -63,7 +63,7 @@ describe('callTool without data', () => {
     const bad = callTool(null, 'getTrailingReturns', { code: 'VTI', as_of: 'yesterday' });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toBe(
-      'Invalid arguments for getTrailingReturns: as_of: must be a calendar date YYYY-MM-DD (got "yesterday").',
+      'Invalid arguments for getTrailingReturns: as_of: must be a calendar date YYYY-MM-DD: input is too short (got "yesterday").',
     );
     const none = callTool(null, 'getTrailingReturns', { code: 'VTI' });
     expect(none.isError).toBe(true);

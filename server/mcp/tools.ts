@@ -212,7 +212,12 @@ function ajvProblems(tool: McpToolName, errors: ErrorObject[]): string[] {
 /** The rule an argument broke, in words an agent can act on (ajv's own for the rest). */
 function ruleOf(e: ErrorObject): string {
   if (e.keyword === 'required') return 'is required';
-  if (e.keyword === 'format' && e.params.format === 'date') return 'must be a calendar date YYYY-MM-DD';
+  if (e.keyword === 'format' && e.params.format === 'date') {
+    // The reason REST's 422 gives for the same text (Pydantic's), e.g. "day value is outside expected range".
+    const r = typeof e.data === 'string' ? parsePydanticDate(e.data) : null;
+    const why = r !== null && !r.ok ? (r.ctx?.error ?? r.msg) : null;
+    return `must be a calendar date YYYY-MM-DD${why === null ? '' : `: ${why}`}`;
+  }
   if (e.keyword === 'enum')
     return `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   if (e.keyword === 'type') {
