@@ -299,7 +299,7 @@ function statusLine(status: number): string {
  * UTF-8 become U+FFFD, so `%FF%01` is a code with a control character (a 422, C15),
  * and a `%` not followed by two hex digits stays as written.
  */
-export function pathParam(raw: string): string {
+function pathParam(raw: string): string {
   if (raw.indexOf('%') < 0) return raw;
   const bytes = Buffer.from(raw, 'utf8');
   const out = Buffer.allocUnsafe(bytes.length);
