@@ -10,6 +10,10 @@ const { main } = await import('../dist/builder/cli/main.js');
 process.stdout.on('error', (e) => {
   if (e?.code !== 'EPIPE') throw e;
 });
+// The same for stderr: `fundreturns serve 2>&1 | head -1` must keep serving, and stop on SIGTERM.
+process.stderr.on('error', (e) => {
+  if (e?.code !== 'EPIPE') throw e;
+});
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -3,13 +3,16 @@
  * stale and empty data, graceful stop. Real processes over real files.
  */
 
+import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
+  constants,
   copyFileSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   rmSync,
   writeFileSync,
   writeSync,
@@ -20,6 +23,7 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCurrent, setCurrent } from '../builder/publish.js';
 import {
+  CLI,
   cli,
   generateAndBuild,
   rawConnection,
@@ -475,6 +479,54 @@ describe('graceful stop', () => {
     expect(conn.received()).toMatch(/^HTTP\/1\.1 200/);
     expect(await exited).toBe(0);
     conn.close();
+  });
+
+  it('a reader of its output that goes away (serve 2>&1 | head -1) stops the logging, not the serving; SIGTERM still exits 0', async () => {
+    const { snapshots } = generateAndBuild(join(dir, 'epipe'), 5);
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as AddressInfo).port;
+        probe.close(() => resolve(p));
+      });
+    });
+    // stdout and stderr on one pipe (a FIFO here), whose reader leaves after the first bytes.
+    const fifo = join(dir, 'epipe.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, 'w');
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--port', String(port), ...access.flags, '--snapshots', snapshots, '--threads', '2'],
+      { stdio: ['ignore', writer, writer] },
+    );
+    closeSync(writer);
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const buf = Buffer.alloc(1);
+    await waitFor(
+      () => {
+        try {
+          return readSync(reader, buf) > 0;
+        } catch {
+          return false; // EAGAIN: nothing written yet
+        }
+      },
+      30_000,
+      'the first byte of output',
+    );
+    closeSync(reader);
+    await waitFor(
+      async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.status === 200,
+      30_000,
+      'the server answering',
+    );
+    for (let i = 0; i < 20; i++) {
+      const r = await fetch(`http://127.0.0.1:${port}/v1/funds/NOSUCH${i}`, { headers: access.headers });
+      expect(r.status).toBe(404);
+    }
+    const started = Date.now();
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('SIGTERM under keep-alive load: each busy connection gets an answer with Connection: close, never a reset', async () => {
