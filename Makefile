@@ -4,7 +4,7 @@ DEMO_SOURCE ?= var/demo-source
 SNAPSHOTS ?= snapshots
 DEMO_FUNDS ?= 2000
 
-.PHONY: system-deps setup build demo demo-key run test lint bench-build bench-http clean
+.PHONY: system-deps setup build demo demo-refresh demo-key run test lint bench-build bench-http clean
 
 # `npm ci`: exactly the lock. It needs every platform's optional binary in the lock,
 # so the versions are ones whose binaries the reachable registry has for every
@@ -28,8 +28,17 @@ demo: setup
 	  ./bin/fundreturns.js build --source $(DEMO_SOURCE) --snapshots $(SNAPSHOTS); \
 	fi
 
-HOST ?= 127.0.0.1
-PORT ?= 8080
+# The demo universe again, ending today: its prices end on the day they were generated,
+# so /healthz says stale a few days later. Publishes into $(SNAPSHOTS) (a running
+# server swaps to it).
+demo-refresh: setup
+	rm -rf $(DEMO_SOURCE)
+	./bin/fundreturns.js generate --out $(DEMO_SOURCE) --funds $(DEMO_FUNDS) --seed 1 --from 1990-01-01
+	./bin/fundreturns.js build --source $(DEMO_SOURCE) --snapshots $(SNAPSHOTS)
+
+# As documented for every flag: FUNDRETURNS_PORT and FUNDRETURNS_HOST work here too.
+HOST ?= $(or $(FUNDRETURNS_HOST),127.0.0.1)
+PORT ?= $(or $(FUNDRETURNS_PORT),8080)
 STORE ?= var/store
 DEMO_KEY ?= var/demo-key
 

@@ -38,7 +38,17 @@ function notFound(detail: string): Answer {
   return { status: 404, body: JSON.stringify({ detail }), detail };
 }
 
-const unknownFund = (code: string) => notFound(`No fund with code ${code}`);
+/**
+ * C21's sentence for an unknown code. Codes are case-sensitive (C15), so a code that
+ * exists in another case is named: the commonest client mistake gets its answer.
+ */
+function unknownFund(snap: ServingSnapshot, code: string): Answer {
+  for (const other of [code.toUpperCase(), code.toLowerCase()]) {
+    if (other !== code && snap.lookup.find(other) >= 0)
+      return notFound(`No fund with code ${code} (codes are case-sensitive: ${other} exists)`);
+  }
+  return notFound(`No fund with code ${code}`);
+}
 
 /** GET /v1/funds (C18, C19). */
 export function listFunds(snap: ServingSnapshot, params: Params): Answer {
@@ -79,7 +89,7 @@ export function getFund(snap: ServingSnapshot, code: string | null, params: Para
   const v = validateFundParams(code ?? '\u0000', params);
   if (!v.ok) return invalid(v.issues);
   const i = snap.lookup.find(v.value.code);
-  if (i < 0) return unknownFund(v.value.code);
+  if (i < 0) return unknownFund(snap, v.value.code);
   return { status: 200, body: snap.rows.row(RowKind.Fund, i) };
 }
 
@@ -88,7 +98,7 @@ export function getTrailing(snap: ServingSnapshot, code: string | null, params: 
   const v = validateTrailingParams(code ?? '\u0000', params);
   if (!v.ok) return invalid(v.issues);
   const i = snap.lookup.find(v.value.code);
-  if (i < 0) return unknownFund(v.value.code);
+  if (i < 0) return unknownFund(snap, v.value.code);
   if (v.value.as_of === null) return { status: 200, body: snap.rows.row(RowKind.Trailing, i) };
   const day = parseDay(v.value.as_of);
   const row = day === null ? null : trailingRowAt(snap, i, day);
@@ -101,7 +111,7 @@ export function getCalendar(snap: ServingSnapshot, code: string | null, params: 
   const v = validateCalendarParams(code ?? '\u0000', params);
   if (!v.ok) return invalid(v.issues);
   const i = snap.lookup.find(v.value.code);
-  if (i < 0) return unknownFund(v.value.code);
+  if (i < 0) return unknownFund(snap, v.value.code);
   if (v.value.year === null) {
     const row = snap.rows.row(RowKind.Calendar, i);
     if (row.length === 0) return notFound(`Fund ${v.value.code} has no calendar-year returns`);

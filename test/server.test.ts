@@ -220,11 +220,17 @@ describe('funds', () => {
     expect((await fetch(`${server.url}/v1/funds//trailing-returns`)).status).toBe(401);
   });
 
-  it('codes are case-sensitive (C15)', async () => {
-    const code = codes[0];
+  it('codes are case-sensitive (C15); the 404 names the code that exists in another case', async () => {
+    const code = codes.find((c) => /[A-Z]/.test(c) && !codes.includes(c.toLowerCase()))!;
     const lower = code.toLowerCase();
-    if (!codes.includes(lower))
-      expect((await get(`/v1/funds/${encodeURIComponent(lower)}`)).status).toBe(404);
+    for (const path of [`/v1/funds/${lower}`, `/v1/funds/${lower}/trailing-returns`]) {
+      const r = await get(path);
+      expect(r.status).toBe(404);
+      expect(r.json).toEqual({
+        detail: `No fund with code ${lower} (codes are case-sensitive: ${code} exists)`,
+      });
+    }
+    expect((await get('/v1/funds/NOSUCHCODE')).json).toEqual({ detail: 'No fund with code NOSUCHCODE' });
   });
 
   it('the largest page (limit=1000) lists the first 1000 funds whole (C18, C19)', async () => {
