@@ -18,6 +18,16 @@ describe('buildOpenApi', () => {
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
     expect(result.warnings).toEqual([]);
   });
+
+  it('names the configured base URL as its server; with none configured, the server it came from (`/`)', async () => {
+    expect((buildOpenApi({ baseUrl: 'https://api.example.com' }) as Doc).servers).toEqual([
+      { url: 'https://api.example.com' },
+    ]);
+    const local = buildOpenApi({ baseUrl: 'http://127.0.0.1:8080', baseUrlDerived: true });
+    expect((local as Doc).servers[0].url).toBe('/');
+    const result = await validate(structuredClone(local) as Parameters<typeof validate>[0]);
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+  });
 });
 
 describe('buildOpenApi contents', () => {

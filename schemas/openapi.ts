@@ -11,6 +11,13 @@ import { CalendarQuerySchema, ListFundsQuerySchema, TrailingQuerySchema } from '
 export interface OpenApiOptions {
   /** Public base URL, without a trailing slash (`servers[0].url`). */
   baseUrl: string;
+  /**
+   * True when no public base URL was configured and `baseUrl` is only the address the
+   * server listens on: `servers` is then `/`, relative to wherever the document was
+   * fetched from, so the API reference's "Try it out" calls the host the reader used
+   * (`localhost`, a tunnel, a name), not a listening address it may not reach.
+   */
+  baseUrlDerived?: boolean;
   /** Example 200 bodies keyed by operationId; the server fills them from real data. */
   examples?: Record<string, unknown>;
 }
@@ -195,7 +202,11 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
         '**MCP**: the same data as tools at `/mcp` (Streamable HTTP, stateless, JSON responses) with the same key ' +
         'and limits.\n\nThe data is informational only, not investment advice.',
     },
-    servers: [{ url: base }],
+    servers: [
+      opts.baseUrlDerived
+        ? { url: '/', description: 'This server, where the document came from' }
+        : { url: base },
+    ],
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'funds', description: 'Fund discovery and metadata.' },

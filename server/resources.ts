@@ -60,7 +60,7 @@ export function openApiResource(config: ServeConfig, snap: ServingSnapshot | nul
       examples.batchCalendarReturns = [parse(calendar)];
     }
   }
-  const doc = buildOpenApi({ baseUrl: config.baseUrl, examples });
+  const doc = buildOpenApi({ baseUrl: config.baseUrl, baseUrlDerived: config.baseUrlDerived, examples });
   return { contentType: 'application/json', body: Buffer.from(JSON.stringify(doc)) };
 }
 
