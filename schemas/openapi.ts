@@ -185,7 +185,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
       version: '1.0.0',
       summary: 'Trailing and calendar-year total returns and metadata for US mutual funds and ETFs.',
       description:
-        'Trailing total returns and calendar-year total returns for about 32,000 US mutual funds and ETFs, ' +
+        'Trailing total returns and calendar-year total returns for US mutual funds and ETFs (the number served is in `/healthz`), ' +
         'plus fund metadata, built from adjusted end-of-day prices and refreshed daily on trading days.\n\n' +
         '**Returns** are percent strings with exactly 4 decimals (`"12.3456"` = +12.3456 %) or null, never ' +
         'omitted (C1). Periods under 2 years (including YTD) are cumulative; 2 years and longer are annualized ' +

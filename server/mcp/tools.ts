@@ -48,7 +48,7 @@ const CODES =
   'Funds are identified by `code`, the bare US ticker (case-sensitive, no exchange suffix, e.g. "VTI").';
 
 const ABOUT = [
-  'Fund Returns: trailing and calendar-year total returns plus metadata for about 32,000 US mutual funds and ETFs, ' +
+  'Fund Returns: trailing and calendar-year total returns plus metadata for US mutual funds and ETFs, ' +
     'built from adjusted end-of-day prices and refreshed daily on trading days.',
   CODES,
   'When you only know a name, call searchFunds first to find the code. For one fund use getTrailingReturns or ' +
