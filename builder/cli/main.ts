@@ -7,10 +7,11 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { codeProblem } from '../../core/codes.js';
-import { fromYmd, todayUtc } from '../../core/dates.js';
+import { fromYmd } from '../../core/dates.js';
 import { SnapshotLookup } from '../../core/lookup.js';
 import { describeHolder, LockHeld, takePidLock } from '../../core/pid-lock.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
+import { lastClosedDay } from '../../core/us-close.js';
 import { BuildError, type BuildResult, buildFromSource } from '../build.js';
 import { appendDaily } from '../daily.js';
 import { generateUniverse } from '../generate/index.js';
@@ -141,7 +142,9 @@ async function generate(argv: string[], io: CliIo): Promise<number> {
   const out = stringFlag(args, 'out');
   if (out === undefined) throw new UsageError('generate: --out DIR is required');
   const from = dayFlag(args, 'from') ?? fromYmd(1970, 1, 1);
-  const to = dayFlag(args, 'to') ?? todayUtc();
+  // By default the last session that has closed: a demo built at 10:00 New York time
+  // must not carry a close still to come (its /healthz age would be negative).
+  const to = dayFlag(args, 'to') ?? lastClosedDay();
   if (from > to) throw new UsageError('--from must not be after --to');
   const progress = io.isTty ? progressLine('generate') : undefined;
   const summary = await generateUniverse({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dataAgeHours, type HealthInput, healthBody, usCloseUtc } from './health.js';
+import { usCloseUtc } from '../../core/us-close.js';
+import { dataAgeHours, type HealthInput, healthBody } from './health.js';
 
 const snap = (asOf: string) => ({
   id: `${asOf}-abc123`,
