@@ -31,7 +31,7 @@ import { progressLine } from './progress.js';
 
 const USAGE = `usage: fundreturns <command> [flags]
 
-  generate --out DIR [--funds 32000] [--seed 1] [--from 1970-01-01] [--to today] [--daily-days 0] [--threads N]
+  generate --out DIR [--funds 32000] [--seed 1] [--from 1970-01-01] [--to last-close] [--daily-days 0] [--threads N]
   build --source DIR | --daily FILE|DIR  [--snapshots ./snapshots] [--keep 5] [--max-bad-share 0.01] [--allow-shrink] [--threads N]
   query fund|trailing|calendar CODE [--as-of YYYY-MM-DD] [--year YYYY] [--snapshots ./snapshots]
   inspect [--snapshots ./snapshots] [--json]
