@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,16 @@ export function tempDir(prefix: string): string {
 }
 
 /** A raw HTTP/1.1 connection, for what fetch cannot send: pipelined requests, odd headers, a body in pieces. */
+/** A loopback port free now (for a server that must be told its port before it starts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const p = (probe.address() as AddressInfo).port;
+      probe.close(() => resolve(p));
+    });
+  });
+}
+
 export async function rawConnection(
   port: number,
 ): Promise<{ write(text: string): void; received(): string; closed(): boolean; close(): void }> {

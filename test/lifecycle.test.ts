@@ -18,13 +18,13 @@ import {
   writeSync,
 } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
-import { type AddressInfo, createServer } from 'node:net';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCurrent, setCurrent } from '../builder/publish.js';
 import {
   CLI,
   cli,
+  freePort,
   generateAndBuild,
   rawConnection,
   setupAccess,
@@ -483,12 +483,7 @@ describe('graceful stop', () => {
 
   it('a reader of its output that goes away (serve 2>&1 | head -1) stops the logging, not the serving; SIGTERM still exits 0', async () => {
     const { snapshots } = generateAndBuild(join(dir, 'epipe'), 5);
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const p = (probe.address() as AddressInfo).port;
-        probe.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     // stdout and stderr on one pipe (a FIFO here), whose reader leaves after the first bytes.
     const fifo = join(dir, 'epipe.fifo');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
@@ -597,12 +592,7 @@ describe('graceful stop', () => {
 describe('start', () => {
   it('the port opens only once the snapshot is served: the first answer is data, never No data loaded', async () => {
     const { snapshots } = generateAndBuild(join(dir, 'first-answer'), 20);
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const p = (probe.address() as AddressInfo).port;
-        probe.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const { child, exited } = spawnCli([
       'serve',
       '--port',
