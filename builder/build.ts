@@ -5,6 +5,7 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { now } from '../core/clock.js';
 import { compareCodes } from '../core/codes.js';
 import { formatDay } from '../core/dates.js';
 import { type FundColumns, NULL_DAY, type SnapshotColumns } from '../core/snapshot/columns.js';
@@ -272,7 +273,7 @@ export async function writeAndPublish(
   timings: Record<string, number>,
   lap: (name: string) => void,
 ): Promise<BuildResult> {
-  const builtAt = (opts.now ?? (() => new Date()))();
+  const builtAt = (opts.now ?? (() => new Date(now())))();
   const asOf = snapshotAsOf(cols);
   const id = snapshotId(asOf, builtAt);
   // Staging left by a build that failed or was killed first: on a full disk, keeping

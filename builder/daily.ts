@@ -6,6 +6,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { now } from '../core/clock.js';
 import { formatDay } from '../core/dates.js';
 import { nextIndexValue } from '../core/growth.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
@@ -44,7 +45,7 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
   lap('load');
 
   // Rows dated after today (UTC) plus FUTURE_GRACE_DAYS are bad rows (C36), today from the injected clock.
-  const latest = latestAcceptedDay((opts.now ?? (() => new Date()))().getTime());
+  const latest = latestAcceptedDay((opts.now ?? (() => new Date(now())))().getTime());
   const { files, ignored } = dailyFiles(opts.daily);
   // Not applied, but said: `2026-11-21.CSV` is a day that would otherwise go missing in silence.
   for (const path of ignored)

@@ -5,6 +5,7 @@
  *
  * Conversions follow Howard Hinnant's `days_from_civil` / `civil_from_days`.
  */
+import { now } from './clock.js';
 
 /** A day number: whole days since 1970-01-01 (negative before). */
 export type Day = number;
@@ -184,6 +185,6 @@ export function parseDayBytes(buf: Uint8Array, from: number): Day | null {
 }
 
 /** Today's date in UTC as a day number (clock injectable for tests). */
-export function todayUtc(nowMs: number = Date.now()): Day {
+export function todayUtc(nowMs: number = now()): Day {
   return Math.floor(nowMs / 86_400_000);
 }

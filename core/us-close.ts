@@ -4,6 +4,8 @@
  * universe on the last session that has closed, so its data is never stamped for a
  * close still to come.
  */
+
+import { now } from './clock.js';
 import { type Day, formatDay, todayUtc } from './dates.js';
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -56,7 +58,7 @@ export function usCloseUtc(asOf: string): Date {
  * The last day whose US close has passed at `nowMs`: today (UTC date) once 16:00 New
  * York time is behind us, else the day before. Not necessarily a trading day.
  */
-export function lastClosedDay(nowMs: number = Date.now()): Day {
+export function lastClosedDay(nowMs: number = now()): Day {
   const today = todayUtc(nowMs);
   return nowMs >= usCloseUtc(formatDay(today)).getTime() ? today : today - 1;
 }

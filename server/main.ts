@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Worker } from 'node:worker_threads';
+import { now as clockNow, testClockShiftMs } from '../core/clock.js';
 import { startWorker } from '../core/worker.js';
 import { readBurst, writeBurst } from './access/burst-file.js';
 import { DEFAULT_SLOTS, LocalLimiter } from './access/limiter-local.js';
@@ -193,6 +194,12 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
       { threads: config.threads, cores: availableParallelism() },
       'more threads than cores: each holds its own copy of the served rows and they take turns on the cores',
     );
+  const shift = testClockShiftMs();
+  if (shift !== null)
+    log.warn(
+      { now: new Date(clockNow()).toISOString(), shift_ms: shift },
+      'FUNDRETURNS_TEST_CLOCK is set: this server runs on a moved clock (for tests only)',
+    );
   if (keys === 0)
     log.warn(
       { store: redactUrl(config.store) },
@@ -280,13 +287,13 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
   const { limiter, shared: limiterShared } = LocalLimiter.create(DEFAULT_SLOTS);
   const slots = new SlotMap(limiter.slots);
   let table = buildKeyTable(firstState, slots, plans);
-  let month = monthOf(Date.now());
+  let month = monthOf(clockNow());
   // Embedded mode: this process is the only counter, seeded from the saved month.
   if (redisUrl === null) {
     for (const [account, count] of await store.readUsage(month))
       limiter.seed(slots.slotOf(account), month, count);
     // And each burst bucket where the last run left it (C27): a restart grants no fresh burst.
-    const now = Date.now();
+    const now = clockNow();
     for (const [account, tat] of await readBurst(resolve(spec), (message) => log.warn(message)))
       if (tat > now) limiter.seedTat(slots.slotOf(account), tat);
   }
@@ -300,7 +307,7 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
     if (observing) return;
     observing = true;
     try {
-      const now = Date.now();
+      const now = clockNow();
       for (const [account, count] of await store.readUsage(monthOf(now))) {
         const slot = slots.existing(account);
         if (slot !== undefined) limiter.observe(slot, count, now);
@@ -366,7 +373,7 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
   const saved = new Map<string, number>();
   const saveUsage = async () => {
     if (redisUrl !== null) return;
-    const now = Date.now();
+    const now = clockNow();
     const m = monthOf(now);
     if (m !== month) {
       month = m;

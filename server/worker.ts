@@ -5,6 +5,7 @@
  * newer snapshot was refused), `shutdown` (stop accepting, finish, exit).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { now } from '../core/clock.js';
 import { AccessGate } from './access/gate.js';
 import { type LimiterShared, LocalLimiter } from './access/limiter-local.js';
 import type { Limiter } from './access/model.js';
@@ -103,7 +104,7 @@ const ctx: AppContext = {
       snapshot: current
         ? { id: current.id, funds: current.funds, loadedAt: current.loadedAt, asOf: current.asOf }
         : null,
-      now: input.fixedNow === null ? new Date() : new Date(input.fixedNow),
+      now: new Date(input.fixedNow ?? now()),
       freshnessMaxAgeHours: config.freshnessHours,
       version: input.version,
       problem,

@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { testClockProblem } from '../../core/clock.js';
 import { codeProblem } from '../../core/codes.js';
 import { fromYmd } from '../../core/dates.js';
 import { SnapshotLookup } from '../../core/lookup.js';
@@ -65,6 +66,11 @@ const defaultIo: CliIo = {
 
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
   const [command, ...rest] = argv;
+  const clockProblem = testClockProblem();
+  if (clockProblem !== null) {
+    io.err(`fundreturns: ${clockProblem}`);
+    return 2;
+  }
   try {
     switch (command) {
       case 'generate':

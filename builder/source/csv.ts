@@ -7,6 +7,8 @@
  * that contains a double quote takes a slower RFC 4180 path, which copies the
  * unquoted field bytes into a scratch buffer so callers still read offsets.
  */
+
+import { now } from '../../core/clock.js';
 import { type Day, parseDayBytes, todayUtc } from '../../core/dates.js';
 import type { Problem, ProblemReason } from '../report.js';
 
@@ -442,8 +444,8 @@ export const FUTURE_GRACE_DAYS = 31;
  * later date is a bad row, not an observation: accepted, it would become the
  * snapshot's as_of (so /healthz could never report stale data again) and every real
  * row after it would be "not after the last observation". Reads the clock when no
- * time is given, so tests can pin it with `vi.setSystemTime`.
+ * time is given (core/clock.ts), so tests can pin it.
  */
-export function latestAcceptedDay(nowMs: number = Date.now()): Day {
+export function latestAcceptedDay(nowMs: number = now()): Day {
   return todayUtc(nowMs) + FUTURE_GRACE_DAYS;
 }

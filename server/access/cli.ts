@@ -17,6 +17,7 @@ import {
   UsageError,
 } from '../../builder/cli/args.js';
 import type { CliIo } from '../../builder/cli/main.js';
+import { now } from '../../core/clock.js';
 import { generateKey, hashKey, KEY_PREFIX, looksLikeKey, newAccountId } from './keys.js';
 import {
   type AccessState,
@@ -137,7 +138,7 @@ export async function run(command: 'accounts' | 'keys', argv: string[], io: CliI
     // Without --plans, the limits the last server on this store enforces, else the defaults.
     const plans =
       given ?? (sub.flags === LIMITS_FLAGS ? await recordedPlans(store, io) : null) ?? loadPlans(null);
-    return await sub.run({ store, io, json: boolFlag(flags, 'json'), now: Date.now(), args, flags, plans });
+    return await sub.run({ store, io, json: boolFlag(flags, 'json'), now: now(), args, flags, plans });
   } finally {
     await store.close();
   }

@@ -12,6 +12,7 @@
  * there, and keys are never logged.
  */
 import { createHash } from 'node:crypto';
+import { now as clockNow } from '../../core/clock.js';
 import { StringIndex } from '../../core/string-index.js';
 import type { Gate, GateDecision } from '../gate.js';
 import {
@@ -45,7 +46,7 @@ export class AccessGate implements Gate {
   constructor(
     private readonly baseUrl: string,
     private readonly limiter: Limiter,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = clockNow,
   ) {}
 
   setTable(table: KeyTableData): void {

@@ -40,6 +40,7 @@ import {
 } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { now } from '../../core/clock.js';
 import { pidAlive } from '../../core/pid-lock.js';
 import {
   type AccessChange,
@@ -490,7 +491,7 @@ export class FileAccessStore implements AccessStore {
       op: 'snapshot',
       format: LOG_FORMAT,
       id: randomBytes(8).toString('hex'),
-      at: new Date().toISOString(),
+      at: new Date(now()).toISOString(),
       state: { version: state.version, accounts: state.accounts, keys: state.keys },
     };
     await writeAtomic(this.dir, this.logPath, `${JSON.stringify(line)}\n`);

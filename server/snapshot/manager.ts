@@ -8,6 +8,7 @@
 import { existsSync, type FSWatcher, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { CURRENT_FILE, listSnapshots, readCurrent } from '../../builder/publish.js';
+import { now } from '../../core/clock.js';
 import { SnapshotLookup } from '../../core/lookup.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
 import { prepareRows } from './prepared.js';
@@ -31,7 +32,7 @@ export async function loadForServing(dir: string, id: string): Promise<SnapshotM
     manifest: snap.manifest,
     buffers: snap.buffers,
     prepared: prepareRows(new SnapshotLookup(snap.columns)),
-    loadedAt: new Date().toISOString(),
+    loadedAt: new Date(now()).toISOString(),
   };
 }
 
