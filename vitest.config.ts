@@ -12,5 +12,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Ends every process a test or a file left running, pass or fail (test/processes.ts).
+    setupFiles: ['test/setup.ts'],
   },
 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { fromYmd } from '../core/dates.js';
 import type { SnapshotLookup } from '../core/lookup.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
+import { track } from '../test/processes.js';
 import { BuildError, buildFromSource } from './build.js';
 import { fundRow, lookupOf, scratch, writeSource } from './build.test-helper.js';
 import { appendDaily } from './daily.js';
@@ -425,9 +426,12 @@ describe('publishing (DESIGN snapshot)', () => {
       parts.map(
         (f) =>
           new Promise<number | null>((resolve) =>
-            spawn(process.execPath, [bin, 'build', '--daily', f, '--snapshots', snaps], {
-              stdio: 'ignore',
-            }).on('exit', resolve),
+            track(
+              spawn(process.execPath, [bin, 'build', '--daily', f, '--snapshots', snaps], {
+                stdio: 'ignore',
+              }),
+              'fundreturns build --daily',
+            ).on('exit', resolve),
           ),
       ),
     );
@@ -455,15 +459,18 @@ describe('publishing (DESIGN snapshot)', () => {
     const snaps = dir('kill-snaps');
     const first = await buildFromSource({ ...base, source: src, snapshots: snaps });
     const cli = fileURLToPath(new URL('./cli/main.ts', import.meta.url));
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '-e',
-        `import(${JSON.stringify(cli)}).then((m) => m.main(['build', '--source', ${JSON.stringify(src)}, '--snapshots', ${JSON.stringify(snaps)}]))`,
-      ],
-      { stdio: 'ignore' },
+    const child = track(
+      spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '-e',
+          `import(${JSON.stringify(cli)}).then((m) => m.main(['build', '--source', ${JSON.stringify(src)}, '--snapshots', ${JSON.stringify(snaps)}]))`,
+        ],
+        { stdio: 'ignore' },
+      ),
+      'fundreturns build (killed mid-write)',
     );
     // Kill it as soon as its staging directory appears, i.e. mid-write.
     await new Promise<void>((resolve, reject) => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monthOf } from '../server/access/model.js';
 import { FileAccessStore } from '../server/access/store-file.js';
-import { cli, tempDir } from './harness.js';
+import { cli, tempDir, testNow } from './harness.js';
 
 let dir: string;
 let store: string;
@@ -26,7 +26,7 @@ beforeAll(async () => {
   expect(cli(['accounts', 'create', 'bigco', '--plan', 'pro', '--store', store]).status).toBe(0);
   const s = await FileAccessStore.open(store);
   const id = (await s.read()).accounts[0].id;
-  await s.writeUsage(monthOf(Date.now()), new Map([[id, 30]]));
+  await s.writeUsage(monthOf(testNow()), new Map([[id, 30]]));
   await s.close();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

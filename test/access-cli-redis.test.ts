@@ -5,14 +5,13 @@
  * recovers. A proxy in front of a real redis-server plays the hung Redis: frozen, it
  * accepts connections and forwards nothing, as a stopped process's kernel does.
  */
-import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AccessChange, Account } from '../server/access/model.js';
 import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
 import { RedisAccessStore } from '../server/access/store-redis.js';
-import { CLI } from './harness.js';
+import { cliAsync, testNow } from './harness.js';
 
 interface Proxy {
   readonly url: string;
@@ -87,36 +86,12 @@ async function startProxy(targetPort: number): Promise<Proxy> {
   };
 }
 
-/** The compiled CLI, without blocking this process (which runs the proxy). */
-function cliAsync(
-  args: string[],
-): Promise<{ status: number | null; stdout: string; stderr: string; ms: number }> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    // A hang is the bug under test: never let it hang the suite.
-    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('exit', (status) => {
-      clearTimeout(killer);
-      resolve({ status, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
-
 const account = (name: string): Account => ({
   id: `acct_${Buffer.from(name.padEnd(6, '_').slice(0, 6)).toString('hex')}`,
   name,
   plan: 'free',
   status: 'active',
-  created_at: new Date().toISOString(),
+  created_at: new Date(testNow()).toISOString(),
 });
 
 let redis: RedisServer;

@@ -2,14 +2,13 @@
  * `fundreturns accounts` and `fundreturns keys` as an operator runs them (the
  * compiled CLI; `npm run build` first), against a store another process watches.
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../server/access/keys.js';
 import { monthOf } from '../server/access/model.js';
 import { FileAccessStore } from '../server/access/store-file.js';
-import { CLI, cli, tempDir } from './harness.js';
+import { cli, cliAsync, tempDir, testNow } from './harness.js';
 
 let dir: string;
 let store: string;
@@ -27,22 +26,6 @@ function json<T>(args: string[]): T {
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   return JSON.parse(r.stdout) as T;
-}
-
-/** Like cli() but without blocking this process's event loop (watchers keep running). */
-function cliAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
-  });
 }
 
 interface KeyView {
@@ -116,7 +99,7 @@ describe('accounts and keys', () => {
     expect(JSON.parse(show.stdout)).toMatchObject({
       name: 'acme',
       limits: { burst: 100, monthly: 1000 },
-      usage: { month: monthOf(Date.now()), count: 0, limit: 1000, remaining: 1000 },
+      usage: { month: monthOf(testNow()), count: 0, limit: 1000, remaining: 1000 },
     });
   });
 
@@ -131,7 +114,7 @@ describe('accounts and keys', () => {
   it('reports usage of this month and earlier months', async () => {
     const s = await FileAccessStore.open(store);
     const id = json<Record<string, string>>(['accounts', 'show', 'acme']).id;
-    const now = Date.now();
+    const now = testNow();
     const d = new Date(now);
     const last = monthOf(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1));
     await s.writeUsage(monthOf(now), new Map([[id, 2600]]));
@@ -151,7 +134,7 @@ describe('accounts and keys', () => {
   });
 
   it('rotates a key: the new one printed once, the old one given an end', () => {
-    const before = Date.now();
+    const before = testNow();
     const r = json<Record<string, string>>(['keys', 'rotate', keyId, '--grace', '3600']);
     expect(r).toMatchObject({ account: 'acme', replaces: keyId });
     expect(r.key).toMatch(/^fr_live_/);
@@ -161,7 +144,7 @@ describe('accounts and keys', () => {
     const old = keys.find((k) => k.id === keyId)!;
     const expires = Date.parse(old.expires_at ?? '');
     expect(expires).toBeGreaterThanOrEqual(before + 3600_000 - 1000);
-    expect(expires).toBeLessThanOrEqual(Date.now() + 3600_000);
+    expect(expires).toBeLessThanOrEqual(testNow() + 3600_000);
     // Rotating it again is refused: it names the replacement to rotate instead.
     const again = run('keys', 'rotate', keyId);
     expect(again.status).toBe(1);
@@ -173,7 +156,7 @@ describe('accounts and keys', () => {
       old.expires_at,
     );
     const now = json<Record<string, string>>(['keys', 'rotate', r.id, '--grace', '0']);
-    expect(Date.parse(now.replaced_expires_at)).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(now.replaced_expires_at)).toBeLessThanOrEqual(testNow());
     const text = run('keys', 'list');
     expect(text.stdout).toMatch(new RegExp(`${r.id}.*expired`));
   });

@@ -14,15 +14,41 @@ import { readCurrent } from '../builder/publish.js';
 import { SnapshotLookup } from '../core/lookup.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import { SCHEMAS } from '../schemas/index.js';
+import { track } from './processes.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CLI = join(ROOT, 'bin', 'fundreturns.js');
+
+/**
+ * The instant every end-to-end process starts from, whatever day the suite runs:
+ * Monday 2026-11-23, 10:00 in New York, before the close, so the fixtures' last
+ * session (Friday 2026-11-20) is the last closed one and 66 hours old (fresh, C31).
+ * All processes of one test file share one clock (core/clock.ts): the instant is
+ * anchored to the real time this file loaded, and runs on from there.
+ */
+export const E2E_START = '2026-11-23T15:00:00Z';
+export const E2E_DATA_END = '2026-11-20';
+const E2E_ANCHOR = Date.now();
+
+/** A FUNDRETURNS_TEST_CLOCK value for a clock that reads `instant` now and runs on. */
+export function clockAt(instant: string): string {
+  return `${instant}@${Date.now()}`;
+}
+
+/** The end-to-end processes' clock, for what a test computes from "now" (a month, a reset). */
+export function testNow(): number {
+  return Date.parse(E2E_START) + (Date.now() - E2E_ANCHOR);
+}
+
+/** The environment of every process the harness starts: this one's, on the suite's clock, plus `extra`. */
+export function testEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, FUNDRETURNS_TEST_CLOCK: `${E2E_START}@${E2E_ANCHOR}`, ...extra };
+}
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `fr-${prefix}-`));
 }
 
-/** A raw HTTP/1.1 connection, for what fetch cannot send: pipelined requests, odd headers, a body in pieces. */
 /** A loopback port free now (for a server that must be told its port before it starts). */
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -33,6 +59,7 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A raw HTTP/1.1 connection, for what fetch cannot send: pipelined requests, odd headers, a body in pieces. */
 export async function rawConnection(
   port: number,
 ): Promise<{ write(text: string): void; received(): string; closed(): boolean; close(): void }> {
@@ -59,43 +86,77 @@ export async function rawConnection(
   };
 }
 
-/** Run the CLI to completion. */
+/** Run the CLI to completion (killed after two minutes: a hang must not hang the suite). */
 export function cli(
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): { status: number; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], {
     encoding: 'utf8',
-    env: { ...process.env, ...env },
+    env: testEnv(env),
+    timeout: 120_000,
+    killSignal: 'SIGKILL',
   });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Like cli() but without blocking this process's event loop (watchers, proxies keep running). */
+export function cliAsync(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ status: number | null; stdout: string; stderr: string; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = track(
+      spawn(process.execPath, [CLI, ...args], { env: testEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
+      `fundreturns ${args[0] ?? ''}`,
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    // A hang is a bug to report, never a hung suite.
+    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('exit', (status) => {
+      clearTimeout(killer);
+      resolve({ status, stdout, stderr, ms: Date.now() - started });
+    });
+  });
 }
 
 export function generateAndBuild(
   dir: string,
   funds: number,
   extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
 ): { source: string; snapshots: string } {
   const source = join(dir, 'source');
   const snapshots = join(dir, 'snapshots');
-  const g = cli([
-    'generate',
-    '--out',
-    source,
-    '--funds',
-    String(funds),
-    '--seed',
-    '7',
-    '--from',
-    '1995-01-01',
-    '--to',
-    '2026-11-20',
-    '--threads',
-    '1',
-    ...extra,
-  ]);
+  const g = cli(
+    [
+      'generate',
+      '--out',
+      source,
+      '--funds',
+      String(funds),
+      '--seed',
+      '7',
+      '--from',
+      '1995-01-01',
+      '--to',
+      E2E_DATA_END,
+      '--threads',
+      '1',
+      ...extra,
+    ],
+    env,
+  );
   if (g.status !== 0) throw new Error(g.stderr);
-  const b = cli(['build', '--source', source, '--snapshots', snapshots]);
+  const b = cli(['build', '--source', source, '--snapshots', snapshots], env);
   if (b.status !== 0) throw new Error(b.stderr);
   return { source, snapshots };
 }
@@ -122,10 +183,10 @@ export interface CliProcess {
 
 /** `fundreturns ARGS` as a running process (stdin a pipe), its output collected. */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = track(
+    spawn(process.execPath, [CLI, ...args], { env: testEnv(env), stdio: ['pipe', 'pipe', 'pipe'] }),
+    `fundreturns ${args[0] ?? ''}`,
+  );
   let out = '';
   let stdout = '';
   let stderr = '';
@@ -152,7 +213,10 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
   proc.child.stdin!.end();
   const out = proc.output;
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out()}`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within 60 s; its last lines:\n${lastLines(out())}`));
+    }, 60_000);
     const onData = () => {
       const m = /serving on http:\/\/[^:]+:(\d+)/.exec(out());
       if (m) {
@@ -163,7 +227,7 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
     child.stderr!.on('data', onData);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${out()}`));
+      reject(new Error(`server exited with ${code}; its last lines:\n${lastLines(out())}`));
     });
   });
   return {
@@ -193,17 +257,28 @@ export function schemaErrors(name: keyof typeof SCHEMAS, value: unknown): string
   return v(value) ? null : ajv.errorsText(v.errors);
 }
 
+/** The last `n` lines of a process's output, for an error that says why it waited in vain. */
+export function lastLines(output: string, n = 30): string {
+  return output.trimEnd().split('\n').slice(-n).join('\n');
+}
+
+/**
+ * Poll `cond` until true; on timeout the error names `what` and, when given, the
+ * output of the process being waited on (`logs`: e.g. a server's), last lines first.
+ */
 export async function waitFor(
   cond: () => Promise<boolean> | boolean,
   timeoutMs = 15_000,
   what = 'condition',
+  logs?: () => string,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await cond()) return;
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error(`timed out waiting for ${what}`);
+  const tail = logs === undefined ? '' : `; the process's last lines:\n${lastLines(logs())}`;
+  throw new Error(`timed out waiting for ${what}${tail}`);
 }
 
 export interface TestAccess {

@@ -21,6 +21,7 @@ import { loadSnapshot } from '../core/snapshot/reader.js';
 import {
   CLI,
   cli,
+  E2E_DATA_END,
   generateAndBuild,
   rawConnection,
   type ServerProcess,
@@ -416,7 +417,7 @@ describe('protocol', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
     });
     expect(await r.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
-    expect(r.headers.get('x-data-as-of')).toBe('2026-11-20');
+    expect(r.headers.get('x-data-as-of')).toBe(E2E_DATA_END);
     expect(r.headers.get('server-timing')).toMatch(/^mcp;dur=\d+\.\d{3}$/);
   });
 });

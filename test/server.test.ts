@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotLookup } from '../core/lookup.js';
 import {
   cli,
+  E2E_DATA_END,
   rawConnection,
   type ServerProcess,
   schemaErrors,
@@ -63,23 +64,28 @@ async function post(
 describe('public endpoints', () => {
   it('/healthz says ok with the live snapshot (C31)', async () => {
     const r = await get('/healthz');
-    // The generated data ends 2026-11-20; the real clock decides fresh or stale.
-    expect([200, 503]).toContain(r.status);
+    // The suite's clock reads Monday 2026-11-23 10:00 New York; the data ends on Friday's close.
+    expect(r.status).toBe(200);
     expect(schemaErrors('Health', r.json)).toBeNull();
     const h = r.json as {
       status: string;
       snapshot: { funds: number };
       data_as_of: string;
+      data_age_hours: number;
       freshness_max_age_hours: number;
     };
+    expect(h.status).toBe('ok');
     expect(h.snapshot.funds).toBe(codes.length);
-    expect(h.data_as_of).toBe('2026-11-20');
+    expect(h.data_as_of).toBe(E2E_DATA_END);
+    // Friday 16:00 New York (21:00 UTC) to Monday 15:00 UTC, plus the minutes the suite has run.
+    expect(h.data_age_hours).toBeGreaterThanOrEqual(66);
+    expect(h.data_age_hours).toBeLessThan(67);
     expect(h.freshness_max_age_hours).toBe(120);
   });
 
   it('HEAD /healthz and HEAD api-catalog answer with headers only', async () => {
     const h = await fetch(`${server.url}/healthz`, { method: 'HEAD' });
-    expect([200, 503]).toContain(h.status);
+    expect(h.status).toBe(200);
     expect(h.headers.get('content-type')).toBe('application/json');
     const c = await fetch(`${server.url}/.well-known/api-catalog`, { method: 'HEAD' });
     expect(c.status).toBe(200);
@@ -176,7 +182,7 @@ describe('funds', () => {
       expect(r.status).toBe(200);
       expect(schemaErrors('Fund', r.json)).toBeNull();
       expect(r.text).toBe(cli(['query', 'fund', code, '--snapshots', snapshots]).stdout.trim());
-      expect(r.headers.get('x-data-as-of')).toBe('2026-11-20');
+      expect(r.headers.get('x-data-as-of')).toBe(E2E_DATA_END);
     }
   });
 

@@ -3,8 +3,9 @@
  * afterwards. Tests use a real engine rather than a fake so the Lua scripts, pub/sub
  * and reconnection paths run as they do in production.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
+import { track } from '../../test/processes.js';
 
 export interface RedisServer {
   readonly url: string;
@@ -58,25 +59,31 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // A test runner that dies mid-test must not leave servers behind.
-  process.once('exit', () => {
-    for (const child of live) child.kill('SIGKILL');
-  });
+/**
+ * The environment for redis-server: the tests' own, less libfaketime. redis-server
+ * does not start under it ("Cannot recover from unexpected recursive calls to
+ * clock_gettime()"), and its clock is not one the service reads: limits are decided
+ * on the servers' clock, passed to the scripts (server/access/limiter-redis.ts).
+ */
+function redisEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k === 'LD_PRELOAD' || k.startsWith('FAKETIME') || k === 'DONT_FAKE_MONOTONIC') continue;
+    env[k] = v;
+  }
+  return env;
 }
 
 async function startOn(port: number): Promise<RedisServer> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+  // Tracked, so that no test leaves it running, pass or fail (test/processes.ts).
+  const child = track(
+    spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: redisEnv() },
+    ),
+    `redis-server :${port}`,
   );
-  live.add(child);
   let output = '';
   child.stdout?.on('data', (d) => {
     output += d;
@@ -88,7 +95,6 @@ async function startOn(port: number): Promise<RedisServer> {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
   });
-  exited.then(() => live.delete(child));
 
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -120,7 +126,6 @@ async function startOn(port: number): Promise<RedisServer> {
  */
 export async function startRedis(opts?: { port?: number }): Promise<RedisServer> {
   assertInstalled();
-  installExitHook();
   if (opts?.port !== undefined) return startOn(opts.port);
   // The free port can be taken between probing and binding; try a few.
   let last: unknown;
