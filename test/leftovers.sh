@@ -9,7 +9,7 @@ for environ in /proc/[0-9]*/environ; do
   pid=${environ#/proc/}
   pid=${pid%/environ}
   [ "$pid" = "$$" ] && continue
-  if tr '\0' '\n' <"$environ" 2>/dev/null | grep -qxF "FUNDRETURNS_TEST_RUN=$id"; then
+  if tr '\0' '\n' 2>/dev/null <"$environ" | grep -qxF "FUNDRETURNS_TEST_RUN=$id"; then
     left+=("$pid")
   fi
 done

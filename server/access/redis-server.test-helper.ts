@@ -79,7 +79,18 @@ async function startOn(port: number): Promise<RedisServer> {
   const child = track(
     spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'], env: redisEnv() },
     ),
     `redis-server :${port}`,
