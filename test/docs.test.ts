@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ARROW_FILES, SCHEMAS } from '../core/snapshot/schema.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOCS = join(ROOT, 'docs');
@@ -162,6 +163,24 @@ describe('the guides', () => {
     });
     expect(run.status).toBe(0);
     expect(block?.[1]).toBe(run.stdout.replace(/\n+$/, ''));
+  });
+});
+
+describe('docs/snapshot-format.md', () => {
+  it("lists every Arrow file's columns with the writer's names, types and nullability, in order", () => {
+    const doc = readFileSync(join(DOCS, 'snapshot-format.md'), 'utf8');
+    for (const file of ARROW_FILES) {
+      const row = doc.split('\n').find((l) => l.startsWith(`| \`${file}\` |`));
+      expect(row, `a table row for ${file}`).toBeDefined();
+      const cells = (row ?? '').split(' | ');
+      const documented = [...(cells.at(-1) ?? '').matchAll(/`([a-z0-9_]+)` ([a-z0-9]+)(\?)?/g)].map(
+        (m) => `${m[1]} ${m[2]}${m[3] ?? ''}`,
+      );
+      const written = SCHEMAS[file].fields.map(
+        (f) => `${f.name} ${String(f.type).replace(/<.*$/, '').toLowerCase()}${f.nullable ? '?' : ''}`,
+      );
+      expect(documented).toEqual(written);
+    }
   });
 });
 
