@@ -16,8 +16,16 @@ node_modules/.package-lock.json: package-lock.json package.json
 
 setup: node_modules/.package-lock.json build
 
-build: node_modules/.package-lock.json
+# tsc takes some 10 s: build only when a compiled source or a tsconfig changed since
+# the last build (dist/.built), so `make run` starts at once on an unchanged tree.
+# cli/ is listed for when the command line moves there; find skips a missing folder.
+TS_SOURCES := $(shell find core builder server schemas cli -name '*.ts' ! -name '*.test.ts' 2>/dev/null)
+
+dist/.built: node_modules/.package-lock.json tsconfig.json tsconfig.build.json $(TS_SOURCES)
 	npm run build
+	@touch $@
+
+build: dist/.built
 
 # The embedded default: a generated demo universe and its snapshot, made once.
 demo: setup
@@ -40,6 +48,10 @@ demo-refresh: setup
 HOST ?= $(or $(FUNDRETURNS_HOST),127.0.0.1)
 PORT ?= $(or $(FUNDRETURNS_PORT),8080)
 STORE ?= var/store
+# Where the printed examples send requests: a wildcard listen address is reached on
+# loopback, and an IPv6 address goes in brackets.
+SHOWN_HOST = $(if $(filter 0.0.0.0,$(HOST)),127.0.0.1,$(if $(filter ::,$(HOST)),::1,$(HOST)))
+BASE_URL_SHOWN = http://$(if $(findstring :,$(SHOWN_HOST)),[$(SHOWN_HOST)],$(SHOWN_HOST)):$(PORT)
 DEMO_KEY ?= var/demo-key
 
 # A demo account and key, made once; the key is kept in $(DEMO_KEY) (mode 600)
@@ -58,7 +70,8 @@ run: demo demo-key
 	./bin/fundreturns.js inspect --snapshots $(SNAPSHOTS)
 	@echo
 	@echo "Demo API key (account 'demo', plan business): $$(cat $(DEMO_KEY))"
-	@echo "Try: curl -H \"Authorization: Bearer $$(cat $(DEMO_KEY))\" 'http://$(HOST):$(PORT)/v1/funds?limit=3'"
+	@echo "Try: curl -H \"Authorization: Bearer $$(cat $(DEMO_KEY))\" '$(BASE_URL_SHOWN)/v1/funds?limit=3'"
+	@echo "     (README's examples: export BASE=$(BASE_URL_SHOWN))"
 	@echo
 	./bin/fundreturns.js serve --host $(HOST) --port $(PORT) --snapshots $(SNAPSHOTS) --store $(STORE)
 

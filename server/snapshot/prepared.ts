@@ -1,9 +1,10 @@
 /**
  * Rows served as they are, serialized once per snapshot on the main thread into one
  * shared byte buffer: every fund's Fund JSON, latest trailing row (C3 without a
- * date) and default calendar row (C12). Worker threads answer those requests with a
- * hash probe and a view onto these bytes: no per-request serialization, and one
- * copy in memory whatever the thread count.
+ * date) and default calendar row (C12). Each worker thread copies that buffer once
+ * into its own (PreparedRows: one copy per thread, a few tens of MB each, because
+ * reading shared memory is 3× slower) and answers those requests with a hash probe
+ * and a view onto its copy: no per-request serialization.
  */
 
 import { viewOf } from '../../core/bytes.js';
