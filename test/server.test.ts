@@ -799,6 +799,52 @@ describe('request framing (RFC 9112 §6)', () => {
   });
 });
 
+describe('what answers say about the server', () => {
+  it('no answer names the server or its version (no `uWebSockets: 20` header), whichever path writes it', async () => {
+    const auth = `Authorization: ${access.headers.authorization}\r\n`;
+    const body = JSON.stringify({ codes: [codes[0]] });
+    const requests = [
+      `GET /v1/funds/${codes[0]}/trailing-returns HTTP/1.1\r\nHost: x\r\n${auth}\r\n`, // direct row
+      `GET /v1/funds/NOSUCH HTTP/1.1\r\nHost: x\r\n${auth}\r\n`, // general path, 404
+      `GET /v1/funds/${codes[0]} HTTP/1.1\r\nHost: x\r\n\r\n`, // gate refusal, 401
+      `DELETE /v1/funds HTTP/1.1\r\nHost: x\r\n\r\n`, // 405
+      `HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n`, // no body
+      `GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n`, // large: tryEnd
+      `POST /v1/trailing-returns/batch HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      `POST /v1/trailing-returns/batch HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 5\r\nContent-Length: 7\r\n\r\n{"a":`, // 400, closes
+    ];
+    const conn = await rawConnection(server.port);
+    // One at a time: the batch's answer is written from its body callback.
+    for (const [i, r] of requests.entries()) {
+      conn.write(r);
+      await waitFor(
+        () => (conn.received().match(/HTTP\/1\.1 \d{3}/g) ?? []).length > i,
+        10_000,
+        `answer ${i}`,
+      );
+    }
+    await waitFor(() => conn.closed(), 5000, 'the close after the 400');
+    const heads = conn
+      .received()
+      .split(/(?=HTTP\/1\.1 \d{3} )/)
+      .map((a) => a.slice(0, a.indexOf('\r\n\r\n')));
+    expect(heads.map((h) => h.slice(0, 12))).toEqual([
+      'HTTP/1.1 200',
+      'HTTP/1.1 404',
+      'HTTP/1.1 401',
+      'HTTP/1.1 405',
+      expect.stringMatching(/^HTTP\/1\.1 (200|503)$/),
+      'HTTP/1.1 200',
+      'HTTP/1.1 200',
+      'HTTP/1.1 400',
+    ]);
+    for (const h of heads) {
+      expect(h).toMatch(/\r\nDate: /);
+      expect(h).not.toMatch(/uWebSockets/i);
+    }
+  });
+});
+
 describe('clients that do not read', () => {
   it('a pipelining client that stops reading large answers is disconnected, not buffered without bound', async () => {
     // 1,000 pipelined /openapi.json (~75 KB each, past the 64 KB of http/call.ts, ~75 MB
