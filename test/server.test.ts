@@ -845,6 +845,30 @@ describe('what answers say about the server', () => {
   });
 });
 
+describe("the parser's limits (uWebSockets.js 20.30, README)", () => {
+  it('a control byte in a header value gets no answer and holds only its own connection, until the idle timeout; others are served meanwhile (issue 19.4)', async () => {
+    // This build cannot answer it 400 nor close it sooner: no handler runs and nothing
+    // reaches JavaScript (server/uws.test.ts shows it on a bare app, with the timeout).
+    // A build that answers it fails here: then the README's list of limits changes.
+    const bad = await rawConnection(server.port);
+    bad.write(
+      `GET /v1/funds/${codes[0]} HTTP/1.1\r\nHost: x\r\nX-Note: a\x01b\r\nAuthorization: ${access.headers.authorization}\r\n\r\n`,
+    );
+    const other = await rawConnection(server.port);
+    other.write(
+      `GET /v1/funds/${codes[1]} HTTP/1.1\r\nHost: x\r\nX-Note: a\tb\r\nAuthorization: ${access.headers.authorization}\r\n\r\n`,
+    );
+    expect((await get(`/v1/funds/${codes[2]}`)).status).toBe(200);
+    await waitFor(() => other.received().includes('\r\n\r\n'), 5000, 'the other answer');
+    expect(other.received()).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(bad.received()).toBe('');
+    expect(bad.closed()).toBe(false);
+    bad.close();
+    other.close();
+  });
+});
+
 describe('clients that do not read', () => {
   it('a pipelining client that stops reading large answers is disconnected, not buffered without bound', async () => {
     // 1,000 pipelined /openapi.json (~75 KB each, past the 64 KB of http/call.ts, ~75 MB
