@@ -84,4 +84,38 @@ describe('clients that pipeline and never read', () => {
       for (const s of sockets) s.destroy();
     }
   });
+
+  it('single lookups too: a client pipelining 50,000 of them without reading is dropped once far behind', async () => {
+    // The commonest answers (a prepared row, written straight from the route callback)
+    // take the same bound: ~40 MB asked for, of which the server sends what the socket
+    // buffers take, keeps at most ~1 MiB, and then drops the connection.
+    const REQUESTS = 50_000;
+    const request = `GET /v1/funds/${u.codes[3]}/trailing-returns HTTP/1.1\r\nHost: x\r\nAuthorization: ${u.access.headers.authorization}\r\n\r\n`;
+    const one = await fetch(`${u.server.url}/v1/funds/${u.codes[3]}/trailing-returns`, {
+      headers: u.access.headers,
+    });
+    expect(one.status).toBe(200);
+    const answerBytes = (await one.arrayBuffer()).byteLength;
+    const s = connect(u.server.port, '127.0.0.1');
+    let received = 0;
+    let closed = false;
+    try {
+      s.pause();
+      s.on('error', () => {});
+      s.on('close', () => {
+        closed = true;
+      });
+      s.on('data', (d: Buffer) => {
+        received += d.length;
+      });
+      await new Promise<void>((resolve) => s.once('connect', () => resolve()));
+      s.write(request.repeat(REQUESTS));
+      await new Promise((r) => setTimeout(r, 2000));
+      s.resume();
+      await waitFor(() => closed, 10_000, 'the server closing the connection');
+      expect(received).toBeLessThan((REQUESTS * answerBytes) / 2);
+    } finally {
+      s.destroy();
+    }
+  });
 });
