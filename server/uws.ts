@@ -35,6 +35,12 @@ export function loadUws(): typeof Uws {
         `${process.platform}-${process.arch}); refusing to start on its JavaScript fallback`,
     );
   }
+  // Every response would carry `uWebSockets: 20`, naming the server and its version to
+  // whoever asks. The build's one switch for it is this undocumented config: the binding's
+  // uWS_cfg (src/addon.cpp) calls Loop::setSilent(true) for a key whose character codes
+  // sum to 655, "silent", and HttpResponse::writeMark then leaves the header out. It
+  // marks this thread's loop only, so every thread that loads the binding says it.
+  uws._cfg('silent');
   loaded = uws;
   return uws;
 }

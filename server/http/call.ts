@@ -262,17 +262,52 @@ function write(
   if (encoding !== null) w.bytes(encoding === 'br' ? BR_LINE : GZIP_LINE);
   if (headers.length > 0) w.bytes(headers);
   if (extra !== null) extra.writeHeaders(w);
-  res.writeStatus(w.view());
-  if (close || payload.length < STREAM_MIN_BYTES) res.end(payload, close);
-  else endOrWait(res, typeof payload === 'string' ? Buffer.from(payload) : payload);
+  const head = w.view();
+  res.writeStatus(head);
+  const size = payload.length;
+  if (close) res.end(payload, true);
+  else if (size >= STREAM_MIN_BYTES) endOrWait(res, payload);
+  else {
+    unchecked += head.length + size;
+    if (unchecked < checkAt) res.end(payload);
+    else {
+      nextCheck();
+      endOrWait(res, payload);
+    }
+  }
+}
+
+/**
+ * A bound on the answers a client that pipelines and never reads can leave in this
+ * thread's memory, whatever its plan's burst (issue 19). end() buffers whatever the
+ * socket does not take, and this uWS build tells JavaScript nothing of a connection's
+ * buffered bytes: only tryEnd says whether an answer went out. So once this thread
+ * has written a stretch of 256–512 KiB of answers with end(), the next answer goes
+ * out through tryEnd (endOrWait). On a connection already behind (the kernel's socket
+ * buffers full, the rest held here) it cannot finish and stays pending, and uWS
+ * closes the connection at its next request; one that stops sending is closed at
+ * uWS's 10 s write timeout. The stretch's length is drawn at random, so the check
+ * falls on a connection's answer in proportion to its share of the bytes, and a
+ * connection that is behind is dropped after one stretch of its own answers on
+ * average (more than k stretches with a chance of about e^-k), however its requests
+ * are timed against other connections'. Per answer this costs an addition and a
+ * comparison; per stretch, one tryEnd.
+ */
+const CHECK_MIN_BYTES = 256 * 1024;
+let unchecked = 0;
+let checkAt = CHECK_MIN_BYTES;
+
+function nextCheck(): void {
+  unchecked = 0;
+  checkAt = CHECK_MIN_BYTES + Math.floor(Math.random() * CHECK_MIN_BYTES);
 }
 
 /**
  * Bodies at least this large go out through tryEnd. Not every body past uWS's 16 KB
  * cork buffer: a batch of 100 rows (~50 KB) often meets a socket that takes only part
  * of it at once, and finishing it from JavaScript (onWritable) cost 4 % of batch
- * throughput in an A/B, where end() drains it in C++. Below this, a client that does
- * not read can hold at most its plan's burst of such answers a minute.
+ * throughput in an A/B, where end() drains it in C++. Below this, end(), and now and
+ * then tryEnd to bound what a client that does not read leaves here (`checkAt`).
  */
 const STREAM_MIN_BYTES = 64 * 1024;
 
@@ -283,7 +318,8 @@ const STREAM_MIN_BYTES = 64 * 1024;
  * more requests without reading has its connection closed by uWS at the next one,
  * instead of every answer piling up in memory (end() buffers without bound).
  */
-function endOrWait(res: HttpResponse, body: Uint8Array): void {
+function endOrWait(res: HttpResponse, payload: Uint8Array | string): void {
+  const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
   const total = body.length;
   // Offsets uWS reports count from the response's first body byte written.
   const start = res.getWriteOffset();
