@@ -17,6 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { namingPath } from '../core/io-error.js';
 import type { Manifest } from '../core/snapshot/manifest.js';
 import { fsyncDir } from '../core/snapshot/writer.js';
 
@@ -94,12 +95,20 @@ export function publish(snapshotsDir: string, staging: string, id: string): stri
 /** Point CURRENT at an existing snapshot (also the rollback). */
 export function setCurrent(snapshotsDir: string, id: string): void {
   const tmp = join(snapshotsDir, `${TMP_PREFIX}CURRENT-${process.pid}`);
-  writeFileSync(tmp, `${id}\n`);
-  const fd = openSync(tmp, 'r');
   try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    namingPath(tmp, () => {
+      writeFileSync(tmp, `${id}\n`);
+      const fd = openSync(tmp, 'r');
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    });
+  } catch (e) {
+    // Half written on a full disk: not left for the next build to trip over.
+    rmSync(tmp, { force: true });
+    throw e;
   }
   renameSync(tmp, join(snapshotsDir, CURRENT_FILE));
   fsyncDir(snapshotsDir);
