@@ -46,4 +46,3 @@ describe('a lock written on a full disk', () => {
     expect(existsSync(path)).toBe(false);
   });
 });
-

@@ -159,8 +159,7 @@ describe('hot swap', () => {
       // CURRENT names a directory inside the snapshots directory, never a path out of it.
       writeFileSync(join(snapshots, 'CURRENT'), `../${basename(snapshots)}/${good}\n`);
       await waitFor(
-        async () =>
-          /^CURRENT_INVALID: /.test(String((await json(`${server.url}/healthz`)).body.last_error)),
+        async () => /^CURRENT_INVALID: /.test(String((await json(`${server.url}/healthz`)).body.last_error)),
         10_000,
         'path refused',
       );
@@ -280,7 +279,9 @@ describe('refused snapshots, tried again and fallen back on', () => {
         () =>
           server
             .logs()
-            .includes(`${join(snapshots, 'CURRENT')} cannot be read: EISDIR: illegal operation on a directory, read`),
+            .includes(
+              `${join(snapshots, 'CURRENT')} cannot be read: EISDIR: illegal operation on a directory, read`,
+            ),
         10_000,
         'the detail logged',
       );
@@ -295,7 +296,9 @@ describe('refused snapshots, tried again and fallen back on', () => {
     try {
       const h = await json(`${linked.url}/healthz`);
       expect((h.body.snapshot as { id: string }).id).toBe(good);
-      expect(h.body.last_error).toBe('SNAPSHOT_MISSING: CURRENT names no snapshot directory (detail in the server log)');
+      expect(h.body.last_error).toBe(
+        'SNAPSHOT_MISSING: CURRENT names no snapshot directory (detail in the server log)',
+      );
       expect(JSON.stringify(h.body)).not.toContain('the-secret-in-another-file');
       await waitFor(() => linked.logs().includes('the-secret-in-another-file'), 10_000, 'the detail logged');
     } finally {

@@ -23,8 +23,8 @@ import {
   Struct,
   Utf8,
 } from 'apache-arrow';
-import { namingPath, namingPathAsync } from '../io-error.js';
 import { formatDay } from '../dates.js';
+import { namingPath, namingPathAsync } from '../io-error.js';
 import { NULL_DAY, type SnapshotColumns } from './columns.js';
 import { SnapshotError } from './errors.js';
 import { Hasher } from './hasher.js';

@@ -22,7 +22,9 @@ function recorder(): ManagerEvents & { said: string[]; problems: (string | null)
     onSnapshot: (msg) => said.push(`snapshot ${msg.id}`),
     onProblem: (message) => {
       problems.push(message);
-      said.push(`problem ${message === null ? 'over' : message.slice(message.indexOf(':') + 2).split(':')[0]}`);
+      said.push(
+        `problem ${message === null ? 'over' : message.slice(message.indexOf(':') + 2).split(':')[0]}`,
+      );
     },
     log: (level, msg, fields) => {
       logs.push(`${msg} ${JSON.stringify(fields ?? {})}`);
@@ -126,7 +128,11 @@ describe('what a refusal tells the public (/healthz) and what it tells the log',
         code: 'CURRENT_INVALID',
         secret: 'root:x:0:0',
       },
-      { make: () => writeFileSync(current, `${join(snaps, newer)}\n`), code: 'CURRENT_INVALID', secret: snaps },
+      {
+        make: () => writeFileSync(current, `${join(snaps, newer)}\n`),
+        code: 'CURRENT_INVALID',
+        secret: snaps,
+      },
       {
         make: () => writeFileSync(current, '\u001b[2J\u001b]0;pwned\u0007garbage\n'),
         code: 'SNAPSHOT_MISSING',

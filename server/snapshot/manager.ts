@@ -17,8 +17,8 @@ import { CURRENT_FILE, CurrentError, listSnapshots, readCurrent } from '../../bu
 import { now } from '../../core/clock.js';
 import { SnapshotLookup } from '../../core/lookup.js';
 import { SnapshotError, type SnapshotErrorCode } from '../../core/snapshot/errors.js';
-import { ARROW_FILES, MANIFEST_FILE } from '../../core/snapshot/schema.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
+import { ARROW_FILES, MANIFEST_FILE } from '../../core/snapshot/schema.js';
 import { prepareRows } from './prepared.js';
 import type { SnapshotMessage } from './serving.js';
 
@@ -63,7 +63,8 @@ const DETAIL = ' (detail in the server log)';
 /** The public text for snapshot `id` refused with `e`; `named`: `id` is a directory of the snapshots directory. */
 export function refusalProblem(id: string, named: boolean, e: unknown): string {
   if (!named) return `SNAPSHOT_MISSING: CURRENT names no snapshot directory${DETAIL}`;
-  if (!(e instanceof SnapshotError)) return `SNAPSHOT_UNREADABLE: snapshot ${id} refused: it cannot be loaded${DETAIL}`;
+  if (!(e instanceof SnapshotError))
+    return `SNAPSHOT_UNREADABLE: snapshot ${id} refused: it cannot be loaded${DETAIL}`;
   const file = e.file !== undefined && SNAPSHOT_FILES.has(e.file) ? `${e.file}: ` : '';
   return `${e.code}: snapshot ${id} refused: ${file}${REFUSAL_SENTENCES[e.code]}${DETAIL}`;
 }
