@@ -17,6 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { escapeControls } from '../core/escape.js';
 import { namingPath } from '../core/io-error.js';
 import type { Manifest } from '../core/snapshot/manifest.js';
 import { fsyncDir } from '../core/snapshot/writer.js';
@@ -27,9 +28,10 @@ const TMP_PREFIX = '.tmp-';
 /** The longest file name Linux allows, so the longest CURRENT can name. */
 const NAME_MAX = 255;
 
-/** A CURRENT's content as quoted in a message: JSON-escaped, at most 60 characters of it. */
+/** A CURRENT's content as quoted in a message: JSON-quoted with controls escaped, at most 60 characters of it. */
 function preview(name: string): string {
-  return name.length > 60 ? `${JSON.stringify(name.slice(0, 60))}…` : JSON.stringify(name);
+  const quoted = escapeControls(JSON.stringify(name.slice(0, 60)));
+  return name.length > 60 ? `${quoted}…` : quoted;
 }
 
 /**
@@ -58,7 +60,9 @@ export function readCurrent(snapshotsDir: string): string | null {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     // A system error (CURRENT a directory, unreadable) says only "EISDIR: …, read": name the file.
-    throw new CurrentError('CURRENT_UNREADABLE', `${path} cannot be read: ${(e as Error).message}`, { cause: e });
+    throw new CurrentError('CURRENT_UNREADABLE', `${path} cannot be read: ${(e as Error).message}`, {
+      cause: e,
+    });
   }
   if (name.length === 0) return null;
   // No file name is longer: whatever this is, it is not copied whole into logs.
@@ -69,7 +73,10 @@ export function readCurrent(snapshotsDir: string): string | null {
     );
   // A name, never a path: CURRENT must not lead out of the snapshots directory.
   if (/[/\\]/.test(name) || name === '.' || name === '..')
-    throw new CurrentError('CURRENT_INVALID', `${path} names ${preview(name)}, not a snapshot in that directory`);
+    throw new CurrentError(
+      'CURRENT_INVALID',
+      `${path} names ${preview(name)}, not a snapshot in that directory`,
+    );
   return name;
 }
 

@@ -45,6 +45,7 @@ import {
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { now } from '../../core/clock.js';
+import { escapeForTerminal } from '../../core/escape.js';
 import { pidAlive } from '../../core/pid-lock.js';
 import {
   type AccessChange,
@@ -156,7 +157,7 @@ export class FileAccessStore implements AccessStore {
       minNotifyMs: options.minNotifyMs ?? 200,
       lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
       staleLockMs: options.staleLockMs ?? 30_000,
-      warn: options.warn ?? ((m) => process.stderr.write(`fundreturns: warning: ${m}\n`)),
+      warn: options.warn ?? ((m) => process.stderr.write(`fundreturns: warning: ${escapeForTerminal(m)}\n`)),
     };
   }
 
