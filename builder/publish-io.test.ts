@@ -1,22 +1,15 @@
-import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatDay } from '../core/dates.js';
 import { syntheticColumns } from '../core/snapshot/testing.js';
 import { fsyncDir, writeSnapshotFiles } from '../core/snapshot/writer.js';
+import { scratch } from './build.test-helper.js';
 import { setCurrent } from './publish.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'fr-publish-'));
-  dirs.push(d);
-  return d;
-}
+const scratchDir = scratch('fr-publish-');
+let made = 0;
+const tempDir = () => scratchDir(String(made++));
 
 /** Writing to /dev/full fails with ENOSPC, as a write on a full disk does. */
 describe('I/O errors of a build and a publish name their file', () => {

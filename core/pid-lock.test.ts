@@ -1,20 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { scratch } from '../builder/build.test-helper.js';
 import { takePidLock } from './pid-lock.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'fr-lock-'));
-  dirs.push(d);
-  return d;
-}
+const scratchDir = scratch('fr-lock-');
+let made = 0;
+const tempDir = () => scratchDir(String(made++));
 
 /** A disk that fills up after `room` bytes: what a write to it does on a full disk. */
 function fullDisk(room: number) {

@@ -50,6 +50,17 @@ async function twoSnapshots(name: string): Promise<{ snaps: string; older: strin
   return { snaps, older: older.id, newer: newer.id };
 }
 
+/** twoSnapshots, with a manager that serves the older one (CURRENT names it). */
+async function servingOlder(name: string) {
+  const { snaps, older, newer } = await twoSnapshots(name);
+  setCurrent(snaps, older);
+  const events = recorder();
+  const manager = new SnapshotManager(snaps, 60_000, events);
+  await manager.check();
+  expect(manager.currentId).toBe(older);
+  return { snaps, older, newer, events, manager };
+}
+
 describe('SnapshotManager', () => {
   it('a load still running when the server stops hands nothing over and logs nothing after it', async () => {
     const { snaps, newer } = await twoSnapshots('late');
@@ -67,12 +78,7 @@ describe('SnapshotManager', () => {
   });
 
   it('a refused snapshot left as it is is not loaded again on every poll, but is as soon as CURRENT is republished', async () => {
-    const { snaps, older, newer } = await twoSnapshots('retry');
-    setCurrent(snaps, older);
-    const events = recorder();
-    const manager = new SnapshotManager(snaps, 60_000, events);
-    await manager.check();
-    expect(manager.currentId).toBe(older);
+    const { snaps, older, newer, events, manager } = await servingOlder('retry');
 
     // A snapshot cut in half: its copy is kept to repair it in place later.
     const series = join(snaps, newer, 'series.arrow');
@@ -99,12 +105,7 @@ describe('SnapshotManager', () => {
 
 describe('what a refusal tells the public (/healthz) and what it tells the log', () => {
   it('a hostile CURRENT (a link to a secret, a path, garbage) and a snapshot missing a file: the public text has a code and a sentence, never a path or what CURRENT holds; the log has both', async () => {
-    const { snaps, older, newer } = await twoSnapshots('hostile');
-    setCurrent(snaps, older);
-    const events = recorder();
-    const manager = new SnapshotManager(snaps, 60_000, events);
-    await manager.check();
-    expect(manager.currentId).toBe(older);
+    const { snaps, older, newer, events, manager } = await servingOlder('hostile');
 
     const secrets = dir('hostile-secrets');
     const current = join(snaps, 'CURRENT');
