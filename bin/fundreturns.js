@@ -4,6 +4,7 @@
 // `serve` holds its stop signals before any module loads (server/early-signal.ts).
 if (process.argv[2] === 'serve') (await import('../dist/server/early-signal.js')).holdSignals();
 const { main } = await import('../dist/builder/cli/main.js');
+const { escapeForTerminal } = await import('../dist/core/escape.js');
 
 // A reader that stops early (`accounts list --json | head`) is not an error of ours:
 // what is left to print has nowhere to go, and the command ends as it would have.
@@ -20,7 +21,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (e) => {
-    process.stderr.write(`fundreturns: ${e?.stack ?? e}\n`);
+    process.stderr.write(`fundreturns: ${escapeForTerminal(String(e?.stack ?? e))}\n`);
     process.exitCode = 1;
   },
 );

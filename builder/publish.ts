@@ -17,6 +17,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { escapeControls } from '../core/escape.js';
+import { namingPath } from '../core/io-error.js';
 import type { Manifest } from '../core/snapshot/manifest.js';
 import { fsyncDir } from '../core/snapshot/writer.js';
 
@@ -26,35 +28,56 @@ const TMP_PREFIX = '.tmp-';
 /** The longest file name Linux allows, so the longest CURRENT can name. */
 const NAME_MAX = 255;
 
-/** A CURRENT's content as quoted in a message: JSON-escaped, at most 60 characters of it. */
+/** A CURRENT's content as quoted in a message: JSON-quoted with controls escaped, at most 60 characters of it. */
 function preview(name: string): string {
-  return name.length > 60 ? `${JSON.stringify(name.slice(0, 60))}…` : JSON.stringify(name);
+  const quoted = escapeControls(JSON.stringify(name.slice(0, 60)));
+  return name.length > 60 ? `${quoted}…` : quoted;
 }
 
-/** The live snapshot's directory name, or null when nothing is published. */
-export function readCurrent(snapshotsDir: string): string | null {
-  try {
-    const name = readFileSync(join(snapshotsDir, CURRENT_FILE), 'utf8').trim();
-    if (name.length === 0) return null;
-    // No file name is longer: whatever this is, it is not copied whole into logs and /healthz.
-    if (name.length > NAME_MAX)
-      throw new Error(
-        `${join(snapshotsDir, CURRENT_FILE)} holds ${name.length} characters (${preview(name)}), not a snapshot name`,
-      );
-    // A name, never a path: CURRENT must not lead out of the snapshots directory.
-    if (/[/\\]/.test(name) || name === '.' || name === '..')
-      throw new Error(
-        `${join(snapshotsDir, CURRENT_FILE)} names ${preview(name)}, not a snapshot in that directory`,
-      );
-    return name;
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    // A system error (CURRENT a directory, unreadable) says only "EISDIR: …, read": name the file.
-    if (code !== undefined)
-      throw new Error(`${join(snapshotsDir, CURRENT_FILE)} cannot be read: ${(e as Error).message}`);
-    throw e;
+/**
+ * CURRENT cannot be used: CURRENT_UNREADABLE (a directory, no permission) or
+ * CURRENT_INVALID (what it holds is not a snapshot's name). The message is for the
+ * operator (it names the file and quotes what it holds); `code` is what may be shown
+ * to anyone (/healthz), since CURRENT may be a link to a file that is nobody's business.
+ */
+export class CurrentError extends Error {
+  constructor(
+    readonly code: 'CURRENT_UNREADABLE' | 'CURRENT_INVALID',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'CurrentError';
   }
+}
+
+/** The live snapshot's directory name, or null when nothing is published. Throws CurrentError. */
+export function readCurrent(snapshotsDir: string): string | null {
+  const path = join(snapshotsDir, CURRENT_FILE);
+  let name: string;
+  try {
+    name = readFileSync(path, 'utf8').trim();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    // A system error (CURRENT a directory, unreadable) says only "EISDIR: …, read": name the file.
+    throw new CurrentError('CURRENT_UNREADABLE', `${path} cannot be read: ${(e as Error).message}`, {
+      cause: e,
+    });
+  }
+  if (name.length === 0) return null;
+  // No file name is longer: whatever this is, it is not copied whole into logs.
+  if (name.length > NAME_MAX)
+    throw new CurrentError(
+      'CURRENT_INVALID',
+      `${path} holds ${name.length} characters (${preview(name)}), not a snapshot name`,
+    );
+  // A name, never a path: CURRENT must not lead out of the snapshots directory.
+  if (/[/\\]/.test(name) || name === '.' || name === '..')
+    throw new CurrentError(
+      'CURRENT_INVALID',
+      `${path} names ${preview(name)}, not a snapshot in that directory`,
+    );
+  return name;
 }
 
 /** A fresh staging directory for snapshot `id`. */
@@ -79,12 +102,20 @@ export function publish(snapshotsDir: string, staging: string, id: string): stri
 /** Point CURRENT at an existing snapshot (also the rollback). */
 export function setCurrent(snapshotsDir: string, id: string): void {
   const tmp = join(snapshotsDir, `${TMP_PREFIX}CURRENT-${process.pid}`);
-  writeFileSync(tmp, `${id}\n`);
-  const fd = openSync(tmp, 'r');
   try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    namingPath(tmp, () => {
+      writeFileSync(tmp, `${id}\n`);
+      const fd = openSync(tmp, 'r');
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    });
+  } catch (e) {
+    // Half written on a full disk: not left for the next build to trip over.
+    rmSync(tmp, { force: true });
+    throw e;
   }
   renameSync(tmp, join(snapshotsDir, CURRENT_FILE));
   fsyncDir(snapshotsDir);

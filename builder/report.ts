@@ -2,6 +2,7 @@
  * The build report (C36): every skipped row or left-out fund is counted by reason,
  * with the first offending file:line of each kind kept for the summary.
  */
+import { escapeControls } from '../core/escape.js';
 
 export type ProblemReason =
   // price rows (C36)
@@ -124,7 +125,11 @@ export class BuildReport {
     };
   }
 
-  /** A few human lines for stderr: totals, then each reason with its first file:line. */
+  /**
+   * A few human lines for stderr: totals, then each reason with its first file:line.
+   * File names, codes and details quote the source, so they are escaped: a price row
+   * that starts with ESC[2J must not clear the operator's screen.
+   */
   summary(): string {
     const lines = [
       `build report: ${this.dataRows} data rows, ${this.skippedRows} skipped (${(this.skippedShare * 100).toFixed(3)} %), ` +
@@ -132,8 +137,9 @@ export class BuildReport {
     ];
     const sorted = [...this.reasons.entries()].sort((a, b) => b[1].count - a[1].count);
     for (const [reason, s] of sorted) {
-      const at = s.first.line > 0 ? `${s.first.file}:${s.first.line}` : s.first.file;
-      const detail = s.first.detail ? ` (${s.first.detail})` : '';
+      const file = escapeControls(s.first.file);
+      const at = s.first.line > 0 ? `${file}:${s.first.line}` : file;
+      const detail = s.first.detail ? ` (${escapeControls(s.first.detail)})` : '';
       lines.push(`  ${reason}: ${s.count}, first at ${at}${detail}`);
     }
     return lines.join('\n');

@@ -6,8 +6,13 @@
  *
  * Used by `serve` (one server per embedded store) and `build` (one build at a time
  * per snapshots directory).
+ *
+ * The claim is written whole to `<path>.<pid>.tmp` and then linked to `path` (link(2)
+ * fails when `path` exists, as O_EXCL does), so a write that fails (a full disk) leaves
+ * no lock behind: an empty lock would make the next run wait on "an unknown process".
+ * Mode 600: a lock in the access store is one of its files (store-perms.ts).
  */
-import { readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 
 export interface LockHolder {
@@ -36,28 +41,52 @@ export function describeHolder(holder: LockHolder | null): string {
 /** A claim that cannot be read is taken to be half-written by its owner until it is this old. */
 const UNREADABLE_GRACE_MS = 10_000;
 
+/** File-system calls takePidLock makes, replaceable in tests (a full disk, say). */
+export interface LockFs {
+  writeFile(path: string, data: string, opts: { flag: string; mode: number }): Promise<void>;
+}
+
+const realFs: LockFs = { writeFile };
+
 /** Take the lock at `path`; resolves to its release. Throws LockHeld while a live owner holds it. */
-export async function takePidLock(path: string): Promise<() => Promise<void>> {
+export async function takePidLock(path: string, fs: LockFs = realFs): Promise<() => Promise<void>> {
   const token = JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() });
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await writeFile(path, token, { flag: 'wx' });
-      return async () => {
-        const content = await readFile(path, 'utf8').catch(() => null);
-        if (content === token) await unlink(path).catch(() => {});
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    const holder = await readHolder(path);
-    if (attempt > 0) throw new LockHeld(path, holder === 'gone' ? null : holder);
-    if (holder === 'gone') continue;
-    if (await isStale(path, holder)) {
-      await unlink(path).catch(() => {});
-      continue;
-    }
-    throw new LockHeld(path, holder);
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    await fs.writeFile(tmp, token, { flag: 'w', mode: 0o600 });
+  } catch (e) {
+    await unlink(tmp).catch(() => {});
+    throw new Error(`cannot write the lock ${tmp}: ${(e as Error).message}`, { cause: e });
   }
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await link(tmp, path);
+        return async () => {
+          const content = await readFile(path, 'utf8').catch(() => null);
+          if (content === token) await unlink(path).catch(() => {});
+        };
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+          throw new Error(`cannot take the lock ${path}: ${(e as Error).message}`, { cause: e });
+      }
+      await checkHolder(path, attempt);
+    }
+  } finally {
+    await unlink(tmp).catch(() => {});
+  }
+}
+
+/** Returns when `path` may be tried again (gone, or stale and removed); throws LockHeld otherwise. */
+async function checkHolder(path: string, attempt: number): Promise<void> {
+  const holder = await readHolder(path);
+  if (attempt > 0) throw new LockHeld(path, holder === 'gone' ? null : holder);
+  if (holder === 'gone') return;
+  if (await isStale(path, holder)) {
+    await unlink(path).catch(() => {});
+    return;
+  }
+  throw new LockHeld(path, holder);
 }
 
 async function readHolder(path: string): Promise<LockHolder | null | 'gone'> {

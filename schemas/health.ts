@@ -46,8 +46,12 @@ export const HealthSchema = {
     last_error: {
       type: 'string',
       description:
-        'Present only when a newer snapshot was refused (or CURRENT cannot be read): why. The snapshot named ' +
-        'in `snapshot` goes on serving.',
+        'Present only when a newer snapshot was refused (or CURRENT cannot be read): why, as `CODE: sentence` ' +
+        '(e.g. `CHECKSUM_MISMATCH: snapshot <id> refused: series.arrow: …`), without paths; the detail is in the ' +
+        'server log. The snapshot named in `snapshot` goes on serving.',
+      examples: [
+        'CURRENT_INVALID: CURRENT does not hold the name of a snapshot in the snapshots directory (detail in the server log)',
+      ],
     },
   },
 } as const;

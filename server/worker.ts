@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { now } from '../core/clock.js';
+import { escapeControls } from '../core/escape.js';
 import { AccessGate } from './access/gate.js';
 import { type LimiterShared, LocalLimiter } from './access/limiter-local.js';
 import type { Limiter } from './access/model.js';
@@ -120,7 +121,13 @@ if (config.accessLogSample > 0) {
   onReply(
     (method, path, status) =>
       log.info(
-        { method, path, status: Number.parseInt(status, 10), sample: config.accessLogSample },
+        // The path is the client's bytes: JSON escapes C0 only, so DEL, C1 and bidi are escaped here.
+        {
+          method,
+          path: escapeControls(path),
+          status: Number.parseInt(status, 10),
+          sample: config.accessLogSample,
+        },
         'request',
       ),
     config.accessLogSample,

@@ -14,6 +14,7 @@ import {
   readFileSync,
   readSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -160,23 +161,19 @@ describe('hot swap', () => {
       // CURRENT names a directory inside the snapshots directory, never a path out of it.
       writeFileSync(join(snapshots, 'CURRENT'), `../${basename(snapshots)}/${good}\n`);
       await waitFor(
-        async () =>
-          /not a snapshot in that directory/.test(
-            String((await json(`${server.url}/healthz`)).body.last_error),
-          ),
+        async () => /^CURRENT_INVALID: /.test(String((await json(`${server.url}/healthz`)).body.last_error)),
         10_000,
         'path refused',
       );
+      // The path is the operator's business: in the log, never on the public page.
+      expect(String((await json(`${server.url}/healthz`)).body.last_error)).not.toContain(snapshots);
+      await waitFor(() => /not a snapshot in that directory/.test(server.logs()), 10_000, 'path logged');
       expect(((await json(`${server.url}/healthz`)).body.snapshot as { id: string }).id).toBe(good);
       // A CURRENT no file name could be (megabytes of it) is refused without being copied whole.
       writeFileSync(join(snapshots, 'CURRENT'), 'a'.repeat(1_000_000));
-      await waitFor(
-        async () =>
-          /holds 1000000 characters/.test(String((await json(`${server.url}/healthz`)).body.last_error)),
-        10_000,
-        'long CURRENT refused',
-      );
-      expect(String((await json(`${server.url}/healthz`)).body.last_error).length).toBeLessThan(500);
+      await waitFor(() => /holds 1000000 characters/.test(server.logs()), 10_000, 'long CURRENT refused');
+      expect(server.logs().length).toBeLessThan(100_000);
+      expect((await json(`${server.url}/healthz`)).body.last_error).toMatch(/^CURRENT_INVALID: /);
       setCurrent(snapshots, good);
       await waitFor(
         async () => (await json(`${server.url}/healthz`)).body.last_error === undefined,
@@ -265,7 +262,8 @@ describe('refused snapshots, tried again and fallen back on', () => {
       try {
         const h = await json(`${server.url}/healthz`);
         expect((h.body.snapshot as { id: string }).id, written).toBe(good);
-        expect(h.body.last_error, written).toMatch(/not a snapshot in that directory/);
+        expect(h.body.last_error, written).toMatch(/^CURRENT_INVALID: /);
+        expect(h.body.last_error, written).not.toContain(snapshots);
         expect((await json(`${server.url}/v1/funds?limit=1`)).status).toBe(200);
       } finally {
         await server.stop();
@@ -278,11 +276,35 @@ describe('refused snapshots, tried again and fallen back on', () => {
     try {
       const h = await json(`${server.url}/healthz`);
       expect((h.body.snapshot as { id: string }).id).toBe(good);
-      expect(h.body.last_error).toBe(
-        `${join(snapshots, 'CURRENT')} cannot be read: EISDIR: illegal operation on a directory, read`,
+      expect(h.body.last_error).toBe('CURRENT_UNREADABLE: CURRENT cannot be read (detail in the server log)');
+      await waitFor(
+        () =>
+          server
+            .logs()
+            .includes(
+              `${join(snapshots, 'CURRENT')} cannot be read: EISDIR: illegal operation on a directory, read`,
+            ),
+        10_000,
+        'the detail logged',
       );
     } finally {
       await server.stop();
+    }
+    // CURRENT a link to a file that is none of the public's business (its line passes as a name).
+    rmSync(join(snapshots, 'CURRENT'), { recursive: true });
+    writeFileSync(join(dir, 'secret-token'), 'the-secret-in-another-file\n');
+    symlinkSync(join(dir, 'secret-token'), join(snapshots, 'CURRENT'));
+    const linked = await startServe([...access.flags, '--snapshots', snapshots]);
+    try {
+      const h = await json(`${linked.url}/healthz`);
+      expect((h.body.snapshot as { id: string }).id).toBe(good);
+      expect(h.body.last_error).toBe(
+        'SNAPSHOT_MISSING: CURRENT names no snapshot directory (detail in the server log)',
+      );
+      expect(JSON.stringify(h.body)).not.toContain('the-secret-in-another-file');
+      await waitFor(() => linked.logs().includes('the-secret-in-another-file'), 10_000, 'the detail logged');
+    } finally {
+      await linked.stop();
     }
   });
 
@@ -430,7 +452,7 @@ describe('data freshness (C24, C31)', () => {
       expect(h.status).toBe(503);
       expect(h.body.status).toBe('empty');
       expect(h.body.snapshot).toBeNull();
-      expect(h.body.last_error).toMatch(/no snapshot published in .*: CURRENT is missing or empty/);
+      expect(h.body.last_error).toBe('NO_SNAPSHOT: no snapshot published: CURRENT is missing or empty');
       for (const path of [
         '/v1/funds',
         '/v1/funds/ABC',
@@ -634,7 +656,7 @@ describe('start', () => {
     try {
       const h = await json(`${server.url}/healthz`);
       expect(h.body.status).toBe('empty');
-      expect(h.body.last_error).toBe(`the snapshots directory ${missing} does not exist`);
+      expect(h.body.last_error).toBe('NO_SNAPSHOTS_DIRECTORY: the snapshots directory does not exist');
       // Made, but nothing published in it yet: /healthz follows (a new reason, said once).
       mkdirSync(missing, { recursive: true });
       await waitFor(

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { testClockProblem } from '../../core/clock.js';
 import { codeProblem } from '../../core/codes.js';
 import { fromYmd } from '../../core/dates.js';
+import { escapeForTerminal } from '../../core/escape.js';
 import { SnapshotLookup } from '../../core/lookup.js';
 import { describeHolder, LockHeld, takePidLock } from '../../core/pid-lock.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
@@ -59,7 +60,8 @@ export interface CliIo {
 
 const defaultIo: CliIo = {
   out: (s) => process.stdout.write(`${s}\n`),
-  err: (s) => process.stderr.write(`${s}\n`),
+  // Errors and reports quote input (rows, file names, CURRENT, flags): shown, never obeyed by the terminal.
+  err: (s) => process.stderr.write(`${escapeForTerminal(s)}\n`),
   env: process.env,
   isTty: Boolean(process.stderr.isTTY),
 };

@@ -24,6 +24,7 @@ import {
   Utf8,
 } from 'apache-arrow';
 import { formatDay } from '../dates.js';
+import { namingPath, namingPathAsync } from '../io-error.js';
 import { NULL_DAY, type SnapshotColumns } from './columns.js';
 import { SnapshotError } from './errors.js';
 import { Hasher } from './hasher.js';
@@ -116,13 +117,16 @@ export async function writeSnapshotFiles(
   };
   if (source !== undefined) manifest.source = source;
   validateManifest(manifest);
-  const fd = openSync(join(dir, MANIFEST_FILE), 'w');
-  try {
-    writeFully(fd, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  const manifestPath = join(dir, MANIFEST_FILE);
+  namingPath(manifestPath, () => {
+    const fd = openSync(manifestPath, 'w');
+    try {
+      writeFully(fd, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  });
   fsyncDir(dir);
   return manifest;
 }
@@ -142,24 +146,26 @@ async function writeArrowFile(
   writer.write(batch);
   writer.finish();
   let bytes = 0;
-  const fd = openSync(path, 'w');
-  try {
-    for await (const chunk of writer) {
-      for (let p = 0; p < chunk.byteLength; p += IO_PIECE) {
-        const piece = chunk.subarray(p, Math.min(p + IO_PIECE, chunk.byteLength));
-        if (piece.buffer instanceof SharedArrayBuffer) {
-          hasher.update(id, piece.buffer, piece.byteOffset, piece.byteOffset + piece.byteLength);
-        } else {
-          hasher.updateBytes(id, piece);
+  await namingPathAsync(path, async () => {
+    const fd = openSync(path, 'w');
+    try {
+      for await (const chunk of writer) {
+        for (let p = 0; p < chunk.byteLength; p += IO_PIECE) {
+          const piece = chunk.subarray(p, Math.min(p + IO_PIECE, chunk.byteLength));
+          if (piece.buffer instanceof SharedArrayBuffer) {
+            hasher.update(id, piece.buffer, piece.byteOffset, piece.byteOffset + piece.byteLength);
+          } else {
+            hasher.updateBytes(id, piece);
+          }
+          writeFully(fd, piece);
         }
-        writeFully(fd, piece);
+        bytes += chunk.byteLength;
       }
-      bytes += chunk.byteLength;
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
     }
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  });
   return { bytes, sha256: await hasher.digest(id) };
 }
 
@@ -170,12 +176,14 @@ function writeFully(fd: number, buf: Uint8Array): void {
 
 /** So that the new directory entries survive a crash, not just the file contents. */
 export function fsyncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  namingPath(dir, () => {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  });
 }
 
 // --- Arrow data construction: every numeric column is handed over without copying.

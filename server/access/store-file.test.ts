@@ -1,5 +1,6 @@
 import {
   appendFileSync,
+  chmodSync,
   existsSync,
   mkdtempSync,
   readdirSync,
@@ -11,8 +12,10 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { writeBurst } from './burst-file.js';
 import { generateKey, newAccountId } from './keys.js';
 import type { AccessChange, Account, KeyRecord } from './model.js';
+import { claimStore } from './serve-lock.js';
 import { FileAccessStore, LOG_FILE, MARKER_FILE } from './store-file.js';
 
 const dirs: string[] = [];
@@ -316,5 +319,65 @@ describe('FileAccessStore', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     await expect(s.readUsage('../x')).rejects.toThrow(/YYYY-MM/);
     await expect(s.writeUsage('2026-05', new Map([['acct_a', -1]]))).rejects.toThrow(/whole number/);
+  });
+});
+
+describe('a store private to its owner whatever the umask (issue 19)', () => {
+  it('under umask 000 every file the store writes is 600 and its directory 700: log, marker, lock, usage, plans, burst, cut bytes, serve lock', async () => {
+    const parent = tempDir();
+    const dir = join(parent, 'store');
+    const old = process.umask(0);
+    try {
+      const s = await openStore(dir);
+      const a = account('acme');
+      await s.change(create(a));
+      await s.writeUsage('2026-01', new Map([[a.id, 3]]));
+      await s.writePlans({
+        free: { burst: 1, monthly: 2 },
+        pro: { burst: 1, monthly: 2 },
+        business: { burst: 1, monthly: 2 },
+      } as Parameters<typeof s.writePlans>[0]);
+      await writeBurst(dir, new Map([[a.id, 1]]));
+      appendFileSync(join(dir, LOG_FILE), '{"op":"acc');
+      await s.change(create(account('bravo')));
+      const release = await claimStore(dir);
+      const names = readdirSync(dir);
+      expect(names).toEqual(
+        expect.arrayContaining([
+          LOG_FILE,
+          MARKER_FILE,
+          'usage-2026-01.json',
+          'plans.json',
+          'burst.json',
+          'serve.lock',
+        ]),
+      );
+      expect(names.some((n) => n.startsWith(`${LOG_FILE}.cut-`))).toBe(true);
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      for (const n of names) expect(statSync(join(dir, n)).mode & 0o777, n).toBe(0o600);
+      await release();
+    } finally {
+      process.umask(old);
+    }
+  });
+
+  it('a log readable by others (a store made under umask 022 before) is made 600 on open, and said so', async () => {
+    const dir = tempDir();
+    await openStore(dir);
+    chmodSync(join(dir, LOG_FILE), 0o644);
+    chmodSync(dir, 0o755);
+    const warnings: string[] = [];
+    await openStore(dir, { warn: (m) => warnings.push(m) });
+    expect(statSync(join(dir, LOG_FILE)).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(warnings).toEqual([expect.stringContaining(join(dir, LOG_FILE))]);
+  });
+
+  it('a log made writable by others while a reader follows it is no longer read', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    await s.change(create(account('acme')));
+    chmodSync(join(dir, LOG_FILE), 0o666);
+    await expect(s.read()).rejects.toThrow(/is writable by group and others \(mode 666\)/);
   });
 });

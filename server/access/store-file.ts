@@ -10,6 +10,9 @@
  *   usage-YYYY-MM.json    {"<account id>": count}, rewritten atomically by the server
  *   access.log.cut-…      bytes a writer cut off the log's end (a torn or invalid last line), kept
  *
+ * The directory is 700 and every file 600 whatever the umask, and a store that group
+ * or others can write to is refused (store-perms.ts): its log decides which keys are valid.
+ *
  * Why an append-only log rather than SQLite or LMDB: it needs no native module and
  * no install script (the lockfile stays free of build steps); an admin change costs
  * one write() and one fsync, and is durable when `change()` resolves; it is
@@ -27,6 +30,7 @@
 import { randomBytes } from 'node:crypto';
 import { type FSWatcher, statSync, watch } from 'node:fs';
 import {
+  chmod,
   type FileHandle,
   link,
   mkdir,
@@ -39,8 +43,9 @@ import {
   unlink,
 } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { now } from '../../core/clock.js';
+import { escapeForTerminal } from '../../core/escape.js';
 import { pidAlive } from '../../core/pid-lock.js';
 import {
   type AccessChange,
@@ -58,6 +63,7 @@ import {
   type SubscriptionStatus,
 } from './model.js';
 import { parsePlans } from './plans.js';
+import { checkStorePrivate, STORE_DIR_MODE, STORE_FILE_MODE, StoreNotPrivate } from './store-perms.js';
 
 export const LOG_FILE = 'access.log';
 const LOCK_FILE = 'access.lock';
@@ -136,6 +142,8 @@ export class FileAccessStore implements AccessStore {
   private lockChain: Promise<unknown> = Promise.resolve();
   private usageChain: Promise<unknown> = Promise.resolve();
   private lockToken: string | null = null;
+  /** Whether this process already removed the tmp files killed writers left (once, under the lock). */
+  private swept = false;
   private readonly unsubscribers = new Set<() => void>();
 
   constructor(dir: string, options: FileStoreOptions = {}) {
@@ -149,14 +157,17 @@ export class FileAccessStore implements AccessStore {
       minNotifyMs: options.minNotifyMs ?? 200,
       lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
       staleLockMs: options.staleLockMs ?? 30_000,
-      warn: options.warn ?? ((m) => process.stderr.write(`fundreturns: warning: ${m}\n`)),
+      warn: options.warn ?? ((m) => process.stderr.write(`fundreturns: warning: ${escapeForTerminal(m)}\n`)),
     };
   }
 
   /** Open (creating the directory if needed) a store directory. */
   static async open(dir: string, options: FileStoreOptions = {}): Promise<FileAccessStore> {
     try {
-      await mkdir(dir, { recursive: true });
+      // Parents as the umask says (they are not the store's); the store itself private.
+      await mkdir(dirname(dir), { recursive: true });
+      if ((await mkdir(dir, { recursive: true, mode: STORE_DIR_MODE })) !== undefined)
+        await chmod(dir, STORE_DIR_MODE);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST' || (e as NodeJS.ErrnoException).code === 'ENOTDIR')
         throw new Error(
@@ -165,6 +176,9 @@ export class FileAccessStore implements AccessStore {
       throw e;
     }
     const store = new FileAccessStore(dir, options);
+    const tightened = await checkStorePrivate(dir);
+    if (tightened.length > 0)
+      store.opts.warn(`made private (readable by group or others before): ${tightened.join(', ')}`);
     await store.init();
     return store;
   }
@@ -349,6 +363,8 @@ export class FileAccessStore implements AccessStore {
     }
     try {
       const st = await fh.stat();
+      // Made writable by others while open: what it says from now on may be anyone's.
+      if ((st.mode & 0o022) !== 0) throw new StoreNotPrivate(this.dir, this.logPath, st.mode);
       let f = this.follower;
       if (
         f !== null &&
@@ -428,7 +444,7 @@ export class FileAccessStore implements AccessStore {
   // ---- writing ------------------------------------------------------------
 
   private async append(line: string): Promise<void> {
-    const fh = await open(this.logPath, 'a');
+    const fh = await open(this.logPath, 'a', STORE_FILE_MODE);
     try {
       // One write() of a whole line with O_APPEND, then fsync: durable when it resolves.
       const buf = Buffer.from(line, 'utf8');
@@ -508,6 +524,10 @@ export class FileAccessStore implements AccessStore {
     const run = this.lockChain.then(async () => {
       await this.acquire();
       try {
+        if (!this.swept) {
+          this.swept = true;
+          await removeDeadTmp(this.dir);
+        }
         return await fn();
       } finally {
         await this.release();
@@ -528,7 +548,7 @@ export class FileAccessStore implements AccessStore {
     let delay = 2;
     for (;;) {
       try {
-        const fh = await open(this.lockPath, 'wx');
+        const fh = await open(this.lockPath, 'wx', STORE_FILE_MODE);
         try {
           await fh.writeFile(token);
         } finally {
@@ -647,8 +667,8 @@ export async function writeAtomic(
   content: string,
   encoding: BufferEncoding = 'utf8',
 ): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fh = await open(tmp, 'w');
+  const tmp = `${path}.${process.pid}${TMP_SUFFIX}`;
+  const fh = await open(tmp, 'w', STORE_FILE_MODE);
   try {
     await fh.writeFile(content, encoding);
     await fh.sync();
@@ -657,6 +677,25 @@ export async function writeAtomic(
   }
   await rename(tmp, path);
   await fsyncDir(dir);
+}
+
+/** writeAtomic's temporary files: `<file>.<pid>.tmp`. */
+const TMP_SUFFIX = '.tmp';
+const TMP_FILE = /\.(\d+)\.tmp$/;
+
+/**
+ * Remove the temporary files of writers that were killed before their rename (a pid
+ * that no longer runs on this host): nothing else ever would. Called under the store's
+ * lock; a live writer's file (the server's usage, another CLI) is left alone.
+ */
+export async function removeDeadTmp(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    const m = TMP_FILE.exec(name);
+    if (m === null || pidAlive(Number(m[1]))) continue;
+    await unlink(join(dir, name)).catch((e: unknown) => {
+      if (errCode(e) !== 'ENOENT') throw e;
+    });
+  }
 }
 
 async function fsyncDir(dir: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { cpSync, truncateSync } from 'node:fs';
+import { cpSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildFromSource } from '../../builder/build.js';
@@ -10,14 +10,26 @@ import { type ManagerEvents, SnapshotManager } from './manager.js';
 
 const dir = scratch('fr-manager-');
 
-/** Everything a manager tells the server, in order. */
-function recorder(): ManagerEvents & { said: string[] } {
+/** Everything a manager tells the server, in order; `problems` and `logs` in full. */
+function recorder(): ManagerEvents & { said: string[]; problems: (string | null)[]; logs: string[] } {
   const said: string[] = [];
+  const problems: (string | null)[] = [];
+  const logs: string[] = [];
   return {
     said,
+    problems,
+    logs,
     onSnapshot: (msg) => said.push(`snapshot ${msg.id}`),
-    onProblem: (message) => said.push(`problem ${message === null ? 'over' : message.split(':')[0]}`),
-    log: (level, msg) => said.push(`${level} ${msg}`),
+    onProblem: (message) => {
+      problems.push(message);
+      said.push(
+        `problem ${message === null ? 'over' : message.slice(message.indexOf(':') + 2).split(':')[0]}`,
+      );
+    },
+    log: (level, msg, fields) => {
+      logs.push(`${msg} ${JSON.stringify(fields ?? {})}`);
+      said.push(`${level} ${msg}`);
+    },
   };
 }
 
@@ -38,6 +50,17 @@ async function twoSnapshots(name: string): Promise<{ snaps: string; older: strin
   return { snaps, older: older.id, newer: newer.id };
 }
 
+/** twoSnapshots, with a manager that serves the older one (CURRENT names it). */
+async function servingOlder(name: string) {
+  const { snaps, older, newer } = await twoSnapshots(name);
+  setCurrent(snaps, older);
+  const events = recorder();
+  const manager = new SnapshotManager(snaps, 60_000, events);
+  await manager.check();
+  expect(manager.currentId).toBe(older);
+  return { snaps, older, newer, events, manager };
+}
+
 describe('SnapshotManager', () => {
   it('a load still running when the server stops hands nothing over and logs nothing after it', async () => {
     const { snaps, newer } = await twoSnapshots('late');
@@ -55,12 +78,7 @@ describe('SnapshotManager', () => {
   });
 
   it('a refused snapshot left as it is is not loaded again on every poll, but is as soon as CURRENT is republished', async () => {
-    const { snaps, older, newer } = await twoSnapshots('retry');
-    setCurrent(snaps, older);
-    const events = recorder();
-    const manager = new SnapshotManager(snaps, 60_000, events);
-    await manager.check();
-    expect(manager.currentId).toBe(older);
+    const { snaps, older, newer, events, manager } = await servingOlder('retry');
 
     // A snapshot cut in half: its copy is kept to repair it in place later.
     const series = join(snaps, newer, 'series.arrow');
@@ -82,5 +100,71 @@ describe('SnapshotManager', () => {
     await manager.check();
     expect(manager.currentId).toBe(newer);
     expect(events.said.slice(before)).toEqual(['problem over', `snapshot ${newer}`, 'info snapshot loaded']);
+  });
+});
+
+describe('what a refusal tells the public (/healthz) and what it tells the log', () => {
+  it('a hostile CURRENT (a link to a secret, a path, garbage) and a snapshot missing a file: the public text has a code and a sentence, never a path or what CURRENT holds; the log has both', async () => {
+    const { snaps, older, newer, events, manager } = await servingOlder('hostile');
+
+    const secrets = dir('hostile-secrets');
+    const current = join(snaps, 'CURRENT');
+    const cases: Array<{ make: () => void; code: string; secret: string }> = [
+      {
+        // A line without a slash passes as a name: it must not be echoed as a snapshot id.
+        make: () => {
+          writeFileSync(join(secrets, 'token'), 'hunter2-the-secret-line\n');
+          rmSync(current);
+          symlinkSync(join(secrets, 'token'), current);
+        },
+        code: 'SNAPSHOT_MISSING',
+        secret: 'hunter2-the-secret-line',
+      },
+      {
+        make: () => {
+          writeFileSync(join(secrets, 'passwd'), 'root:x:0:0:root:/root:/bin/bash\n');
+          rmSync(current);
+          symlinkSync(join(secrets, 'passwd'), current);
+        },
+        code: 'CURRENT_INVALID',
+        secret: 'root:x:0:0',
+      },
+      {
+        make: () => writeFileSync(current, `${join(snaps, newer)}\n`),
+        code: 'CURRENT_INVALID',
+        secret: snaps,
+      },
+      {
+        make: () => writeFileSync(current, '\u001b[2J\u001b]0;pwned\u0007garbage\n'),
+        code: 'SNAPSHOT_MISSING',
+        secret: 'pwned',
+      },
+      {
+        make: () => {
+          rmSync(join(snaps, newer, 'series.arrow'));
+          setCurrent(snaps, newer);
+        },
+        code: 'FILE_MISSING',
+        secret: snaps,
+      },
+    ];
+    for (const c of cases) {
+      const logsBefore = events.logs.length;
+      c.make();
+      await manager.check();
+      expect(manager.currentId, c.code).toBe(older);
+      const said = events.problems.at(-1);
+      expect(said, c.code).toMatch(new RegExp(`^${c.code}: `));
+      expect(said, c.code).not.toContain(c.secret);
+      expect(said, c.code).not.toContain('/');
+      expect(said, c.code).not.toMatch(/ENOENT|EACCES|open '/);
+      // The operator's log says exactly what and where.
+      const logged = events.logs.slice(logsBefore).join('\n');
+      expect(logged, c.code).toContain(c.code === 'CURRENT_INVALID' ? 'CURRENT' : snaps);
+      if (c.code === 'CURRENT_INVALID') expect(logged, c.code).toContain(current);
+    }
+    expect(events.problems.at(-1)).toBe(
+      `FILE_MISSING: snapshot ${newer} refused: series.arrow: a file is missing or cannot be read (detail in the server log)`,
+    );
   });
 });

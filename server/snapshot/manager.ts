@@ -4,20 +4,28 @@
  * the request path, serialize its served rows once, and hand it to every worker. A
  * snapshot that fails verification is refused and reported; the one in service
  * keeps serving.
+ *
+ * A problem is reported twice over: in full to the log (paths, the system's error,
+ * what CURRENT holds), and as a code and a sentence to onProblem, which /healthz shows
+ * to anyone. The public text never holds a path, a system message or CURRENT's
+ * content: CURRENT may be a link to any file the server can read. It names a snapshot
+ * only by a name that is a directory in the snapshots directory.
  */
-import { existsSync, type FSWatcher, statSync, watch } from 'node:fs';
+import { existsSync, type FSWatcher, lstatSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import { CURRENT_FILE, listSnapshots, readCurrent } from '../../builder/publish.js';
+import { CURRENT_FILE, CurrentError, listSnapshots, readCurrent } from '../../builder/publish.js';
 import { now } from '../../core/clock.js';
 import { SnapshotLookup } from '../../core/lookup.js';
+import { SnapshotError, type SnapshotErrorCode } from '../../core/snapshot/errors.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
+import { ARROW_FILES, MANIFEST_FILE } from '../../core/snapshot/schema.js';
 import { prepareRows } from './prepared.js';
 import type { SnapshotMessage } from './serving.js';
 
 export interface ManagerEvents {
   /** A verified snapshot ready for the workers. */
   onSnapshot(msg: SnapshotMessage): void;
-  /** A newer snapshot was refused (message), or the refusal is over (null). */
+  /** A newer snapshot was refused (`CODE: sentence`, fit to show anyone), or the refusal is over (null). */
   onProblem(message: string | null): void;
   log(level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void;
 }
@@ -34,6 +42,38 @@ export async function loadForServing(dir: string, id: string): Promise<SnapshotM
     prepared: prepareRows(new SnapshotLookup(snap.columns)),
     loadedAt: new Date(now()).toISOString(),
   };
+}
+
+/** What each refusal of the reader means, said without paths or system messages. */
+const REFUSAL_SENTENCES: Record<SnapshotErrorCode, string> = {
+  MANIFEST_INVALID: 'its manifest is not valid',
+  VERSION_UNSUPPORTED: 'its format version is not one this server reads',
+  FILE_MISSING: 'a file is missing or cannot be read',
+  SIZE_MISMATCH: 'a file does not have the size its manifest says',
+  CHECKSUM_MISMATCH: "a file does not match its manifest's checksum",
+  ARROW_INVALID: 'a file is not valid Arrow data',
+  INVARIANT_VIOLATED: 'its data breaks an invariant of the format',
+};
+
+/** The snapshot files a public message may name: fixed names, never input. */
+const SNAPSHOT_FILES: ReadonlySet<string> = new Set([MANIFEST_FILE, ...ARROW_FILES]);
+
+const DETAIL = ' (detail in the server log)';
+
+/** The public text for snapshot `id` refused with `e`; `named`: `id` is a directory of the snapshots directory. */
+export function refusalProblem(id: string, named: boolean, e: unknown): string {
+  if (!named) return `SNAPSHOT_MISSING: CURRENT names no snapshot directory${DETAIL}`;
+  if (!(e instanceof SnapshotError))
+    return `SNAPSHOT_UNREADABLE: snapshot ${id} refused: it cannot be loaded${DETAIL}`;
+  const file = e.file !== undefined && SNAPSHOT_FILES.has(e.file) ? `${e.file}: ` : '';
+  return `${e.code}: snapshot ${id} refused: ${file}${REFUSAL_SENTENCES[e.code]}${DETAIL}`;
+}
+
+/** The public text for a CURRENT that cannot be used. */
+export function currentProblem(e: unknown): string {
+  if (e instanceof CurrentError && e.code === 'CURRENT_INVALID')
+    return `CURRENT_INVALID: CURRENT does not hold the name of a snapshot in the snapshots directory${DETAIL}`;
+  return `CURRENT_UNREADABLE: CURRENT cannot be read${DETAIL}`;
 }
 
 /** First wait before a refused snapshot is tried again unchanged; it doubles up to RETRY_MAX_MS. */
@@ -145,19 +185,23 @@ export class SnapshotManager {
       if (message !== this.currentError) {
         this.currentError = message;
         this.events.log('warn', 'cannot read CURRENT', { error: message });
-        this.report(message);
+        this.report(currentProblem(e));
       }
       return;
     }
     this.currentError = null;
     if (id === null) {
-      const message = existsSync(this.dir)
+      const dirExists = existsSync(this.dir);
+      const message = dirExists
         ? `no snapshot published in ${this.dir}: CURRENT is missing or empty`
         : `the snapshots directory ${this.dir} does not exist`;
       if (message !== this.absent) {
         this.absent = message;
         this.events.log('warn', message, { serving: this.servingId });
-        this.report(this.servingId === null ? message : `${message}; serving the snapshot loaded before it`);
+        const said = dirExists
+          ? 'NO_SNAPSHOT: no snapshot published: CURRENT is missing or empty'
+          : 'NO_SNAPSHOTS_DIRECTORY: the snapshots directory does not exist';
+        this.report(this.servingId === null ? said : `${said}; serving the snapshot loaded before it`);
       }
       return;
     }
@@ -191,13 +235,22 @@ export class SnapshotManager {
       this.refusedKey = key;
       this.retryMs = retrying ? Math.min(this.retryMs * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
       this.retryAt = Date.now() + this.retryMs;
-      this.report(`snapshot ${id} refused: ${(e as Error).message}`);
+      this.report(refusalProblem(id, this.isSnapshotDir(id), e));
       this.events.log('error', 'snapshot refused', {
         snapshot: id,
         error: (e as Error).message,
         serving: this.servingId,
         retry_in_s: this.retryMs / 1000,
       });
+    }
+  }
+
+  /** Whether `id` names a directory in the snapshots directory (not a link out of it). */
+  private isSnapshotDir(id: string): boolean {
+    try {
+      return lstatSync(join(this.dir, id)).isDirectory();
+    } catch {
+      return false;
     }
   }
 
