@@ -242,7 +242,10 @@ export class RedisLimiter implements Limiter {
   }
 
   #newClient(retryFromStart: boolean): Client {
-    const c = makeClient(this.#url, { retryFromStart, commandTimeoutMs: 0 });
+    // Reconnecting as often as it probes: the servers' threads come back within about one
+    // probe of each other, which bounds what Redis grants before all of them have
+    // charged their local grants to the bucket (README, "Several servers on one Redis").
+    const c = makeClient(this.#url, { retryFromStart, commandTimeoutMs: 0, reconnectMaxMs: this.#probeMs });
     c.on('error', (err: unknown) => {
       // Before connect() has succeeded a failure is connect()'s to report, not an outage;
       // a replaced client's errors are old news.
