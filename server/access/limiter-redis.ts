@@ -28,6 +28,22 @@ import { type LogFn, makeClient, usageKey, withDeadline } from './store-redis.js
 export const gcraKey = (accountId: string): string => `fr:gcra:${accountId}`;
 
 /**
+ * Lua: for each of the ARGV[1] entries that follow, four ARGV values each, bind them
+ * to `names` (the first a string, the others numbers) and `gk` to the entry's KEYS[i + 1],
+ * and run `body`. The loop both scripts below share.
+ */
+const forEachEntry = (names: readonly [string, string, string, string], body: string): string => `
+for i = 1, tonumber(ARGV[1]) do
+  local a = 1 + (i - 1) * 4
+  local ${names[0]} = ARGV[a + 1]
+  local ${names[1]} = tonumber(ARGV[a + 2])
+  local ${names[2]} = tonumber(ARGV[a + 3])
+  local ${names[3]} = tonumber(ARGV[a + 4])
+  local gk = KEYS[i + 1]
+${body}
+end`;
+
+/**
  * The requests of one event-loop turn, decided in order in one call (see #flush):
  * KEYS[1] = fr:usage:<month> (hash), KEYS[1 + i] = fr:gcra:<account of request i> (TAT in µs).
  * ARGV = n, then per request: account id, now (µs), monthly quota, burst.
@@ -36,16 +52,10 @@ export const gcraKey = (accountId: string): string => `fr:gcra:${accountId}`;
  * the steps of those before it in the call (an account asked twice is counted twice).
  */
 export const ADMIT_SCRIPT = `
-local n = tonumber(ARGV[1])
 local out = {}
-for i = 1, n do
-  local a = 1 + (i - 1) * 4
-  local id = ARGV[a + 1]
-  local now = tonumber(ARGV[a + 2])
-  local monthly = tonumber(ARGV[a + 3])
-  local burst = tonumber(ARGV[a + 4])
-  local gk = KEYS[i + 1]
-  local t = math.max(1, math.floor(60000000 / burst))
+${forEachEntry(
+  ['id', 'now', 'monthly', 'burst'],
+  `  local t = math.max(1, math.floor(60000000 / burst))
   local count = tonumber(redis.call('HGET', KEYS[1], id) or '0')
   local tat = tonumber(redis.call('GET', gk) or '0')
   if tat < now then tat = now end
@@ -61,8 +71,8 @@ for i = 1, n do
   end
   out[#out + 1] = code
   out[#out + 1] = count
-  out[#out + 1] = tat - now
-end
+  out[#out + 1] = tat - now`,
+)}
 return out
 `;
 
@@ -80,24 +90,18 @@ return out
  * usage takes it back; the TAT never moves back.
  */
 export const RECONCILE_SCRIPT = `
-local n = tonumber(ARGV[1])
-for i = 1, n do
-  local a = 1 + (i - 1) * 4
-  local id = ARGV[a + 1]
-  local c = tonumber(ARGV[a + 2])
-  local burst = tonumber(ARGV[a + 3])
-  local at = tonumber(ARGV[a + 4])
-  redis.call('HINCRBY', KEYS[1], id, c)
+${forEachEntry(
+  ['id', 'c', 'burst', 'at'],
+  `  redis.call('HINCRBY', KEYS[1], id, c)
   if c > 0 and burst >= 1 then
-    local gk = KEYS[i + 1]
     local t = math.max(1, math.floor(60000000 / burst))
     local tat = tonumber(redis.call('GET', gk) or '0')
     if tat < at then tat = at end
     tat = tat + c * t
     redis.call('SET', gk, string.format('%.0f', tat), 'PX', math.ceil((tat - at) / 1000))
-  end
-end
-return n
+  end`,
+)}
+return 0
 `;
 
 /**
