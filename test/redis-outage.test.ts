@@ -102,11 +102,7 @@ describe('a Redis outage under load (README bound, issue 19)', () => {
     redis = await startRedis({ port: redis.port, dir: data });
     const backAt = Date.now();
     for (const s of servers)
-      await waitFor(
-        () => s.logs().split('Redis reachable again').length - 1 === 2,
-        5000,
-        'both threads back',
-      );
+      await waitFor(() => s.logs().split('Redis reachable again').length - 1 >= 2, 5000, 'both threads back');
     const reconciledAt = Date.now();
     const after = await load;
 
