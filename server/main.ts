@@ -14,6 +14,7 @@ import { now as clockNow, testClockShiftMs } from '../core/clock.js';
 import { startWorker } from '../core/worker.js';
 import { readBurst, writeBurst } from './access/burst-file.js';
 import { DEFAULT_SLOTS, LocalLimiter } from './access/limiter-local.js';
+import { LOOK_INTERVAL_MS, Lookout } from './access/lookout.js';
 import { type AccessStore, monthOf } from './access/model.js';
 import { openStore, redactUrl } from './access/open-store.js';
 import { loadPlans } from './access/plans.js';
@@ -128,6 +129,9 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
           for (const f of waiters.splice(0)) f();
         } else if (m.type === 'swap-failed')
           log.error({ snapshot: m.id, error: m.message }, 'worker could not attach snapshot');
+        else if (m.type === 'look')
+          // The table a look reads is sent to every thread before this answer (one port, in order).
+          void access.look().then(() => w.postMessage({ type: 'looked', id: m.id } satisfies ToWorker));
       });
       w.on('error', (e) => {
         log.error({ error: e.message }, 'worker failed');
@@ -329,11 +333,28 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
   }, USAGE_OBSERVE_MS);
   observer.unref();
   const listeners: Array<(t: typeof table) => void> = [];
-  let refreshing = false;
   let lastRefreshError: string | null = null;
-  const refresh = async () => {
-    if (refreshing) return;
-    refreshing = true;
+  /**
+   * One read at a time. A refresh asked for while one runs gets one more after it, shared
+   * by every such ask: the running read may have started before the change the caller
+   * waits for (a look for a new key, lookout.ts).
+   */
+  let running: Promise<void> | null = null;
+  let queued: Promise<void> | null = null;
+  const refresh = (): Promise<void> => {
+    if (running === null) {
+      running = readStore().finally(() => {
+        running = null;
+      });
+      return running;
+    }
+    queued ??= running.then(() => {
+      queued = null;
+      return refresh();
+    });
+    return queued;
+  };
+  const readStore = async () => {
     try {
       const state = await store.read();
       // Versions only grow; a store that went back (a Redis restarted empty or flushed,
@@ -361,10 +382,11 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
           'access store unreadable: keeping the last known keys',
         );
       }
-    } finally {
-      refreshing = false;
     }
   };
+  // Read-your-writes for new keys: threads ask when a request carries a key they do not
+  // know; asks from all threads within LOOK_INTERVAL_MS share one read of the store.
+  const lookout = new Lookout(refresh, LOOK_INTERVAL_MS);
   const unsubscribe = store.subscribe(() => void refresh());
   // A poll as well, so a missed notification costs at most a second.
   const poll = setInterval(() => void refresh(), 1000);
@@ -407,6 +429,8 @@ async function startAccess(spec: string, plans: ReturnType<typeof loadPlans>) {
     redisUrl,
     table: () => table,
     onTable: (l: (t: typeof table) => void) => listeners.push(l),
+    /** Resolves once a store read that started after this call has been sent to every thread. */
+    look: () => lookout.request(),
     stop: async () => {
       clearInterval(poll);
       clearInterval(saver);

@@ -9,6 +9,7 @@ import { now } from '../core/clock.js';
 import { escapeControls } from '../core/escape.js';
 import { AccessGate } from './access/gate.js';
 import { type LimiterShared, LocalLimiter } from './access/limiter-local.js';
+import { LOOK_DEADLINE_MS, LOOK_INTERVAL_MS, Lookout } from './access/lookout.js';
 import type { Limiter } from './access/model.js';
 import type { KeyTableData } from './access/table.js';
 import { type AppContext, createApp, type StaticResource } from './app.js';
@@ -48,6 +49,8 @@ export type ToWorker =
   | { type: 'problem'; message: string | null }
   | { type: 'collect' }
   | { type: 'keys'; table: KeyTableData }
+  /** The look asked for by `look` `id` is done: any newer table was sent before this. */
+  | { type: 'looked'; id: number }
   | { type: 'shutdown' };
 
 export type FromWorker =
@@ -55,6 +58,8 @@ export type FromWorker =
   | { type: 'listen-failed'; message: string }
   | { type: 'swapped'; id: string }
   | { type: 'swap-failed'; id: string; message: string }
+  /** A request carries a well-formed key this thread does not know: read the store's new changes. */
+  | { type: 'look'; id: number }
   | { type: 'stopped' };
 
 /**
@@ -82,7 +87,32 @@ if (input.snapshot !== null) {
 const localLimiter = new LocalLimiter(input.access.limiter);
 const limiter =
   input.access.redis === null ? localLimiter : await redisLimiter(input.access.redis, localLimiter);
-const gate = new AccessGate(config.baseUrl, limiter);
+/**
+ * Looks at the store for a key this thread does not know (read-your-writes, lookout.ts):
+ * the main thread reads the store's new changes and sends the table, then says `looked`.
+ * At most one a LOOK_INTERVAL_MS from this thread; one unanswered for LOOK_DEADLINE_MS
+ * (a store that does not answer) ends anyway, and the key is refused.
+ */
+const looksWaiting = new Map<number, () => void>();
+let lookId = 0;
+const lookout = new Lookout(
+  () =>
+    new Promise<void>((resolve) => {
+      const id = ++lookId;
+      const timer = setTimeout(() => {
+        looksWaiting.delete(id);
+        resolve();
+      }, LOOK_DEADLINE_MS);
+      looksWaiting.set(id, () => {
+        clearTimeout(timer);
+        looksWaiting.delete(id);
+        resolve();
+      });
+      parentPort!.postMessage({ type: 'look', id } satisfies FromWorker);
+    }),
+  LOOK_INTERVAL_MS,
+);
+const gate = new AccessGate(config.baseUrl, limiter, now, () => lookout.request());
 gate.setTable(input.access.table);
 
 /** Redis counts for every server; the shared-memory limiter takes over while Redis is unreachable. */
@@ -180,6 +210,8 @@ parentPort!.on('message', (m: ToWorker) => {
     problem = m.message;
   } else if (m.type === 'keys') {
     gate.setTable(m.table);
+  } else if (m.type === 'looked') {
+    looksWaiting.get(m.id)?.();
   } else if (m.type === 'collect') {
     // gc is exposed by the main thread (v8 flag set before this worker started).
     (globalThis as { gc?: () => void }).gc?.();

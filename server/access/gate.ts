@@ -10,6 +10,12 @@
  * (core/string-index.ts, secret mode). A new token is found by hashing it (SHA-256)
  * into a Map keyed by the stored hash, so no comparison runs over the secret itself
  * there, and keys are never logged.
+ *
+ * Read-your-writes (issue 19): a well-formed key the table does not list may have been
+ * created a moment ago, before this thread heard of it. With `lookAgain` (a bounded look
+ * at the store that resolves once a table read after the request has been set here,
+ * lookout.ts) it is looked up once more before it is refused. A revoked key is listed as
+ * revoked and refused at once; a token that is not even shaped like a key never looks.
  */
 import { createHash } from 'node:crypto';
 import { now as clockNow } from '../../core/clock.js';
@@ -33,6 +39,7 @@ const CACHE_MAX = 10_000;
 
 export class AccessGate implements Gate {
   private byHash = new Map<string, KeyEntry>();
+  private revoked = new Set<string>();
   /** Presented Authorization value → position in `cached` (string-index.ts: secret mode, no Map). */
   private cache = new StringIndex({ secret: true, capacity: 64 });
   private cached: KeyEntry[] = [];
@@ -47,10 +54,12 @@ export class AccessGate implements Gate {
     private readonly baseUrl: string,
     private readonly limiter: Limiter,
     private readonly now: () => number = clockNow,
+    private readonly lookAgain: (() => Promise<void>) | null = null,
   ) {}
 
   setTable(table: KeyTableData): void {
     this.byHash = new Map(table.entries);
+    this.revoked = new Set(table.revoked);
     this.cache.clear();
     this.cached = [];
     // Limits objects arrive cloned with each table; keep the cache to this table's.
@@ -59,14 +68,26 @@ export class AccessGate implements Gate {
 
   admit(authorization: string): GateDecision | Promise<GateDecision> {
     const entry = this.lookup(authorization);
-    if (entry === undefined) {
-      return this.refuse(
-        '401 Unauthorized',
-        'unauthorized',
-        unauthorizedDetail(authorization),
-        this.wwwAuthenticate,
-      );
-    }
+    if (typeof entry === 'object') return this.admitEntry(entry);
+    if (entry === undefined || this.lookAgain === null || this.revoked.has(entry))
+      return this.unauthorized(authorization);
+    const hash = entry;
+    return this.lookAgain().then(() => {
+      const found = this.byHash.get(hash);
+      return found === undefined ? this.unauthorized(authorization) : this.admitEntry(found);
+    });
+  }
+
+  private unauthorized(authorization: string): GateDecision {
+    return this.refuse(
+      '401 Unauthorized',
+      'unauthorized',
+      unauthorizedDetail(authorization),
+      this.wwwAuthenticate,
+    );
+  }
+
+  private admitEntry(entry: KeyEntry): GateDecision | Promise<GateDecision> {
     const nowMs = this.now();
     if (nowMs >= entry.expiresAt) {
       return this.refuse(
@@ -93,21 +114,22 @@ export class AccessGate implements Gate {
     return this.decide(d, entry.limits, nowMs);
   }
 
-  private lookup(authorization: string): KeyEntry | undefined {
+  /** The key's entry; for a well-formed key the table does not list, its hash; else undefined. */
+  private lookup(authorization: string): KeyEntry | string | undefined {
     if (authorization === '') return undefined;
     const hit = this.cache.get(authorization);
     if (hit >= 0) return this.cached[hit];
     const token = parseBearer(authorization);
     if (token === null || !looksLikeKey(token)) return undefined;
-    const entry = this.byHash.get(createHash('sha256').update(token).digest('hex'));
-    if (entry !== undefined) {
-      if (this.cached.length >= CACHE_MAX) {
-        this.cache.clear();
-        this.cached = [];
-      }
-      this.cache.set(authorization, this.cached.length);
-      this.cached.push(entry);
+    const hash = createHash('sha256').update(token).digest('hex');
+    const entry = this.byHash.get(hash);
+    if (entry === undefined) return hash;
+    if (this.cached.length >= CACHE_MAX) {
+      this.cache.clear();
+      this.cached = [];
     }
+    this.cache.set(authorization, this.cached.length);
+    this.cached.push(entry);
     return entry;
   }
 

@@ -449,3 +449,120 @@ describe('RedisLimiter', () => {
     await l.close();
   });
 });
+
+describe('RedisLimiter after an outage (issue 19)', () => {
+  /** A Redis of the test's own that `restart` brings back on its port; both stopped after `f`. */
+  async function outage(f: (own: RedisServer, restart: () => Promise<RedisServer>) => Promise<void>) {
+    const own = await startRedis();
+    const again: RedisServer[] = [];
+    try {
+      await f(own, async () => {
+        again.push(await startRedis({ port: own.port }));
+        return again[0];
+      });
+    } finally {
+      for (const r of again) await r.stop();
+      await own.stop();
+    }
+  }
+
+  const waitBack = async (...ls: RedisLimiter[]) => {
+    const t0 = Date.now();
+    while (ls.some((l) => l.degraded) && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
+    expect(ls.map((l) => l.degraded)).toEqual(ls.map(() => false));
+  };
+
+  it('charges the burst in Redis with what each server granted alone: after recovery the servers refuse until it has refilled', async () => {
+    await outage(async (own, restart) => {
+      // Two servers, each with its own shared memory (its own fallback).
+      const a = await limiter(own.url, { fallback: LocalLimiter.create(4).limiter });
+      const b = await limiter(own.url, { fallback: LocalLimiter.create(4).limiter });
+      const limits = { burst: 5, monthly: 1000 };
+      const t = emissionUs(5) / 1000; // 12 s
+      expect((await a.admit(alice, limits, T0)).ok).toBe(true);
+
+      await own.stop({ crash: true });
+      // Alone, each grants what its own bucket holds: 4 (a saw one taken) and 5.
+      const during = [];
+      for (let i = 0; i < 6; i++) {
+        during.push(await a.admit(alice, limits, T0 + 1000));
+        during.push(await b.admit(alice, limits, T0 + 1000));
+      }
+      expect(during.filter((d) => d.ok)).toHaveLength(9);
+
+      const again = await restart();
+      // As a persistent Redis would: it comes back with the bucket it had (one request taken).
+      await withClient(again.url, (c) =>
+        c.set(gcraKey(alice.id), String((T0 + t) * 1000), { PX: 3_600_000 }),
+      );
+      await waitBack(a, b);
+      // The bucket now holds the 1 + 9 requests, as one shared bucket would have it:
+      // TAT = max(T0 + 12 s, T0 + 1 s) + 9 × 12 s, so nothing fits until TAT - now <= 4 × 12 s.
+      const gcra = await withClient(again.url, (c) => c.get(gcraKey(alice.id)));
+      expect(Number(gcra)).toBe((T0 + 10 * t) * 1000);
+      const opens = T0 + 10 * t - 4 * t;
+      for (const l of [a, b]) {
+        expect(await l.admit(alice, limits, T0 + 2000)).toMatchObject({ ok: false, refused: 'rate-limited' });
+        expect((await l.admit(alice, limits, opens - 1)).ok).toBe(false);
+      }
+      expect((await b.admit(alice, limits, opens)).ok).toBe(true);
+      expect((await a.admit(alice, limits, opens)).ok).toBe(false);
+      // The counts are reconciled as before: 9 granted alone, then 1 (an empty Redis).
+      expect(await usage(again.url, '2025-03', alice.id)).toBe(10);
+    });
+  });
+
+  it('never moves a bucket back: a TAT further ahead than the local grants stays', async () => {
+    await outage(async (own, restart) => {
+      const a = await limiter(own.url, { fallback: LocalLimiter.create(4).limiter });
+      const limits = { burst: 5, monthly: 1000 };
+      expect((await a.admit(alice, limits, T0)).ok).toBe(true);
+      await own.stop({ crash: true });
+      expect((await a.admit(alice, limits, T0 + 1000)).ok).toBe(true);
+      const again = await restart();
+      // Another server charged this bucket far ahead meanwhile.
+      const ahead = (T0 + 600_000) * 1000;
+      await withClient(again.url, (c) => c.set(gcraKey(alice.id), String(ahead), { PX: 3_600_000 }));
+      await waitBack(a);
+      const gcra = await withClient(again.url, (c) => c.get(gcraKey(alice.id)));
+      expect(Number(gcra)).toBe(ahead + emissionUs(5));
+    });
+  });
+
+  it('the recovery log line counts accounts, not passes', async () => {
+    await outage(async (own, restart) => {
+      const logs: Array<[string, Record<string, unknown> | undefined]> = [];
+      const l = await limiter(own.url, {
+        fallback: LocalLimiter.create(4).limiter,
+        log: (_level, msg, fields) => logs.push([msg, fields]),
+      });
+      const limits = { burst: 1e6, monthly: 1e9 };
+      expect((await l.admit(alice, limits, T0)).ok).toBe(true);
+      await own.stop({ crash: true });
+      expect((await l.admit(alice, limits, T0)).ok).toBe(true);
+      expect(l.degraded).toBe(true);
+      // Two accounts keep asking, one turn at a time, while Redis comes back: passes
+      // until nothing was left never ended under such load (each round trip let new
+      // local grants in), and each pass added its accounts to the count.
+      let local = 1;
+      let stop = false;
+      const load = (async () => {
+        while (!stop) {
+          const [x, y] = await Promise.all([l.admit(alice, limits, T0), l.admit(bob, limits, T0)]);
+          if (!l.degraded) break;
+          local += Number(x.ok) + Number(y.ok);
+          await new Promise((r) => setImmediate(r));
+        }
+      })();
+      await restart();
+      await waitBack(l);
+      stop = true;
+      await load;
+      const back = logs.find(([msg]) => msg.includes('reachable again'));
+      expect(back?.[1]).toMatchObject({ accounts: 2 });
+      const requests = back?.[1]?.requests as number;
+      expect(requests).toBeGreaterThan(2);
+      expect(requests).toBeLessThanOrEqual(local + 2);
+    });
+  });
+});

@@ -13,7 +13,7 @@
  * Outage: when Redis does not answer (refused, not ready, or slower than `timeoutMs`), the
  * limiter decides locally with `fallback` (the server's shared-memory limiter), logs once,
  * counts what it admitted, and when Redis answers again adds those counts into
- * `fr:usage:<month>`. The fallback's quota and burst start from what Redis last said:
+ * `fr:usage:<month>` and charges them to the account's burst (RECONCILE_SCRIPT). The fallback's quota and burst start from what Redis last said:
  * every count and GCRA time Redis returns is passed to its `observe`, which all threads
  * of a server share, and the
  * main thread seeds it from the whole usage hash at start and every few seconds
@@ -28,6 +28,22 @@ import { type LogFn, makeClient, usageKey, withDeadline } from './store-redis.js
 export const gcraKey = (accountId: string): string => `fr:gcra:${accountId}`;
 
 /**
+ * Lua: for each of the ARGV[1] entries that follow, four ARGV values each, bind them
+ * to `names` (the first a string, the others numbers) and `gk` to the entry's KEYS[i + 1],
+ * and run `body`. The loop both scripts below share.
+ */
+const forEachEntry = (names: readonly [string, string, string, string], body: string): string => `
+for i = 1, tonumber(ARGV[1]) do
+  local a = 1 + (i - 1) * 4
+  local ${names[0]} = ARGV[a + 1]
+  local ${names[1]} = tonumber(ARGV[a + 2])
+  local ${names[2]} = tonumber(ARGV[a + 3])
+  local ${names[3]} = tonumber(ARGV[a + 4])
+  local gk = KEYS[i + 1]
+${body}
+end`;
+
+/**
  * The requests of one event-loop turn, decided in order in one call (see #flush):
  * KEYS[1] = fr:usage:<month> (hash), KEYS[1 + i] = fr:gcra:<account of request i> (TAT in µs).
  * ARGV = n, then per request: account id, now (µs), monthly quota, burst.
@@ -36,16 +52,10 @@ export const gcraKey = (accountId: string): string => `fr:gcra:${accountId}`;
  * the steps of those before it in the call (an account asked twice is counted twice).
  */
 export const ADMIT_SCRIPT = `
-local n = tonumber(ARGV[1])
 local out = {}
-for i = 1, n do
-  local a = 1 + (i - 1) * 4
-  local id = ARGV[a + 1]
-  local now = tonumber(ARGV[a + 2])
-  local monthly = tonumber(ARGV[a + 3])
-  local burst = tonumber(ARGV[a + 4])
-  local gk = KEYS[i + 1]
-  local t = math.max(1, math.floor(60000000 / burst))
+${forEachEntry(
+  ['id', 'now', 'monthly', 'burst'],
+  `  local t = math.max(1, math.floor(60000000 / burst))
   local count = tonumber(redis.call('HGET', KEYS[1], id) or '0')
   local tat = tonumber(redis.call('GET', gk) or '0')
   if tat < now then tat = now end
@@ -61,9 +71,37 @@ for i = 1, n do
   end
   out[#out + 1] = code
   out[#out + 1] = count
-  out[#out + 1] = tat - now
-end
+  out[#out + 1] = tat - now`,
+)}
 return out
+`;
+
+/**
+ * What a server granted alone during an outage, added to Redis when it answers again:
+ * KEYS[1] = fr:usage:<month> (hash), KEYS[1 + i] = fr:gcra:<account i>.
+ * ARGV = n, then per account: id, count, burst, at (µs: the last local grant).
+ * The count goes into the month's usage; the burst is charged too, as if every one of
+ * those requests had come at `at`: the TAT moves to max(TAT, at) + count × interval and
+ * never back. That is at least where one shared bucket would have it (each GCRA step
+ * adds one interval to max(TAT, now), and no grant came after `at`), so once every
+ * server has reconnected the account waits until the burst has paid for them, and the
+ * outage cannot hand out a second burst on top of the one the servers gave alone.
+ * A count may be negative (a reservation released after its batch was added): only the
+ * usage takes it back; the TAT never moves back.
+ */
+export const RECONCILE_SCRIPT = `
+${forEachEntry(
+  ['id', 'c', 'burst', 'at'],
+  `  redis.call('HINCRBY', KEYS[1], id, c)
+  if c > 0 and burst >= 1 then
+    local t = math.max(1, math.floor(60000000 / burst))
+    local tat = tonumber(redis.call('GET', gk) or '0')
+    if tat < at then tat = at end
+    tat = tat + c * t
+    redis.call('SET', gk, string.format('%.0f', tat), 'PX', math.ceil((tat - at) / 1000))
+  end`,
+)}
+return 0
 `;
 
 /**
@@ -118,6 +156,15 @@ interface Queued {
   readonly nowMs: number;
   readonly usageKey: string;
   readonly resolve: (d: LimitDecision | Promise<LimitDecision>) => void;
+}
+
+/** Requests one account was granted locally in a month, not yet in Redis (RECONCILE_SCRIPT). */
+interface Owed {
+  n: number;
+  /** The burst of the plan they were granted under (the latest). */
+  burst: number;
+  /** The last grant (caller's clock, ms). */
+  atMs: number;
 }
 
 /** Most requests decided by one call (its KEYS and ARGV grow with it). */
@@ -186,8 +233,8 @@ export class RedisLimiter implements Limiter {
   #downSince = 0;
   #probeTimer: NodeJS.Timeout | null = null;
   #probing = false;
-  /** Requests admitted locally during an outage: month → account id → count, not yet in Redis. */
-  #pending = new Map<string, Map<string, number>>();
+  /** Requests admitted locally during an outage: month → account id → what is owed, not yet in Redis. */
+  #pending = new Map<string, Map<string, Owed>>();
 
   constructor(url: string, opts: RedisLimiterOptions = {}) {
     this.#fallback = opts.fallback ?? new MemoryLimiter();
@@ -199,7 +246,10 @@ export class RedisLimiter implements Limiter {
   }
 
   #newClient(retryFromStart: boolean): Client {
-    const c = makeClient(this.#url, { retryFromStart, commandTimeoutMs: 0 });
+    // Reconnecting as often as it probes: the servers' threads come back within about one
+    // probe of each other, which bounds what Redis grants before all of them have
+    // charged their local grants to the bucket (README, "Several servers on one Redis").
+    const c = makeClient(this.#url, { retryFromStart, commandTimeoutMs: 0, reconnectMaxMs: this.#probeMs });
     c.on('error', (err: unknown) => {
       // Before connect() has succeeded a failure is connect()'s to report, not an outage;
       // a replaced client's errors are old news.
@@ -287,7 +337,7 @@ export class RedisLimiter implements Limiter {
         // Counted nothing either way: the local figures will do.
       }
     }
-    const pending = this.#pending.get(this.#monthKeyOf)?.get(account.id) ?? 0;
+    const pending = this.#pending.get(this.#monthKeyOf)?.get(account.id)?.n ?? 0;
     const used = (this.#known.get(account.id) ?? 0) + pending;
     const local = await this.#fallback.peek(account, limits, nowMs);
     const left = Math.max(0, Math.min(local.quotaRemaining, limits.monthly - used));
@@ -376,12 +426,7 @@ export class RedisLimiter implements Limiter {
     nowMs: number,
   ): Promise<LimitDecision> {
     const month = this.#monthKeyOf;
-    let pending = this.#pending.get(month);
-    if (!pending) {
-      pending = new Map();
-      this.#pending.set(month, pending);
-    }
-    const mine = pending.get(account.id) ?? 0;
+    const mine = this.#pending.get(month)?.get(account.id)?.n ?? 0;
     const used = (this.#known.get(account.id) ?? 0) + mine;
     const quotaReset = this.#quotaReset(nowMs);
     if (!quotaStep(used, limits.monthly)) {
@@ -390,18 +435,33 @@ export class RedisLimiter implements Limiter {
     }
     // Reserve before a possibly asynchronous fallback so concurrent calls cannot both
     // take the last unit of quota; released below if the fallback refuses.
-    pending.set(account.id, mine + 1);
+    this.#owe(month, account.id, 1, limits.burst, nowMs);
     const r = this.#fallback.admit(account, limits, nowMs);
     const d = r instanceof Promise ? await r : r;
     if (!d.ok) {
-      // Re-fetched: a reconciliation may have swapped the map meanwhile; a -1 there nets out.
-      const now = this.#pending.get(month) ?? new Map<string, number>();
-      this.#pending.set(month, now);
-      now.set(account.id, (now.get(account.id) ?? 0) - 1);
+      // Looked up again: a reconciliation may have swapped the map meanwhile; a -1 there nets out.
+      this.#owe(month, account.id, -1, limits.burst, nowMs);
       return d;
     }
     const left = limits.monthly - used - 1;
     return d.quotaRemaining > left ? { ...d, quotaRemaining: left } : d;
+  }
+
+  #owe(month: string, id: string, n: number, burst: number, atMs: number): void {
+    let byAccount = this.#pending.get(month);
+    if (!byAccount) {
+      byAccount = new Map();
+      this.#pending.set(month, byAccount);
+    }
+    const o = byAccount.get(id);
+    if (o === undefined) byAccount.set(id, { n, burst, atMs });
+    else {
+      o.n += n;
+      if (atMs >= o.atMs) {
+        o.burst = burst;
+        o.atMs = atMs;
+      }
+    }
   }
 
   #rollMonth(nowMs: number): void {
@@ -440,62 +500,82 @@ export class RedisLimiter implements Limiter {
     this.#probeTimer.unref();
   }
 
-  /** During an outage: once Redis answers, add the local counts to it and go back to it. */
+  /**
+   * During an outage: once Redis answers, add what was granted locally to it and go back
+   * to it, in one step. The reconciliation is written to the connection before any
+   * request is sent to Redis again, and Redis runs one connection's commands in order,
+   * so every request after it is decided on the charged bucket, and no request is
+   * granted locally once it is on its way. (Passes until nothing was left never ended
+   * under steady load: each pass's round trip let new local grants in.)
+   */
   async #probe(): Promise<void> {
     if (this.#probing || !this.#down || !this.#client.isReady) return;
     this.#probing = true;
     try {
       await withDeadline(this.#client.sendCommand(['PING']), PROBE_DEADLINE_MS, () => this.#replaceClient());
       await withDeadline(this.#loadScript(), PROBE_DEADLINE_MS, () => this.#replaceClient());
-      const { accounts, requests } = await this.#reconcile();
-      // Synchronous from the last (empty) check in #reconcile: no local admit can slip in.
-      this.#down = false;
-      if (this.#probeTimer) clearInterval(this.#probeTimer);
-      this.#probeTimer = null;
-      this.#log('info', 'redis limiter: Redis reachable again, local counts reconciled', {
-        outage_ms: Date.now() - this.#downSince,
-        accounts,
-        requests,
-      });
     } catch {
       // Still away: the next tick tries again.
+      this.#probing = false;
+      return;
+    }
+    const batch = this.#pending;
+    this.#pending = new Map();
+    const sent = this.#reconcile(batch);
+    this.#down = false;
+    if (this.#probeTimer) clearInterval(this.#probeTimer);
+    this.#probeTimer = null;
+    try {
+      await sent.done;
+      this.#log('info', 'redis limiter: Redis reachable again, local counts reconciled', {
+        outage_ms: Date.now() - this.#downSince,
+        accounts: sent.accounts,
+        requests: sent.requests,
+      });
+    } catch (err) {
+      // Put the batch back (with anything counted meanwhile) for the next probe; the
+      // requests sent after it fail over to local counting as well.
+      for (const [month, owed] of batch)
+        for (const [id, o] of owed) this.#owe(month, id, o.n, o.burst, o.atMs);
+      this.#markDown(err);
     } finally {
       this.#probing = false;
     }
   }
 
-  async #reconcile(): Promise<{ accounts: number; requests: number }> {
-    let accounts = 0;
+  /**
+   * Send what this thread granted alone to Redis, counts and burst (RECONCILE_SCRIPT), as
+   * one transaction written to the connection before this returns; `done` settles with
+   * its reply. Reports the distinct accounts and the requests it carries.
+   */
+  #reconcile(batch: Map<string, Map<string, Owed>>): {
+    done: Promise<unknown>;
+    accounts: number;
+    requests: number;
+  } {
+    const multi = this.#client.multi();
+    const accounts = new Set<string>();
     let requests = 0;
-    while (this.#pending.size > 0) {
-      const batch = this.#pending;
-      this.#pending = new Map();
-      const multi = this.#client.multi();
-      let n = 0;
-      let sum = 0;
-      for (const [month, counts] of batch) {
-        for (const [id, c] of counts) {
-          if (c === 0) continue;
-          multi.hIncrBy(usageKey(month), id, c);
-          n++;
-          sum += c;
-        }
+    let calls = 0;
+    for (const [month, owed] of batch) {
+      const keys = [usageKey(month)];
+      const argv: string[] = [];
+      for (const [id, o] of owed) {
+        if (o.n === 0) continue;
+        keys.push(gcraKey(id));
+        argv.push(id, String(o.n), String(o.burst), String(Math.round(o.atMs * 1000)));
+        accounts.add(id);
+        requests += o.n;
       }
-      try {
-        if (n > 0) await withDeadline(multi.exec(), PROBE_DEADLINE_MS, () => this.#replaceClient());
-      } catch (err) {
-        // Put the batch back (with anything counted meanwhile) for the next probe.
-        for (const [month, counts] of batch) {
-          const into = this.#pending.get(month) ?? new Map<string, number>();
-          this.#pending.set(month, into);
-          for (const [id, c] of counts) into.set(id, (into.get(id) ?? 0) + c);
-        }
-        throw err;
-      }
-      accounts += n;
-      requests += sum;
+      if (keys.length === 1) continue;
+      multi.eval(RECONCILE_SCRIPT, { keys, arguments: [String(keys.length - 1), ...argv] });
+      calls++;
     }
-    return { accounts, requests };
+    const done =
+      calls === 0
+        ? Promise.resolve()
+        : withDeadline(multi.exec(), PROBE_DEADLINE_MS, () => this.#replaceClient());
+    return { done, accounts: accounts.size, requests };
   }
 
   async close(): Promise<void> {

@@ -103,8 +103,12 @@ type Client = ReturnType<typeof makeClient>;
  * connected. Commands are rejected at once while it is reconnecting instead of queueing:
  * callers have a local answer (last known keys, local counting) meanwhile.
  */
-export function makeClient(url: string, opts: { retryFromStart?: boolean; commandTimeoutMs?: number } = {}) {
+export function makeClient(
+  url: string,
+  opts: { retryFromStart?: boolean; commandTimeoutMs?: number; reconnectMaxMs?: number } = {},
+) {
   let connected = opts.retryFromStart ?? false;
+  const reconnectMaxMs = opts.reconnectMaxMs ?? 1000;
   const client = createClient({
     url,
     disableOfflineQueue: true,
@@ -115,7 +119,7 @@ export function makeClient(url: string, opts: { retryFromStart?: boolean; comman
       connectTimeout: 2000,
       reconnectStrategy: (retries: number, cause: Error) =>
         connected
-          ? Math.min(50 * 2 ** retries, 1000)
+          ? Math.min(50 * 2 ** retries, reconnectMaxMs)
           : new Error(`cannot reach Redis at ${redactUrl(url)}: ${cause.message}`),
     },
   });

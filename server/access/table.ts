@@ -27,6 +27,11 @@ export interface KeyTableData {
   readonly version: number;
   /** [hash, entry] pairs of usable (not revoked) keys. */
   readonly entries: ReadonlyArray<readonly [string, KeyEntry]>;
+  /**
+   * Hashes of revoked keys: refused at once, where a key the table does not list at all
+   * may be one created a moment ago and is looked up again first (gate.ts, lookout.ts).
+   */
+  readonly revoked: readonly string[];
 }
 
 /**
@@ -66,10 +71,13 @@ export function buildKeyTable(
 ): KeyTableData {
   const accounts = new Map(state.accounts.map((a) => [a.id, a]));
   const entries: Array<readonly [string, KeyEntry]> = [];
+  const revoked: string[] = [];
   for (const k of state.keys) {
-    if (k.revoked_at !== null) continue;
     const a = accounts.get(k.account_id);
-    if (!a) continue;
+    if (k.revoked_at !== null || !a) {
+      revoked.push(k.hash);
+      continue;
+    }
     entries.push([
       k.hash,
       {
@@ -86,5 +94,5 @@ export function buildKeyTable(
   }
   // Accounts without keys still get a slot so their saved usage is restored.
   for (const a of state.accounts) slots.slotOf(a.id);
-  return { version: state.version, entries };
+  return { version: state.version, entries, revoked };
 }
