@@ -91,14 +91,18 @@ system-deps:
 # ahead: a date baked into a test fails the day it is written, not the day it
 # expires. After each pass, test/leftovers.sh fails the run if a process it started
 # (tagged FUNDRETURNS_TEST_RUN) is still running.
+# A hang anywhere (a child that never exits) ends the pass after TEST_TIMEOUT seconds
+# rather than CI's whole budget.
 FAKETIME_AHEAD ?= +400d
+TEST_TIMEOUT ?= 1500
 test: system-deps node_modules/.package-lock.json
 	@run=fr-test-$$$$; status=0; \
-	FUNDRETURNS_TEST_RUN=$$run npm test || status=$$?; \
+	FUNDRETURNS_TEST_RUN=$$run timeout -k 30 $(TEST_TIMEOUT) npm test || status=$$?; \
 	bash test/leftovers.sh $$run || status=1; \
 	if [ $$status -eq 0 ]; then \
 	  echo "== end-to-end tests again, the clock moved $(FAKETIME_AHEAD) (faketime)"; \
-	  FUNDRETURNS_TEST_RUN=$$run-ahead FAKETIME_DONT_FAKE_MONOTONIC=1 faketime -f '$(FAKETIME_AHEAD)' npx vitest run test/ || status=$$?; \
+	  FUNDRETURNS_TEST_RUN=$$run-ahead FAKETIME_DONT_FAKE_MONOTONIC=1 \
+	    timeout -k 30 $(TEST_TIMEOUT) faketime -f '$(FAKETIME_AHEAD)' npx vitest run test/ || status=$$?; \
 	  bash test/leftovers.sh $$run-ahead || status=1; \
 	fi; \
 	exit $$status

@@ -18,7 +18,7 @@ let checked = false;
 
 function assertInstalled(): void {
   if (checked) return;
-  const r = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  const r = spawnSync('redis-server', ['--version'], { encoding: 'utf8', env: redisEnv(), timeout: 10_000 });
   if (r.error || r.status !== 0) {
     throw new Error(
       'redis-server is not installed or not on PATH; install it with ' +
