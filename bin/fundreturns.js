@@ -3,7 +3,7 @@
 
 // `serve` holds its stop signals before any module loads (server/early-signal.ts).
 if (process.argv[2] === 'serve') (await import('../dist/server/early-signal.js')).holdSignals();
-const { main } = await import('../dist/builder/cli/main.js');
+const { main } = await import('../dist/cli/main.js');
 
 // A reader that stops early (`accounts list --json | head`) is not an error of ours:
 // what is left to print has nowhere to go, and the command ends as it would have.

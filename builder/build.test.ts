@@ -454,7 +454,7 @@ describe('publishing (DESIGN snapshot)', () => {
     });
     const snaps = dir('kill-snaps');
     const first = await buildFromSource({ ...base, source: src, snapshots: snaps });
-    const cli = fileURLToPath(new URL('./cli/main.ts', import.meta.url));
+    const cli = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
     const child = spawn(
       process.execPath,
       [

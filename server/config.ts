@@ -4,7 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { flagLabel, intFlag, parseArgs, stringFlag, UsageError } from '../builder/cli/args.js';
+import { flagLabel, intFlag, parseArgs, stringFlag, UsageError } from '../cli/args.js';
 import { storeFlag } from './access/open-store.js';
 
 export interface ServeConfig {

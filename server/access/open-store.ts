@@ -3,7 +3,7 @@
  * `redis://` URL for the store several servers share.
  */
 import { resolve } from 'node:path';
-import { flagLabel, type ParsedArgs, stringFlag, UsageError } from '../../builder/cli/args.js';
+import { flagLabel, type ParsedArgs, stringFlag, UsageError } from '../../cli/args.js';
 import type { AccessStore } from './model.js';
 import { FileAccessStore } from './store-file.js';
 import type { LogFn } from './store-redis.js';

@@ -6,17 +6,17 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { testClockProblem } from '../../core/clock.js';
-import { codeProblem } from '../../core/codes.js';
-import { fromYmd } from '../../core/dates.js';
-import { SnapshotLookup } from '../../core/lookup.js';
-import { describeHolder, LockHeld, takePidLock } from '../../core/pid-lock.js';
-import { loadSnapshot } from '../../core/snapshot/reader.js';
-import { lastClosedDay } from '../../core/us-close.js';
-import { BuildError, type BuildResult, buildFromSource } from '../build.js';
-import { appendDaily } from '../daily.js';
-import { generateUniverse } from '../generate/index.js';
-import { readCurrent } from '../publish.js';
+import { BuildError, type BuildResult, buildFromSource } from '../builder/build.js';
+import { appendDaily } from '../builder/daily.js';
+import { generateUniverse } from '../builder/generate/index.js';
+import { readCurrent } from '../builder/publish.js';
+import { testClockProblem } from '../core/clock.js';
+import { codeProblem } from '../core/codes.js';
+import { fromYmd } from '../core/dates.js';
+import { SnapshotLookup } from '../core/lookup.js';
+import { describeHolder, LockHeld, takePidLock } from '../core/pid-lock.js';
+import { loadSnapshot } from '../core/snapshot/reader.js';
+import { lastClosedDay } from '../core/us-close.js';
 import {
   boolFlag,
   dayFlag,
@@ -84,13 +84,13 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
       case 'serve':
       case 'mcp': {
         // The server side loads uWS; imported only when asked for.
-        const server = await import('../../server/cli.js');
+        const server = await import('./serve.js');
         return await server.run(command, rest, io);
       }
       case 'accounts':
       case 'keys': {
         // Store administration only: no uWS, no snapshot.
-        const access = await import('../../server/access/cli.js');
+        const access = await import('./accounts.js');
         return await access.run(command, rest, io);
       }
       case undefined:

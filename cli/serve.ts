@@ -4,17 +4,17 @@
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../builder/cli/args.js';
-import type { CliIo } from '../builder/cli/main.js';
-import { redactUrl } from './access/open-store.js';
-import { localBaseUrl, parseServeConfig } from './config.js';
-import { releaseSignals } from './early-signal.js';
-import { startServer } from './main.js';
+import { redactUrl } from '../server/access/open-store.js';
+import { localBaseUrl, parseServeConfig } from '../server/config.js';
+import { releaseSignals } from '../server/early-signal.js';
+import { startServer } from '../server/main.js';
+import { UsageError } from './args.js';
+import type { CliIo } from './main.js';
 
 export async function run(command: string, argv: string[], io: CliIo): Promise<number> {
   if (command === 'mcp') {
     // Loaded only for `mcp`: its stdout must carry JSON-RPC alone.
-    const { runMcp } = await import('./mcp/stdio.js');
+    const { runMcp } = await import('../server/mcp/stdio.js');
     return await runMcp(argv, io);
   }
   if (command !== 'serve') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
