@@ -23,7 +23,7 @@ import {
   STATUSES,
   type SubscriptionStatus,
 } from '../server/access/model.js';
-import { openStore, storeFlag } from '../server/access/open-store.js';
+import { openStore } from '../server/access/open-store.js';
 import { loadPlans } from '../server/access/plans.js';
 import {
   boolFlag,
@@ -35,7 +35,8 @@ import {
   stringFlag,
   UsageError,
 } from './args.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './io.js';
+import { storeFlag } from './store-flag.js';
 
 /** How many months before the current one `accounts usage` looks back. */
 const HISTORY_MONTHS = 12;

@@ -28,6 +28,7 @@ import {
   stringFlag,
   UsageError,
 } from './args.js';
+import { type CliIo, processIo } from './io.js';
 import { progressLine } from './progress.js';
 
 const USAGE = `usage: fundreturns <command> [flags]
@@ -48,23 +49,7 @@ const USAGE = `usage: fundreturns <command> [flags]
 
 Every flag can also be set as FUNDRETURNS_<FLAG> (e.g. FUNDRETURNS_SNAPSHOTS); flags win.`;
 
-type Out = (s: string) => void;
-
-export interface CliIo {
-  out: Out;
-  err: Out;
-  env: NodeJS.ProcessEnv;
-  isTty: boolean;
-}
-
-const defaultIo: CliIo = {
-  out: (s) => process.stdout.write(`${s}\n`),
-  err: (s) => process.stderr.write(`${s}\n`),
-  env: process.env,
-  isTty: Boolean(process.stderr.isTTY),
-};
-
-export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   const [command, ...rest] = argv;
   const clockProblem = testClockProblem();
   if (clockProblem !== null) {
@@ -82,11 +67,11 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
       case 'inspect':
         return await inspect(rest, io);
       case 'serve':
-      case 'mcp': {
         // The server side loads uWS; imported only when asked for.
-        const server = await import('./serve.js');
-        return await server.run(command, rest, io);
-      }
+        return await (await import('./serve.js')).runServe(rest, io);
+      case 'mcp':
+        // Only the MCP session: its stdout must carry JSON-RPC alone.
+        return await (await import('./mcp.js')).runMcp(rest, io);
       case 'accounts':
       case 'keys': {
         // Store administration only: no uWS, no snapshot.
