@@ -9,12 +9,12 @@ import { join, resolve } from 'node:path';
 import { BuildError, type BuildResult, buildFromSource } from '../builder/build.js';
 import { appendDaily } from '../builder/daily.js';
 import { generateUniverse } from '../builder/generate/index.js';
-import { readCurrent } from '../builder/publish.js';
 import { testClockProblem } from '../core/clock.js';
 import { codeProblem } from '../core/codes.js';
 import { fromYmd } from '../core/dates.js';
 import { SnapshotLookup } from '../core/lookup.js';
 import { describeHolder, LockHeld, takePidLock } from '../core/pid-lock.js';
+import { readCurrent } from '../core/snapshot/directory.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import { lastClosedDay } from '../core/us-close.js';
 import {

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { readCurrent } from '../builder/publish.js';
 import { SnapshotLookup } from '../core/lookup.js';
+import { readCurrent } from '../core/snapshot/directory.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import { SCHEMAS } from '../schemas/index.js';
 

@@ -7,9 +7,9 @@
  */
 import { existsSync, type FSWatcher, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import { CURRENT_FILE, listSnapshots, readCurrent } from '../../builder/publish.js';
 import { now } from '../../core/clock.js';
 import { SnapshotLookup } from '../../core/lookup.js';
+import { CURRENT_FILE, listSnapshots, readCurrent } from '../../core/snapshot/directory.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
 import { prepareRows } from './prepared.js';
 import type { SnapshotMessage } from './serving.js';

@@ -17,8 +17,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { Manifest } from '../core/snapshot/manifest.js';
-import { fsyncDir } from '../core/snapshot/writer.js';
+import type { Manifest } from './manifest.js';
+import { fsyncDir } from './writer.js';
 
 export const CURRENT_FILE = 'CURRENT';
 const TMP_PREFIX = '.tmp-';
