@@ -1,4 +1,8 @@
 /**
+ * The snapshots directory, shared by the builder (which publishes and prunes) and the
+ * server and the command line (which read `CURRENT` and list): one definition of its
+ * layout, so data flows one way, from builder/ through core/ to server/.
+ *
  * Atomic publishing and retention (DESIGN "Snapshot"): a snapshot is written into
  * `.tmp-<id>/`, fsynced, renamed into place, and only then is `CURRENT` replaced by
  * a rename, so readers never see half a snapshot and a failed build changes nothing.
