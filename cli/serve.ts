@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { redactUrl } from '../server/access/open-store.js';
 import { localBaseUrl } from '../server/config.js';
 import { releaseSignals } from '../server/early-signal.js';
-import { startServer } from '../server/main.js';
+import { startServer } from '../server/supervisor.js';
 import type { CliIo } from './io.js';
 import { parseServeConfig } from './serve-config.js';
 

@@ -388,7 +388,7 @@ export class RedisAccessStore implements AccessStore {
 
   /**
    * The month's count of every account, read in HSCAN steps of about a thousand fields
-   * rather than one HGETALL: servers read it every few seconds (server/main.ts), and a
+   * rather than one HGETALL: servers read it every few seconds (server/supervisor.ts), and a
    * month of 100,000 accounts read at once would hold Redis, and every server's
    * admits, for tens of milliseconds.
    */
