@@ -98,12 +98,12 @@ describe('FileAccessStore', () => {
     );
     await expect(
       s.change({ op: 'account.plan', account_id: a.id, plan: 'gold' as Account['plan'] }),
-    ).rejects.toThrow(/not a valid access change/);
+    ).rejects.toThrow(/unknown plan "gold"/);
     await expect(s.change({ op: 'key.create', key: key('acct_nope') })).rejects.toThrow(/no account/);
     const k = key(a.id);
     await s.change({ op: 'key.create', key: k });
     await expect(s.change({ op: 'key.create', key: { ...key(a.id), hash: k.hash } })).rejects.toThrow(
-      /same hash|this hash/,
+      /same hash/,
     );
     await s.change({ op: 'key.revoke', key_id: k.id, at: '2026-02-01T00:00:00.000Z' });
     await expect(

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Account, KeyRecord } from './model.js';
+import { AccessChangeError } from './model.js';
 import { type RedisServer, startRedis } from './redis-server.test-helper.js';
-import { AccessChangeError, LOG_KEY, RedisAccessStore, usageKey, VERSION_KEY } from './store-redis.js';
+import { LOG_KEY, RedisAccessStore, usageKey, VERSION_KEY } from './store-redis.js';
 
 let redis: RedisServer;
 const open: RedisAccessStore[] = [];
@@ -41,7 +43,9 @@ const account = (id: string, name: string): Account => ({
   status: 'active',
   created_at: at,
 });
-const key = (id: string, account_id: string, hash = `h-${id}`): KeyRecord => ({
+// The hash of a key record is 64 lower-case hex digits (model.ts isKeyRecord).
+const hex = (seed: string): string => createHash('sha256').update(seed).digest('hex');
+const key = (id: string, account_id: string, hash = hex(id)): KeyRecord => ({
   id,
   account_id,
   prefix: 'fr_live_AbCd',
@@ -79,8 +83,8 @@ describe('RedisAccessStore', () => {
       { op: 'account.plan', account_id: 'acct_9', plan: 'pro' },
       { op: 'account.status', account_id: 'acct_9', status: 'active' },
       { op: 'key.create', key: key('key_2', 'acct_9') },
-      { op: 'key.create', key: key('key_1', 'acct_1', 'other') },
-      { op: 'key.create', key: key('key_3', 'acct_1', 'h-key_1') },
+      { op: 'key.create', key: key('key_1', 'acct_1', hex('other')) },
+      { op: 'key.create', key: key('key_3', 'acct_1', hex('key_1')) },
       { op: 'key.revoke', key_id: 'key_9', at },
       { op: 'key.expire', key_id: 'key_9', at },
     ] as const;
