@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import type { AccessStore } from './model.js';
+import { redactUrl } from './redact-url.js';
 import { FileAccessStore } from './store-file.js';
 import type { LogFn } from './store-redis.js';
 
@@ -41,15 +42,4 @@ export async function openStore(
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec))
     throw new Error(`--store must be a directory or a redis:// URL, not ${JSON.stringify(redactUrl(spec))}`);
   return await FileAccessStore.open(resolve(spec));
-}
-
-/** A URL fit for messages: a password in it is never printed. */
-export function redactUrl(spec: string): string {
-  try {
-    const u = new URL(spec);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return spec.replace(/\/\/[^@/]*@/, '//***@');
-  }
 }

@@ -28,8 +28,8 @@ import {
   type PlanLimits,
   type PlanName,
 } from './model.js';
-import { redactUrl } from './open-store.js';
 import { parsePlans } from './plans.js';
+import { redactUrl } from './redact-url.js';
 
 export const LOG_KEY = 'fr:access:log';
 export const VERSION_KEY = 'fr:access:version';
