@@ -4,12 +4,11 @@ import { decide, emissionUs, gcraStep, QUOTA_EXCEEDED, RATE_LIMITED } from './gc
 import { limiterContract } from './limiter.contract.js';
 import { LocalLimiter } from './limiter-local.js';
 import { gcraKey, MemoryLimiter, RedisLimiter, type RedisLimiterOptions } from './limiter-redis.js';
-import type { LimitDecision, Limiter, PlanLimits } from './model.js';
+import type { Limiter, PlanLimits } from './model.js';
 import { type RedisServer, startRedis } from './redis-server.test-helper.js';
 import { usageKey } from './store-redis.js';
 
 const T0 = Date.UTC(2025, 2, 15, 12, 0, 0); // 2025-03-15T12:00:00Z
-const TO_APRIL = (Date.UTC(2025, 3, 1) - T0) / 1000;
 const alice = { id: 'acct_alice', slot: 0 };
 const bob = { id: 'acct_bob', slot: 1 };
 
