@@ -108,6 +108,12 @@ const KEYS: Record<string, Sub> = {
   },
 };
 
+/** The flags `fundreturns accounts|keys SUB` accepts, or null for no such subcommand (usage.test.ts). */
+export function subcommandFlags(command: 'accounts' | 'keys', sub: string): Record<string, FlagKind> | null {
+  const table = command === 'accounts' ? ACCOUNTS : KEYS;
+  return Object.hasOwn(table, sub) ? { store: 'string', ...table[sub].flags } : null;
+}
+
 export async function run(command: 'accounts' | 'keys', argv: string[], io: CliIo): Promise<number> {
   const table = command === 'accounts' ? ACCOUNTS : KEYS;
   const [name, ...rest] = argv;

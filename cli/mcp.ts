@@ -5,8 +5,9 @@
 import { resolve } from 'node:path';
 import { boolFlag, intFlag, parseArgs, stringFlag, UsageError } from './args.js';
 import type { CliIo } from './io.js';
+import { flagSpec } from './usage.js';
 
-export const MCP_FLAGS = { stdio: 'boolean', snapshots: 'string', 'poll-ms': 'string' } as const;
+const MCP_FLAGS = flagSpec('mcp');
 
 export async function runMcp(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, MCP_FLAGS, io.env);

@@ -7,22 +7,9 @@ import { resolve } from 'node:path';
 import { localBaseUrl, type ServeConfig } from '../server/config.js';
 import { flagLabel, intFlag, parseArgs, stringFlag, UsageError } from './args.js';
 import { storeFlag } from './store-flag.js';
+import { flagSpec } from './usage.js';
 
-export const SERVE_FLAGS = {
-  host: 'string',
-  port: 'string',
-  snapshots: 'string',
-  threads: 'string',
-  'base-url': 'string',
-  'freshness-hours': 'string',
-  'claim-file': 'string',
-  'claim-name': 'string',
-  'poll-ms': 'string',
-  'access-log-sample': 'string',
-  store: 'string',
-  plans: 'string',
-  'mcp-origins': 'string',
-} as const;
+const SERVE_FLAGS = flagSpec('serve');
 
 export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeConfig {
   const args = parseArgs(argv, SERVE_FLAGS, env);
