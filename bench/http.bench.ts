@@ -16,7 +16,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { listSnapshots, readCurrent, setCurrent } from '../builder/publish.js';
+import { listSnapshots, readCurrent, setCurrent } from '../core/snapshot/directory.js';
 import { seededRandom } from '../test/seeded-random.js';
 import type { Shape } from './baseline-server.js';
 import { benchArgs, DEFAULT_SNAPSHOTS } from './setup.js';

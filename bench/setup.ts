@@ -3,7 +3,7 @@
  * below HTTP the live snapshot of a snapshots directory, loaded as the server
  * loads it.
  */
-import { readCurrent } from '../builder/publish.js';
+import { readCurrent } from '../core/snapshot/directory.js';
 import { loadForServing } from '../server/snapshot/manager.js';
 import { ServingSnapshot } from '../server/snapshot/serving.js';
 

@@ -3,7 +3,7 @@
 
 // `serve` holds its stop signals before any module loads (server/early-signal.ts).
 if (process.argv[2] === 'serve') (await import('../dist/server/early-signal.js')).holdSignals();
-const { main } = await import('../dist/builder/cli/main.js');
+const { main } = await import('../dist/cli/main.js');
 const { escapeForTerminal } = await import('../dist/core/escape.js');
 
 // A reader that stops early (`accounts list --json | head`) is not an error of ours:

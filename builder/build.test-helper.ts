@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { SnapshotLookup } from '../core/lookup.js';
+import { readCurrent } from '../core/snapshot/directory.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
-import { readCurrent } from './publish.js';
 
 /** A scratch directory for this test file (removed after it); `dir(name)` makes one inside. */
 export function scratch(prefix: string): (name: string) => string {

@@ -5,13 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fromYmd } from '../core/dates.js';
 import type { SnapshotLookup } from '../core/lookup.js';
+import { listSnapshots, readCurrent } from '../core/snapshot/directory.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import { track } from '../test/processes.js';
 import { BuildError, buildFromSource } from './build.js';
 import { fundRow, lookupOf, scratch, writeSource } from './build.test-helper.js';
 import { appendDaily } from './daily.js';
 import { generateUniverse } from './generate/index.js';
-import { listSnapshots, readCurrent } from './publish.js';
 
 const dir = scratch('fr-build-');
 
@@ -458,7 +458,7 @@ describe('publishing (DESIGN snapshot)', () => {
     });
     const snaps = dir('kill-snaps');
     const first = await buildFromSource({ ...base, source: src, snapshots: snaps });
-    const cli = fileURLToPath(new URL('./cli/main.ts', import.meta.url));
+    const cli = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
     const child = track(
       spawn(
         process.execPath,

@@ -9,12 +9,6 @@ import { now } from '../core/clock.js';
 import { compareCodes } from '../core/codes.js';
 import { formatDay } from '../core/dates.js';
 import { type FundColumns, NULL_DAY, type SnapshotColumns } from '../core/snapshot/columns.js';
-import type { Manifest } from '../core/snapshot/manifest.js';
-import { readManifest } from '../core/snapshot/reader.js';
-import { writeSnapshotFiles } from '../core/snapshot/writer.js';
-import type { FundRecord } from '../core/types.js';
-import { deriveRows } from './derive.js';
-import type { PriceTask } from './prices-worker.js';
 import {
   listSnapshots,
   prune,
@@ -23,7 +17,13 @@ import {
   removeStaleStaging,
   snapshotId,
   stagingDir,
-} from './publish.js';
+} from '../core/snapshot/directory.js';
+import type { Manifest } from '../core/snapshot/manifest.js';
+import { readManifest } from '../core/snapshot/reader.js';
+import { writeSnapshotFiles } from '../core/snapshot/writer.js';
+import type { FundRecord } from '../core/types.js';
+import { deriveRows } from './derive.js';
+import type { PriceTask } from './prices-worker.js';
 import { readPrices } from './read-prices.js';
 import { BuildReport } from './report.js';
 import { parseFundsFile } from './source/funds.js';

@@ -21,6 +21,19 @@ export function codeProblem(code: string): string | null {
   return n > MAX_CODE_LENGTH ? `code longer than ${MAX_CODE_LENGTH} characters` : null;
 }
 
+/**
+ * C21's sentence for an unknown code, said alike by the API's 404 and `fundreturns
+ * query`. Codes are case-sensitive (C15), so a code that exists in another case is
+ * named: the commonest mistake gets its answer.
+ */
+export function unknownCodeDetail(code: string, exists: (code: string) => boolean): string {
+  for (const other of [code.toUpperCase(), code.toLowerCase()]) {
+    if (other !== code && exists(other))
+      return `No fund with code ${code} (codes are case-sensitive: ${other} exists)`;
+  }
+  return `No fund with code ${code}`;
+}
+
 export function isPossibleCode(code: string): boolean {
   return codeProblem(code) === null;
 }

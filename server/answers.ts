@@ -3,6 +3,7 @@
  * lookup, and the row bytes or the error. REST routes and MCP tools both call
  * these, so an agent and an API client get the same figures and the same errors.
  */
+import { unknownCodeDetail } from '../core/codes.js';
 import { type Day, parseDay } from '../core/dates.js';
 import { trailingFigures } from '../core/returns.js';
 import { ByteSink, writeTrailingRow } from '../core/rows.js';
@@ -38,16 +39,9 @@ function notFound(detail: string): Answer {
   return { status: 404, body: JSON.stringify({ detail }), detail };
 }
 
-/**
- * C21's sentence for an unknown code. Codes are case-sensitive (C15), so a code that
- * exists in another case is named: the commonest client mistake gets its answer.
- */
+/** C21's sentence for an unknown code (core/codes.ts). */
 function unknownFund(snap: ServingSnapshot, code: string): Answer {
-  for (const other of [code.toUpperCase(), code.toLowerCase()]) {
-    if (other !== code && snap.lookup.find(other) >= 0)
-      return notFound(`No fund with code ${code} (codes are case-sensitive: ${other} exists)`);
-  }
-  return notFound(`No fund with code ${code}`);
+  return notFound(unknownCodeDetail(code, (c) => snap.lookup.find(c) >= 0));
 }
 
 /** GET /v1/funds (C18, C19). */

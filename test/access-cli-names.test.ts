@@ -5,9 +5,9 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AccessState, EMPTY_STATE, newAccountProblem } from '../server/access/model.js';
+import { type AccessState, changeProblem, EMPTY_STATE, newAccountProblem } from '../server/access/model.js';
 import { FileAccessStore } from '../server/access/store-file.js';
-import { invalidChange } from '../server/access/store-redis.js';
+
 import { cli, tempDir } from './harness.js';
 
 let dir: string;
@@ -84,12 +84,12 @@ describe('account names', () => {
       op: 'account.create' as const,
       account: account(name, id),
     });
-    expect(invalidChange(s, create('--'))).toContain('starting with a letter or digit');
-    expect(invalidChange(s, create('-x'))).toContain('starting with a letter or digit');
-    expect(invalidChange(s, create('acct_0123456789ab'))).toContain('must not look like an account id');
-    expect(invalidChange(s, create('owner'))).toBe('an account named "owner" already exists');
-    expect(invalidChange(s, create('fresh', 'acct_0123456789ab'))).toContain('already exists');
-    expect(invalidChange(s, create('fresh'))).toBeNull();
+    expect(changeProblem(s, create('--'))).toContain('starting with a letter or digit');
+    expect(changeProblem(s, create('-x'))).toContain('starting with a letter or digit');
+    expect(changeProblem(s, create('acct_0123456789ab'))).toContain('must not look like an account id');
+    expect(changeProblem(s, create('owner'))).toBe('an account named "owner" already exists');
+    expect(changeProblem(s, create('fresh', 'acct_0123456789ab'))).toContain('already exists');
+    expect(changeProblem(s, create('fresh'))).toBeNull();
     const legacy: AccessState = { ...s, accounts: [account('legacy', 'legacy-7')] };
     expect(newAccountProblem(legacy, account('legacy-7'))).toBe(
       '"legacy-7" is the id of account "legacy": choose another name',

@@ -21,7 +21,7 @@ import {
 import { Agent, get as httpGet } from 'node:http';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCurrent, setCurrent } from '../builder/publish.js';
+import { readCurrent, setCurrent } from '../core/snapshot/directory.js';
 import {
   CLI,
   cli,

@@ -9,7 +9,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../server/access/cli.js';
+import { run } from '../cli/accounts.js';
 import { KEY_BODY_LENGTH, KEY_PREFIX } from '../server/access/keys.js';
 import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
 import { cli, generateAndBuild, type ServerProcess, startServe, tempDir } from './harness.js';

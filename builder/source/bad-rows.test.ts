@@ -6,10 +6,10 @@
 import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readCurrent } from '../../core/snapshot/directory.js';
 import { BuildError, buildFromSource } from '../build.js';
 import { fundRow, lookupOf, scratch, writeSource } from '../build.test-helper.js';
 import { appendDaily } from '../daily.js';
-import { readCurrent } from '../publish.js';
 
 const dir = scratch('fr-bad-rows-');
 

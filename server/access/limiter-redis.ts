@@ -17,7 +17,7 @@
  * every count and GCRA time Redis returns is passed to its `observe`, which all threads
  * of a server share, and the
  * main thread seeds it from the whole usage hash at start and every few seconds
- * (server/main.ts), so an account this server has not served yet is not given a fresh
+ * (server/supervisor.ts), so an account this server has not served yet is not given a fresh
  * month either. See README ("Several servers on one Redis") for the overshoot bound.
  */
 import { ErrorReply } from 'redis';

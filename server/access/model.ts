@@ -138,6 +138,130 @@ export function applyChange(state: AccessState, c: AccessChange): AccessState {
   }
 }
 
+/** A change refused against the current state (the command line prints its message). */
+export class AccessChangeError extends Error {
+  override readonly name = 'AccessChangeError';
+}
+
+/**
+ * Why change `c` cannot be applied to state `s`, or null when it can: the one rule
+ * both stores check before they record a change, so neither can hold a duplicate
+ * name, a dangling reference, an unknown plan or status, or a key revived after
+ * revocation. `c` is checked whole, since a change may come from an edited file.
+ */
+export function changeProblem(s: AccessState, c: AccessChange): string | null {
+  const shape = changeShapeProblem(c);
+  if (shape !== null) return shape;
+  const noAccount = (id: string) => (s.accounts.some((a) => a.id === id) ? null : `no account with id ${id}`);
+  switch (c.op) {
+    case 'account.create':
+      return newAccountProblem(s, c.account);
+    case 'account.plan':
+    case 'account.status':
+      return noAccount(c.account_id);
+    case 'key.create':
+      if (noAccount(c.key.account_id) !== null) return noAccount(c.key.account_id);
+      if (s.keys.some((k) => k.id === c.key.id)) return `key id ${c.key.id} already exists`;
+      if (s.keys.some((k) => k.hash === c.key.hash)) return 'a key with the same hash already exists';
+      return null;
+    case 'key.revoke':
+    case 'key.expire': {
+      // A revoked key stays revoked, and gets no end date either.
+      const k = s.keys.find((x) => x.id === c.key_id);
+      if (k === undefined) return `no key with id ${c.key_id}`;
+      if (k.revoked_at === null) return null;
+      return c.op === 'key.revoke'
+        ? `key ${k.id} was already revoked at ${k.revoked_at}`
+        : `key ${k.id} was revoked at ${k.revoked_at}`;
+    }
+  }
+}
+
+/** Throw AccessChangeError when `c` cannot be applied to `s` (changeProblem). */
+export function assertChange(s: AccessState, c: AccessChange): void {
+  const why = changeProblem(s, c);
+  if (why !== null) throw new AccessChangeError(why);
+}
+
+/** Why `c` is not a well-formed change; a plan or status name it does not know is named as such. */
+function changeShapeProblem(c: unknown): string | null {
+  if (isChange(c)) return null;
+  if (isObject(c)) {
+    const fields = c.op === 'account.create' && isObject(c.account) ? c.account : c;
+    if ('plan' in fields && !isPlan(fields.plan)) return `unknown plan ${JSON.stringify(fields.plan)}`;
+    if ('status' in fields && !isStatus(fields.status))
+      return `unknown status ${JSON.stringify(fields.status)}`;
+  }
+  const text = JSON.stringify(c) ?? String(c);
+  return `not a valid access change: ${text.length > 120 ? `${text.slice(0, 120)}…` : text}`;
+}
+
+// ---- record shapes (a store's records may come from a file an operator edited, so check them) ----
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isInstant(v: unknown): v is string {
+  return typeof v === 'string' && v.length > 0 && !Number.isNaN(Date.parse(v));
+}
+
+function isPlan(v: unknown): v is PlanName {
+  return typeof v === 'string' && (PLAN_NAMES as readonly string[]).includes(v);
+}
+
+function isStatus(v: unknown): v is SubscriptionStatus {
+  return typeof v === 'string' && (STATUSES as readonly string[]).includes(v);
+}
+
+function isId(v: unknown): v is string {
+  return typeof v === 'string' && v.length > 0 && v.length <= 100;
+}
+
+export function isAccount(v: unknown): v is Account {
+  return (
+    isObject(v) &&
+    isId(v.id) &&
+    typeof v.name === 'string' &&
+    isPlan(v.plan) &&
+    isStatus(v.status) &&
+    isInstant(v.created_at)
+  );
+}
+
+export function isKeyRecord(v: unknown): v is KeyRecord {
+  return (
+    isObject(v) &&
+    isId(v.id) &&
+    isId(v.account_id) &&
+    typeof v.prefix === 'string' &&
+    typeof v.hash === 'string' &&
+    /^[0-9a-f]{64}$/.test(v.hash) &&
+    isInstant(v.created_at) &&
+    (v.revoked_at === null || isInstant(v.revoked_at)) &&
+    (v.expires_at === null || isInstant(v.expires_at))
+  );
+}
+
+export function isChange(v: unknown): v is AccessChange {
+  if (!isObject(v)) return false;
+  switch (v.op) {
+    case 'account.create':
+      return isAccount(v.account);
+    case 'account.plan':
+      return isId(v.account_id) && isPlan(v.plan);
+    case 'account.status':
+      return isId(v.account_id) && isStatus(v.status);
+    case 'key.create':
+      return isKeyRecord(v.key);
+    case 'key.revoke':
+    case 'key.expire':
+      return isId(v.key_id) && isInstant(v.at);
+    default:
+      return false;
+  }
+}
+
 export const EMPTY_STATE: AccessState = { version: 0, accounts: [], keys: [] };
 
 /** Usage of one account in one month (C28). */

@@ -3,8 +3,8 @@
  * `redis://` URL for the store several servers share.
  */
 import { resolve } from 'node:path';
-import { flagLabel, type ParsedArgs, stringFlag, UsageError } from '../../builder/cli/args.js';
 import type { AccessStore } from './model.js';
+import { redactUrl } from './redact-url.js';
 import { FileAccessStore } from './store-file.js';
 import type { LogFn } from './store-redis.js';
 
@@ -42,42 +42,4 @@ export async function openStore(
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec))
     throw new Error(`--store must be a directory or a redis:// URL, not ${JSON.stringify(redactUrl(spec))}`);
   return await FileAccessStore.open(resolve(spec));
-}
-
-/** A URL fit for messages: a password in it is never printed. */
-export function redactUrl(spec: string): string {
-  try {
-    const u = new URL(spec);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return spec.replace(/\/\/[^@/]*@/, '//***@');
-  }
-}
-
-/**
- * --store: a directory (the embedded store) or a redis:// or rediss:// URL. Any other
- * scheme is a mistake, not a directory named "http:": it would give this server a
- * private empty store, every key 401 and its own counts.
- */
-export function storeFlag(args: ParsedArgs): string {
-  const store = stringFlag(args, 'store', DEFAULT_STORE);
-  const label = flagLabel(args, 'store');
-  if (/^rediss?:\/\//i.test(store)) {
-    try {
-      const url = new URL(store);
-      if (url.hostname === '') throw new Error('no host');
-    } catch {
-      throw new UsageError(
-        `${label} is not a valid Redis URL (redis://[:password@]HOST:PORT): ${JSON.stringify(store)}`,
-      );
-    }
-    return store;
-  }
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(store)) {
-    throw new UsageError(
-      `${label} must be a directory or a redis:// or rediss:// URL, not ${JSON.stringify(store)}`,
-    );
-  }
-  return resolve(store);
 }

@@ -51,16 +51,15 @@ import {
   type AccessChange,
   type AccessState,
   type AccessStore,
-  type Account,
   applyChange,
+  assertChange,
   EMPTY_STATE,
-  type KeyRecord,
-  newAccountProblem,
-  PLAN_NAMES,
+  isAccount,
+  isChange,
+  isKeyRecord,
+  isObject,
   type PlanLimits,
   type PlanName,
-  STATUSES,
-  type SubscriptionStatus,
 } from './model.js';
 import { parsePlans } from './plans.js';
 import { checkStorePrivate, STORE_DIR_MODE, STORE_FILE_MODE, StoreNotPrivate } from './store-perms.js';
@@ -215,7 +214,7 @@ export class FileAccessStore implements AccessStore {
   async change(c: AccessChange): Promise<AccessState> {
     return await this.withLock(async () => {
       const tail = await this.refresh();
-      validateChange(tail.state, c);
+      assertChange(tail.state, c);
       if (!tail.exists) await this.writeSnapshot(tail.state);
       // Under the lock nobody else is writing, so bytes after the last good line are
       // a crashed writer's torn line: cut them, or the next append would bury them.
@@ -727,70 +726,6 @@ function clip(s: string): string {
 
 // ---- record shapes (the log is a file an operator can edit, so check it) ----
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function isInstant(v: unknown): v is string {
-  return typeof v === 'string' && v.length > 0 && !Number.isNaN(Date.parse(v));
-}
-
-function isPlan(v: unknown): v is PlanName {
-  return typeof v === 'string' && (PLAN_NAMES as readonly string[]).includes(v);
-}
-
-function isStatus(v: unknown): v is SubscriptionStatus {
-  return typeof v === 'string' && (STATUSES as readonly string[]).includes(v);
-}
-
-function isId(v: unknown): v is string {
-  return typeof v === 'string' && v.length > 0 && v.length <= 100;
-}
-
-function isAccount(v: unknown): v is Account {
-  return (
-    isObject(v) &&
-    isId(v.id) &&
-    typeof v.name === 'string' &&
-    isPlan(v.plan) &&
-    isStatus(v.status) &&
-    isInstant(v.created_at)
-  );
-}
-
-function isKeyRecord(v: unknown): v is KeyRecord {
-  return (
-    isObject(v) &&
-    isId(v.id) &&
-    isId(v.account_id) &&
-    typeof v.prefix === 'string' &&
-    typeof v.hash === 'string' &&
-    /^[0-9a-f]{64}$/.test(v.hash) &&
-    isInstant(v.created_at) &&
-    (v.revoked_at === null || isInstant(v.revoked_at)) &&
-    (v.expires_at === null || isInstant(v.expires_at))
-  );
-}
-
-function isChange(v: unknown): v is AccessChange {
-  if (!isObject(v)) return false;
-  switch (v.op) {
-    case 'account.create':
-      return isAccount(v.account);
-    case 'account.plan':
-      return isId(v.account_id) && isPlan(v.plan);
-    case 'account.status':
-      return isId(v.account_id) && isStatus(v.status);
-    case 'key.create':
-      return isKeyRecord(v.key);
-    case 'key.revoke':
-    case 'key.expire':
-      return isId(v.key_id) && isInstant(v.at);
-    default:
-      return false;
-  }
-}
-
 function isSnapshot(v: unknown): v is SnapshotLine {
   if (!isObject(v) || v.op !== 'snapshot' || typeof v.format !== 'number' || !isObject(v.state)) return false;
   const s = v.state;
@@ -812,47 +747,4 @@ function parseLogLine(text: string): LogLine | null {
   }
   if (isSnapshot(v) || isChange(v)) return v;
   return null;
-}
-
-/** Refuse a change that would make the state inconsistent, with a message for the operator. */
-export function validateChange(state: AccessState, c: AccessChange): void {
-  if (!isChange(c)) throw new Error(`not a valid access change: ${clip(JSON.stringify(c) ?? String(c))}`);
-  const account = (id: string) => {
-    const a = state.accounts.find((x) => x.id === id);
-    if (a === undefined) throw new Error(`no account with id ${id}`);
-    return a;
-  };
-  const key = (id: string) => {
-    const k = state.keys.find((x) => x.id === id);
-    if (k === undefined) throw new Error(`no key with id ${id}`);
-    return k;
-  };
-  switch (c.op) {
-    case 'account.create': {
-      // One rule for both stores (model.ts): starts with a letter or digit, not an id.
-      const why = newAccountProblem(state, c.account);
-      if (why !== null) throw new Error(why);
-      return;
-    }
-    case 'account.plan':
-    case 'account.status':
-      account(c.account_id);
-      return;
-    case 'key.create':
-      account(c.key.account_id);
-      if (state.keys.some((x) => x.id === c.key.id)) throw new Error(`key id ${c.key.id} already exists`);
-      if (state.keys.some((x) => x.hash === c.key.hash))
-        throw new Error('a key with this hash already exists');
-      return;
-    case 'key.revoke': {
-      const k = key(c.key_id);
-      if (k.revoked_at !== null) throw new Error(`key ${k.id} was already revoked at ${k.revoked_at}`);
-      return;
-    }
-    case 'key.expire': {
-      const k = key(c.key_id);
-      if (k.revoked_at !== null) throw new Error(`key ${k.id} was revoked at ${k.revoked_at}`);
-      return;
-    }
-  }
 }

@@ -23,15 +23,13 @@ import {
   type AccessState,
   type AccessStore,
   applyChange,
+  assertChange,
   EMPTY_STATE,
-  newAccountProblem,
-  PLAN_NAMES,
   type PlanLimits,
   type PlanName,
-  STATUSES,
 } from './model.js';
-import { redactUrl } from './open-store.js';
 import { parsePlans } from './plans.js';
+import { redactUrl } from './redact-url.js';
 
 export const LOG_KEY = 'fr:access:log';
 export const VERSION_KEY = 'fr:access:version';
@@ -51,49 +49,6 @@ v = redis.call('INCR', KEYS[2])
 redis.call('PUBLISH', ARGV[3], v)
 return v
 `;
-
-/** Thrown for a change that is not valid against the current state (the CLI prints it). */
-export class AccessChangeError extends Error {
-  override readonly name = 'AccessChangeError';
-}
-
-/** Why `c` cannot be applied to `s`, or null when it can. */
-export function invalidChange(s: AccessState, c: AccessChange): string | null {
-  const account = (id: string) => s.accounts.some((a) => a.id === id);
-  const key = (id: string) => s.keys.some((k) => k.id === id);
-  switch (c.op) {
-    case 'account.create': {
-      const why = newAccountProblem(s, c.account);
-      if (why !== null) return why;
-      if (!PLAN_NAMES.includes(c.account.plan)) return `unknown plan "${c.account.plan}"`;
-      if (!STATUSES.includes(c.account.status)) return `unknown status "${c.account.status}"`;
-      return null;
-    }
-    case 'account.plan':
-      if (!account(c.account_id)) return `no account with id ${c.account_id}`;
-      return PLAN_NAMES.includes(c.plan) ? null : `unknown plan "${c.plan}"`;
-    case 'account.status':
-      if (!account(c.account_id)) return `no account with id ${c.account_id}`;
-      return STATUSES.includes(c.status) ? null : `unknown status "${c.status}"`;
-    case 'key.create':
-      if (!account(c.key.account_id)) return `no account with id ${c.key.account_id}`;
-      if (key(c.key.id)) return `key id ${c.key.id} already exists`;
-      if (s.keys.some((k) => k.hash === c.key.hash)) return 'a key with the same hash already exists';
-      return null;
-    case 'key.revoke':
-    case 'key.expire': {
-      // As the file store: a revoked key stays revoked, and gets no end date either.
-      const k = s.keys.find((x) => x.id === c.key_id);
-      if (k === undefined) return `no key with id ${c.key_id}`;
-      if (k.revoked_at === null) return null;
-      return c.op === 'key.revoke'
-        ? `key ${k.id} was already revoked at ${k.revoked_at}`
-        : `key ${k.id} was revoked at ${k.revoked_at}`;
-    }
-    default:
-      return `unknown change ${JSON.stringify(c)}`;
-  }
-}
 
 type Client = ReturnType<typeof makeClient>;
 
@@ -291,8 +246,7 @@ export class RedisAccessStore implements AccessStore {
   async change(c: AccessChange): Promise<AccessState> {
     for (let attempt = 0; attempt < 50; attempt++) {
       const s = await this.read();
-      const why = invalidChange(s, c);
-      if (why) throw new AccessChangeError(why);
+      assertChange(s, c);
       let v: number;
       try {
         // Each entry unique (`entry`): #refresh tells two histories apart by the entry it
@@ -392,7 +346,7 @@ export class RedisAccessStore implements AccessStore {
 
   /**
    * The month's count of every account, read in HSCAN steps of about a thousand fields
-   * rather than one HGETALL: servers read it every few seconds (server/main.ts), and a
+   * rather than one HGETALL: servers read it every few seconds (server/supervisor.ts), and a
    * month of 100,000 accounts read at once would hold Redis, and every server's
    * admits, for tens of milliseconds.
    */

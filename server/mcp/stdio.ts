@@ -5,27 +5,27 @@
  * every log line goes to stderr. The snapshot is followed like `serve` does
  * (SnapshotManager), so a new build is picked up without restarting the agent.
  */
-import { resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { boolFlag, intFlag, parseArgs, stringFlag, UsageError } from '../../builder/cli/args.js';
-import type { CliIo } from '../../builder/cli/main.js';
-import { packageVersion } from '../main.js';
 import { SnapshotManager } from '../snapshot/manager.js';
 import { ServingSnapshot } from '../snapshot/serving.js';
+import { packageVersion } from '../supervisor.js';
 import { createMcpServer, serverInfo } from './server.js';
 import { STDIO_SERVER_INSTRUCTIONS } from './tools.js';
 
-export async function runMcp(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { stdio: 'boolean', snapshots: 'string', 'poll-ms': 'string' }, io.env);
-  if (args.positionals.length > 0)
-    throw new UsageError(`mcp: unexpected argument ${JSON.stringify(args.positionals[0])}`);
-  if (!boolFlag(args, 'stdio'))
-    throw new UsageError('mcp: --stdio is required (the HTTP endpoint is /mcp of `fundreturns serve`)');
-  const dir = resolve(stringFlag(args, 'snapshots', './snapshots'));
-  const pollMs = intFlag(args, 'poll-ms', 2000, 10, 3_600_000);
+export interface StdioOptions {
+  /** The snapshots directory (absolute). */
+  readonly dir: string;
+  /** How often CURRENT is polled in case a file-system event is missed. */
+  readonly pollMs: number;
+}
 
+/** Serve until stdin ends or a signal; `say` writes one line to stderr. Returns the exit code. */
+export async function serveMcpStdio(
+  { dir, pollMs }: StdioOptions,
+  say: (line: string) => void,
+): Promise<number> {
   let current: ServingSnapshot | null = null;
   let reported = false;
   const manager = new SnapshotManager(dir, pollMs, {
@@ -37,12 +37,12 @@ export async function runMcp(argv: string[], io: CliIo): Promise<number> {
       reported ||= message !== null;
     },
     log: (level, msg, fields) => {
-      if (level !== 'info') io.err(`fundreturns mcp: ${msg} ${fields ? JSON.stringify(fields) : ''}`);
+      if (level !== 'info') say(`fundreturns mcp: ${msg} ${fields ? JSON.stringify(fields) : ''}`);
     },
   });
   await manager.start();
   if (current === null)
-    io.err(
+    say(
       `fundreturns mcp: ${reported ? '' : `no snapshot in ${dir} yet: `}tools answer "No data loaded" until one is published (C24)`,
     );
 
@@ -73,9 +73,9 @@ export async function runMcp(argv: string[], io: CliIo): Promise<number> {
         'Invalid Request: not a JSON-RPC 2.0 message (jsonrpc "2.0", a method and a string or number id, or a notification); one message per line, no batches over stdio',
       );
     else if (/ReadBuffer exceeded/.test(e.message)) {
-      io.err('fundreturns mcp: a message over 10 MiB: stopping (no line may be longer)');
+      say('fundreturns mcp: a message over 10 MiB: stopping (no line may be longer)');
       code = 1;
-    } else io.err(`fundreturns mcp: ${e.message}`);
+    } else say(`fundreturns mcp: ${e.message}`);
   };
   // Requests read but not yet answered: a session ended by closing stdin still gets
   // the answers to everything it sent (tool calls answer asynchronously).
@@ -109,7 +109,7 @@ export async function runMcp(argv: string[], io: CliIo): Promise<number> {
       if (inputEnded && unanswered === 0) finish();
     }
   };
-  io.err(`fundreturns mcp: serving MCP on stdio from ${dir}`);
+  say(`fundreturns mcp: serving MCP on stdio from ${dir}`);
   await closed;
   manager.stop();
   await server.close();

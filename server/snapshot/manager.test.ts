@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { buildFromSource } from '../../builder/build.js';
 import { scratch } from '../../builder/build.test-helper.js';
 import { generateUniverse } from '../../builder/generate/index.js';
-import { setCurrent } from '../../builder/publish.js';
 import { fromYmd } from '../../core/dates.js';
+import { setCurrent } from '../../core/snapshot/directory.js';
 import { type ManagerEvents, SnapshotManager } from './manager.js';
 
 const dir = scratch('fr-manager-');

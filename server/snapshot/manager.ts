@@ -13,9 +13,9 @@
  */
 import { existsSync, type FSWatcher, lstatSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import { CURRENT_FILE, CurrentError, listSnapshots, readCurrent } from '../../builder/publish.js';
 import { now } from '../../core/clock.js';
 import { SnapshotLookup } from '../../core/lookup.js';
+import { CURRENT_FILE, CurrentError, listSnapshots, readCurrent } from '../../core/snapshot/directory.js';
 import { SnapshotError, type SnapshotErrorCode } from '../../core/snapshot/errors.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
 import { ARROW_FILES, MANIFEST_FILE } from '../../core/snapshot/schema.js';

@@ -1,4 +1,8 @@
 /**
+ * The snapshots directory, shared by the builder (which publishes and prunes) and the
+ * server and the command line (which read `CURRENT` and list): one definition of its
+ * layout, so data flows one way, from builder/ through core/ to server/.
+ *
  * Atomic publishing and retention (DESIGN "Snapshot"): a snapshot is written into
  * `.tmp-<id>/`, fsynced, renamed into place, and only then is `CURRENT` replaced by
  * a rename, so readers never see half a snapshot and a failed build changes nothing.
@@ -17,10 +21,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { escapeControls } from '../core/escape.js';
-import { namingPath } from '../core/io-error.js';
-import type { Manifest } from '../core/snapshot/manifest.js';
-import { fsyncDir } from '../core/snapshot/writer.js';
+import { escapeControls } from '../escape.js';
+import { namingPath } from '../io-error.js';
+import type { Manifest } from './manifest.js';
+import { fsyncDir } from './writer.js';
 
 export const CURRENT_FILE = 'CURRENT';
 const TMP_PREFIX = '.tmp-';

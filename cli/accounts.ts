@@ -6,19 +6,9 @@
  * A secret key is printed exactly once, by `keys create` and `keys rotate`, and is
  * never logged or stored (only its SHA-256 hash is).
  */
-import {
-  boolFlag,
-  type FlagKind,
-  flagLabel,
-  HelpRequested,
-  intFlag,
-  parseArgs,
-  stringFlag,
-  UsageError,
-} from '../../builder/cli/args.js';
-import type { CliIo } from '../../builder/cli/main.js';
-import { now } from '../../core/clock.js';
-import { generateKey, hashKey, KEY_PREFIX, looksLikeKey, newAccountId } from './keys.js';
+
+import { now } from '../core/clock.js';
+import { generateKey, hashKey, KEY_PREFIX, looksLikeKey, newAccountId } from '../server/access/keys.js';
 import {
   type AccessState,
   type AccessStore,
@@ -32,9 +22,21 @@ import {
   type PlanName,
   STATUSES,
   type SubscriptionStatus,
-} from './model.js';
-import { openStore, storeFlag } from './open-store.js';
-import { loadPlans } from './plans.js';
+} from '../server/access/model.js';
+import { openStore } from '../server/access/open-store.js';
+import { loadPlans } from '../server/access/plans.js';
+import {
+  boolFlag,
+  type FlagKind,
+  flagLabel,
+  HelpRequested,
+  intFlag,
+  parseArgs,
+  stringFlag,
+  UsageError,
+} from './args.js';
+import type { CliIo } from './io.js';
+import { storeFlag } from './store-flag.js';
 
 /** How many months before the current one `accounts usage` looks back. */
 const HISTORY_MONTHS = 12;
@@ -105,6 +107,12 @@ const KEYS: Record<string, Sub> = {
     run: keysRotate,
   },
 };
+
+/** The flags `fundreturns accounts|keys SUB` accepts, or null for no such subcommand (usage.test.ts). */
+export function subcommandFlags(command: 'accounts' | 'keys', sub: string): Record<string, FlagKind> | null {
+  const table = command === 'accounts' ? ACCOUNTS : KEYS;
+  return Object.hasOwn(table, sub) ? { store: 'string', ...table[sub].flags } : null;
+}
 
 export async function run(command: 'accounts' | 'keys', argv: string[], io: CliIo): Promise<number> {
   const table = command === 'accounts' ? ACCOUNTS : KEYS;

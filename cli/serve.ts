@@ -1,23 +1,18 @@
 /**
- * Server-side subcommands of `fundreturns` (loaded only when asked for, so the
- * builder's commands never load uWS).
+ * `fundreturns serve` (loaded only when asked for, so the builder's commands never
+ * load uWS): start the server, say where it listens and what it still lacks, stop on
+ * SIGTERM or SIGINT.
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../builder/cli/args.js';
-import type { CliIo } from '../builder/cli/main.js';
-import { redactUrl } from './access/open-store.js';
-import { localBaseUrl, parseServeConfig } from './config.js';
-import { releaseSignals } from './early-signal.js';
-import { startServer } from './main.js';
+import { redactUrl } from '../server/access/redact-url.js';
+import { localBaseUrl } from '../server/config.js';
+import { releaseSignals } from '../server/early-signal.js';
+import { startServer } from '../server/supervisor.js';
+import type { CliIo } from './io.js';
+import { parseServeConfig } from './serve-config.js';
 
-export async function run(command: string, argv: string[], io: CliIo): Promise<number> {
-  if (command === 'mcp') {
-    // Loaded only for `mcp`: its stdout must carry JSON-RPC alone.
-    const { runMcp } = await import('./mcp/stdio.js');
-    return await runMcp(argv, io);
-  }
-  if (command !== 'serve') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+export async function runServe(argv: string[], io: CliIo): Promise<number> {
   const config = parseServeConfig(argv, io.env);
   const unpublished = snapshotsNotYetPublished(config.snapshots);
   // Signals are taken from the start: one during startup (the snapshot loading) stops

@@ -6,18 +6,17 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { testClockProblem } from '../../core/clock.js';
-import { codeProblem } from '../../core/codes.js';
-import { fromYmd } from '../../core/dates.js';
-import { escapeForTerminal } from '../../core/escape.js';
-import { SnapshotLookup } from '../../core/lookup.js';
-import { describeHolder, LockHeld, takePidLock } from '../../core/pid-lock.js';
-import { loadSnapshot } from '../../core/snapshot/reader.js';
-import { lastClosedDay } from '../../core/us-close.js';
-import { BuildError, type BuildResult, buildFromSource } from '../build.js';
-import { appendDaily } from '../daily.js';
-import { generateUniverse } from '../generate/index.js';
-import { readCurrent } from '../publish.js';
+import { BuildError, type BuildResult, buildFromSource } from '../builder/build.js';
+import { appendDaily } from '../builder/daily.js';
+import { generateUniverse } from '../builder/generate/index.js';
+import { testClockProblem } from '../core/clock.js';
+import { codeProblem, unknownCodeDetail } from '../core/codes.js';
+import { fromYmd } from '../core/dates.js';
+import { SnapshotLookup } from '../core/lookup.js';
+import { describeHolder, LockHeld, takePidLock } from '../core/pid-lock.js';
+import { readCurrent } from '../core/snapshot/directory.js';
+import { loadSnapshot } from '../core/snapshot/reader.js';
+import { lastClosedDay } from '../core/us-close.js';
 import {
   boolFlag,
   dayFlag,
@@ -29,44 +28,11 @@ import {
   stringFlag,
   UsageError,
 } from './args.js';
+import { type CliIo, processIo } from './io.js';
 import { progressLine } from './progress.js';
+import { commandUsage, flagSpec, usageText } from './usage.js';
 
-const USAGE = `usage: fundreturns <command> [flags]
-
-  generate --out DIR [--funds 32000] [--seed 1] [--from 1970-01-01] [--to last-close] [--daily-days 0] [--threads N]
-  build --source DIR | --daily FILE|DIR  [--snapshots ./snapshots] [--keep 5] [--max-bad-share 0.01] [--allow-shrink] [--threads N]
-  query fund|trailing|calendar CODE [--as-of YYYY-MM-DD] [--year YYYY] [--snapshots ./snapshots]
-  inspect [--snapshots ./snapshots] [--json]
-  serve [--host 127.0.0.1] [--port 8080] [--snapshots ./snapshots] [--threads <cores>] [--base-url URL]
-        [--freshness-hours 120] [--claim-file FILE] [--claim-name glama] [--poll-ms 500]
-        [--access-log-sample 1000] [--store ./var/store | redis://HOST:PORT] [--plans FILE]
-        [--mcp-origins ORIGIN,... | *]
-  mcp --stdio [--snapshots ./snapshots]
-  accounts create NAME --plan free|developer|pro|business  [--json] [--store ./var/store]
-  accounts list | show NAME | usage NAME  [--plans FILE] [--json] [--store ./var/store]
-  accounts set-plan NAME PLAN | set-status NAME active|none|canceled|past_due  [--store ./var/store]
-  keys create ACCOUNT | list [ACCOUNT] | revoke KEY_ID | rotate KEY_ID [--grace 86400]  [--json] [--store ./var/store]
-
-Every flag can also be set as FUNDRETURNS_<FLAG> (e.g. FUNDRETURNS_SNAPSHOTS); flags win.`;
-
-type Out = (s: string) => void;
-
-export interface CliIo {
-  out: Out;
-  err: Out;
-  env: NodeJS.ProcessEnv;
-  isTty: boolean;
-}
-
-const defaultIo: CliIo = {
-  out: (s) => process.stdout.write(`${s}\n`),
-  // Errors and reports quote input (rows, file names, CURRENT, flags): shown, never obeyed by the terminal.
-  err: (s) => process.stderr.write(`${escapeForTerminal(s)}\n`),
-  env: process.env,
-  isTty: Boolean(process.stderr.isTTY),
-};
-
-export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   const [command, ...rest] = argv;
   const clockProblem = testClockProblem();
   if (clockProblem !== null) {
@@ -84,33 +50,37 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
       case 'inspect':
         return await inspect(rest, io);
       case 'serve':
-      case 'mcp': {
         // The server side loads uWS; imported only when asked for.
-        const server = await import('../../server/cli.js');
-        return await server.run(command, rest, io);
-      }
+        return await (await import('./serve.js')).runServe(rest, io);
+      case 'mcp':
+        // Only the MCP session: its stdout must carry JSON-RPC alone.
+        return await (await import('./mcp.js')).runMcp(rest, io);
       case 'accounts':
       case 'keys': {
         // Store administration only: no uWS, no snapshot.
-        const access = await import('../../server/access/cli.js');
+        const access = await import('./accounts.js');
         return await access.run(command, rest, io);
       }
       case undefined:
       case 'help':
       case '--help':
       case '-h':
-        io.out(USAGE);
+        io.out(usageText());
         return command === undefined ? 2 : 0;
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
   } catch (e) {
     if (e instanceof HelpRequested) {
-      io.out(USAGE);
+      io.out(usageText());
       return 0;
     }
     if (e instanceof UsageError) {
-      io.err(`fundreturns: ${e.message}\n\n${USAGE}`);
+      // The mistake, the one command's usage and where the rest is: not all fifteen lines.
+      const usage = command === undefined ? null : commandUsage(command);
+      io.err(`fundreturns: ${e.message}`);
+      if (usage !== null) io.err(usage);
+      io.err('see `fundreturns --help`');
       return 2;
     }
     if (e instanceof BuildError) {
@@ -133,19 +103,7 @@ function noPositionals(args: ParsedArgs, command: string): void {
 }
 
 async function generate(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(
-    argv,
-    {
-      out: 'string',
-      funds: 'string',
-      seed: 'string',
-      from: 'string',
-      to: 'string',
-      'daily-days': 'string',
-      threads: 'string',
-    },
-    io.env,
-  );
+  const args = parseArgs(argv, flagSpec('generate'), io.env);
   noPositionals(args, 'generate');
   const out = stringFlag(args, 'out');
   if (out === undefined) throw new UsageError('generate: --out DIR is required');
@@ -174,19 +132,7 @@ async function generate(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function build(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(
-    argv,
-    {
-      source: 'string',
-      daily: 'string',
-      snapshots: 'string',
-      keep: 'string',
-      'max-bad-share': 'string',
-      'allow-shrink': 'boolean',
-      threads: 'string',
-    },
-    io.env,
-  );
+  const args = parseArgs(argv, flagSpec('build'), io.env);
   noPositionals(args, 'build');
   const source = stringFlag(args, 'source');
   const daily = stringFlag(args, 'daily');
@@ -284,7 +230,7 @@ async function openCurrent(args: ParsedArgs) {
 }
 
 async function query(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { 'as-of': 'string', year: 'string', snapshots: 'string' }, io.env);
+  const args = parseArgs(argv, flagSpec('query'), io.env);
   const [kind, code, ...extra] = args.positionals;
   if (kind !== 'fund' && kind !== 'trailing' && kind !== 'calendar') {
     throw new UsageError('query: the first argument must be fund, trailing or calendar');
@@ -312,11 +258,13 @@ async function query(argv: string[], io: CliIo): Promise<number> {
     else row = year === undefined ? lookup.defaultCalendarJson(i) : lookup.calendarYearJson(i, year);
   }
   io.out(row ?? 'null');
+  // As the API's 404 says it (C21), on stderr: stdout stays the row or `null` for scripts.
+  if (i < 0) io.err(`fundreturns: ${unknownCodeDetail(code, (c) => lookup.find(c) >= 0)}`);
   return row === null ? 3 : 0;
 }
 
 async function inspect(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { snapshots: 'string', json: 'boolean' }, io.env);
+  const args = parseArgs(argv, flagSpec('inspect'), io.env);
   noPositionals(args, 'inspect');
   const snap = await openCurrent(args);
   const m = snap.manifest;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseServeConfig } from './config.js';
+import { parseServeConfig } from './serve-config.js';
 
 const base = (url: string) => parseServeConfig(['--base-url', url], {}).baseUrl;
 

@@ -1,0 +1,168 @@
+/**
+ * The AccessStore contract (model.ts): what every store, embedded file or Redis,
+ * must do alike, run by each store's own test file over that store (the way Hono
+ * runs one suite over all its routers). Behaviour only one medium has (a torn log
+ * line, a flushed Redis) stays in that store's file.
+ */
+import { describe, expect, it } from 'vitest';
+import { generateKey, newAccountId } from './keys.js';
+import {
+  type AccessChange,
+  AccessChangeError,
+  type AccessStore,
+  type Account,
+  DEFAULT_PLANS,
+  type KeyRecord,
+} from './model.js';
+
+/**
+ * Makes an empty store and returns how to open an instance on it; every call of the
+ * opener is another process's view of the same store. The caller closes what it opens
+ * (afterEach) and empties shared media (a Redis flushed beforeEach).
+ */
+export type EmptyStore = () => Promise<() => Promise<AccessStore>>;
+
+const AT = '2026-01-02T03:04:05.000Z';
+
+export function account(name: string, plan: Account['plan'] = 'free'): Account {
+  return { id: newAccountId(), name, plan, status: 'active', created_at: AT };
+}
+
+export function key(accountId: string): KeyRecord {
+  const g = generateKey();
+  return {
+    id: g.id,
+    account_id: accountId,
+    prefix: g.prefix,
+    hash: g.hash,
+    created_at: AT,
+    revoked_at: null,
+    expires_at: null,
+  };
+}
+
+export const create = (a: Account): AccessChange => ({ op: 'account.create', account: a });
+
+export function accessStoreContract(name: string, emptyStore: EmptyStore): void {
+  describe(`AccessStore contract: ${name}`, () => {
+    it('starts empty, records every kind of change, and another instance replays the same state', async () => {
+      const open = await emptyStore();
+      const s = await open();
+      expect(await s.read()).toEqual({ version: 0, accounts: [], keys: [] });
+      const a = account('acme');
+      const k = key(a.id);
+      await s.change(create(a));
+      await s.change({ op: 'account.plan', account_id: a.id, plan: 'pro' });
+      await s.change({ op: 'account.status', account_id: a.id, status: 'past_due' });
+      await s.change({ op: 'key.create', key: k });
+      await s.change({ op: 'key.expire', key_id: k.id, at: '2026-03-01T00:00:00.000Z' });
+      const last = await s.change({ op: 'key.revoke', key_id: k.id, at: '2026-02-01T00:00:00.000Z' });
+      expect(last.version).toBe(6);
+      expect(last.accounts).toEqual([{ ...a, plan: 'pro', status: 'past_due' }]);
+      expect(last.keys).toEqual([
+        { ...k, revoked_at: '2026-02-01T00:00:00.000Z', expires_at: '2026-03-01T00:00:00.000Z' },
+      ]);
+      expect(await (await open()).read()).toEqual(last);
+    });
+
+    it('refuses each inconsistent change with the one wording of model.ts, and records none of them', async () => {
+      const s = await (await emptyStore())();
+      const a = account('acme');
+      await s.change(create(a));
+      const k = key(a.id);
+      await s.change({ op: 'key.create', key: k });
+      await s.change({ op: 'key.revoke', key_id: k.id, at: '2026-02-01T00:00:00.000Z' });
+      const refused: Array<[AccessChange, RegExp]> = [
+        [create(account('acme')), /^an account named "acme" already exists$/],
+        [create(account('has space')), /^an account name must be 1 to 64 letters/],
+        [create(account('x'.repeat(65))), /^an account name must be 1 to 64 letters/],
+        [create(account('acct_0123456789ab')), /must not look like an account id/],
+        [create({ ...account('b'), id: a.id }), /^account id acct_\w+ already exists$/],
+        [{ op: 'account.plan', account_id: 'acct_nope', plan: 'pro' }, /^no account with id acct_nope$/],
+        [{ op: 'account.status', account_id: 'acct_nope', status: 'none' }, /^no account with id acct_nope$/],
+        [{ op: 'account.plan', account_id: a.id, plan: 'gold' as Account['plan'] }, /^unknown plan "gold"$/],
+        [
+          { op: 'account.status', account_id: a.id, status: 'gone' as Account['status'] },
+          /^unknown status "gone"$/,
+        ],
+        [create({ ...account('c'), plan: 'gold' as Account['plan'] }), /^unknown plan "gold"$/],
+        [{ op: 'key.create', key: key('acct_nope') }, /^no account with id acct_nope$/],
+        [{ op: 'key.create', key: { ...key(a.id), id: k.id } }, /^key id key_\w+ already exists$/],
+        [
+          { op: 'key.create', key: { ...key(a.id), hash: k.hash } },
+          /^a key with the same hash already exists$/,
+        ],
+        [
+          { op: 'key.revoke', key_id: k.id, at: '2026-02-02T00:00:00.000Z' },
+          /^key key_\w+ was already revoked at /,
+        ],
+        [{ op: 'key.expire', key_id: k.id, at: '2026-02-02T00:00:00.000Z' }, /^key key_\w+ was revoked at /],
+        [{ op: 'key.expire', key_id: 'key_000000000000', at: AT }, /^no key with id key_000000000000$/],
+      ];
+      for (const [change, message] of refused) {
+        const e = await s.change(change).then(
+          () => null,
+          (x: unknown) => x,
+        );
+        expect(e, JSON.stringify(change)).toBeInstanceOf(AccessChangeError);
+        expect((e as Error).message, JSON.stringify(change)).toMatch(message);
+      }
+      expect((await s.read()).version).toBe(3);
+    });
+
+    it('refuses a malformed record (a key hash that is not 64 hex digits, a date that is none) as not a valid access change', async () => {
+      const s = await (await emptyStore())();
+      const a = account('acme');
+      await s.change(create(a));
+      for (const bad of [
+        { op: 'key.create', key: { ...key(a.id), hash: 'h-key_1' } },
+        { op: 'key.revoke', key_id: 'key_000000000000', at: 'yesterday' },
+        { op: 'account.create', account: { ...account('b'), created_at: 'now' } },
+        { op: 'account.rename', account_id: a.id },
+      ]) {
+        await expect(s.change(bad as AccessChange)).rejects.toThrow(/^not a valid access change: \{"op":/);
+      }
+      expect((await s.read()).version).toBe(1);
+    });
+
+    it('keeps names unique when several instances create the same account at once', async () => {
+      const open = await emptyStore();
+      const stores = await Promise.all([open(), open(), open(), open()]);
+      const results = await Promise.allSettled(
+        stores.flatMap((s, i) => [s.change(create(account('same'))), s.change(create(account(`own-${i}`)))]),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
+      const st = await (await open()).read();
+      expect(st.version).toBe(5);
+      expect(st.accounts.filter((a) => a.name === 'same')).toHaveLength(1);
+    });
+
+    it("tells a subscriber about another instance's change within a second", async () => {
+      const open = await emptyStore();
+      const [a, b] = [await open(), await open()];
+      await b.read();
+      let calls = 0;
+      const t0 = Date.now();
+      const heard = new Promise<number>((resolve) => {
+        const stop = b.subscribe(() => {
+          calls++;
+          stop();
+          resolve(Date.now() - t0);
+        });
+      });
+      await a.change(create(account('acme')));
+      expect(await heard).toBeLessThan(1000);
+      expect(calls).toBe(1);
+      expect((await b.read()).accounts.map((x) => x.name)).toEqual(['acme']);
+    });
+
+    it('has no plans recorded until a server records its own; another instance reads them', async () => {
+      const open = await emptyStore();
+      const s = await open();
+      expect(await s.readPlans()).toBeNull();
+      const plans = { ...DEFAULT_PLANS, pro: { burst: 7, monthly: 70 } };
+      await s.writePlans(plans);
+      expect(await (await open()).readPlans()).toEqual(plans);
+    });
+  });
+}
