@@ -8,11 +8,12 @@
 import { type Day, parseDayAt } from '../core/dates.js';
 import type { Answer, Params } from './answers.js';
 import * as answers from './answers.js';
-import type { Gate, GateDecision } from './gate.js';
-import { framingProblem, readBody } from './http/body.js';
+import type { AppContext } from './context.js';
+import type { GateDecision } from './gate.js';
+import { afterGate, gated, gatedBody } from './gated.js';
 import { Call, repliesAsIs, writeJsonAsIs } from './http/call.js';
-import { guard, guardRoutes } from './http/guard.js';
-import { type HeaderBlock, headerBlock, NO_HEADERS, requestHeader } from './http/headers.js';
+import { guardRoutes } from './http/guard.js';
+import { headerBlock, NO_HEADERS, requestHeader } from './http/headers.js';
 import { parseQuery } from './http/query.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
@@ -23,31 +24,8 @@ const JSON_TYPE = 'application/json';
 const NO_DATA = '{"detail":"No data loaded"}';
 const NOT_FOUND = '{"detail":"Not Found"}';
 const METHOD_NOT_ALLOWED = '{"detail":"Method Not Allowed"}';
-const TOO_LARGE = '{"detail":"Request body too large: the limit is 1 MiB"}';
 const NO_STORE = headerBlock([['Cache-Control', 'no-store']]);
 const RETRY_30 = headerBlock([['Retry-After', '30']]);
-const RETRY_1 = headerBlock([['Retry-After', '1']]);
-
-/** A fixed public resource: bytes and type decided at startup or snapshot swap. */
-export interface StaticResource {
-  contentType: string;
-  body: Buffer;
-  headers?: HeaderBlock;
-  /** Status line; 200 OK when absent. */
-  status?: string;
-}
-
-export interface AppContext {
-  gate: Gate;
-  /** The snapshot requests run on now (null: none loaded, C24). */
-  snapshot(): ServingSnapshot | null;
-  /** /healthz answer for now: status line and JSON body (C31). */
-  health(): { status: number; body: string };
-  /** Public resources by exact path (api-catalog, claim, openapi.json, docs, problem pages). */
-  resource(path: string): StaticResource | undefined;
-  /** Extra routes (MCP) registered by their own module. */
-  extend?: (app: TemplatedApp) => void;
-}
 
 /** Public resources by path pattern (served from AppContext.resource), with GET and HEAD. */
 const PUBLIC_RESOURCES = [
@@ -128,7 +106,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
         if (!snap) return noData(call);
         send(call, snap, answer(snap, code, parseQuery(query)));
       };
-      if (d === null) gated(ctx, call, req, next);
+      if (d === null) gated(ctx.gate, call, req, next);
       else afterGate(call, d, next);
     };
     app.get(pattern, (res, req) => handle(res, req, false));
@@ -156,7 +134,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
     app.post(pattern, (res, req) => {
       const call = new Call(res, req, 'POST', pattern);
       const contentType = req.getHeader(requestHeader.contentType);
-      gatedBody(ctx, call, req, (body) => {
+      gatedBody(ctx.gate, call, req, (body) => {
         const snap = ctx.snapshot();
         if (!snap) return noData(call);
         send(call, snap, answer(snap, body, contentType));
@@ -183,110 +161,6 @@ export function createApp(ctx: AppContext): TemplatedApp {
 function notFoundRoute(res: HttpResponse, req: HttpRequest, head: boolean): void {
   const call = new Call(res, req, head ? 'HEAD' : req.getMethod().toUpperCase(), req.getUrl());
   call.reply('404 Not Found', JSON_TYPE, NOT_FOUND);
-}
-
-/**
- * The gate step (C23): runs `next` once the request is admitted, at once for a
- * synchronous gate or when an asynchronous one answers; a refusal is answered here.
- */
-export function gated(ctx: AppContext, call: Call, req: HttpRequest, next: () => void): void {
-  afterGate(call, ctx.gate.admit(req.getHeader(requestHeader.authorization)), next);
-}
-
-/** Go on from a gate decision, now or when an asynchronous gate answers. */
-function afterGate(call: Call, d: GateDecision | Promise<GateDecision>, next: () => void): void {
-  if (!(d instanceof Promise)) {
-    if (applyDecision(call, d)) next();
-    return;
-  }
-  call.watchAbort();
-  d.then(
-    (x) =>
-      guard(call.res, () => {
-        if (applyDecision(call, x)) next();
-      }),
-    () => gateFailed(call),
-  );
-}
-
-/** Apply a gate decision: remember its headers (C29), or answer its refusal. */
-export function applyDecision(call: Call, d: GateDecision): boolean {
-  call.extraHeaders = d.headers;
-  if (d.ok) return true;
-  call.reply(d.status, 'application/problem+json', d.body(call.path));
-  return false;
-}
-
-/**
- * The gate step for a request with a body (C23). The body must be subscribed to
- * inside the route callback, so it is read while an asynchronous gate decides;
- * `next` runs once both are in, a refusal is answered by the gate whatever the body,
- * and a body over 1 MiB is a 413 only for an admitted request.
- */
-export function gatedBody(
-  ctx: AppContext,
-  call: Call,
-  req: HttpRequest,
-  next: (body: Buffer) => void,
-  /** A route's own check between framing and the gate; false when it has answered. */
-  precheck?: () => boolean,
-): void {
-  // Before the gate: the request's extent is unknown, so nothing after it on this
-  // connection can be trusted. Answered on the next turn, not now: a request uWS finds
-  // behind an unanswered one makes it close the connection unrouted, while one
-  // behind an answer would run (a close asked for inside the route callback is
-  // forgotten when uWS parses the next request of the same read).
-  const framing = framingProblem(req);
-  if (framing !== null) {
-    call.watchAbort();
-    setImmediate(() =>
-      guard(call.res, () => call.reply(framing.status, JSON_TYPE, framing.body, NO_HEADERS, true)),
-    );
-    return;
-  }
-  if (precheck !== undefined && !precheck()) return;
-  const contentLength = req.getHeader(requestHeader.contentLength);
-  let admitted = false;
-  let body: Buffer | 'too-large' | null = null;
-  const proceed = () => {
-    if (!admitted || body === null) return;
-    // The connection is kept: uWS reads the rest of the body and drops it, so the client
-    // reads this answer whenever it stops sending. Closing now (it once said
-    // Connection: close) resets a client still uploading, which then never sees the 413.
-    if (body === 'too-large') call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE);
-    else next(body);
-  };
-  const d = ctx.gate.admit(req.getHeader(requestHeader.authorization));
-  if (!(d instanceof Promise)) {
-    if (!applyDecision(call, d)) return;
-    admitted = true;
-  }
-  readBody(
-    call,
-    contentLength,
-    (b) => {
-      body = b;
-      proceed();
-    },
-    () => {
-      body = 'too-large';
-      proceed();
-    },
-  );
-  if (d instanceof Promise) {
-    d.then(
-      (x) =>
-        guard(call.res, () => {
-          admitted = applyDecision(call, x);
-          proceed();
-        }),
-      () => gateFailed(call),
-    );
-  }
-}
-
-function gateFailed(call: Call): void {
-  call.reply('503 Service Unavailable', JSON_TYPE, '{"detail":"Access control is unavailable"}', RETRY_1);
 }
 
 function statusLine(status: number): string {

@@ -9,7 +9,8 @@
 import { isUtf8 } from 'node:buffer';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { type AppContext, gatedBody } from '../app.js';
+import type { AppContext } from '../context.js';
+import { gatedBody } from '../gated.js';
 import { Call, isClosingConnections } from '../http/call.js';
 import { guard, reportInternalError } from '../http/guard.js';
 import { ascii, headerBlock, headerWriter } from '../http/headers.js';
@@ -230,7 +231,7 @@ export function registerMcpRoutes(
     };
     // Before the gate, like a framing error: a page in someone's browser is refused
     // whatever key it holds, and counts nothing.
-    gatedBody(ctx, call, req, answer, () => {
+    gatedBody(ctx.gate, call, req, answer, () => {
       if (originAllowed(origin)) return true;
       call.reply(STATUS[403], JSON_TYPE, forbiddenOrigin(origin));
       return false;
