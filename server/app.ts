@@ -6,7 +6,8 @@
  */
 
 import { type Day, parseDayAt } from '../core/dates.js';
-import type { Answer, Params } from './answers.js';
+import { allowOf, ROUTES, type RouteDecl } from '../schemas/routes.js';
+import type { Answer } from './answers.js';
 import * as answers from './answers.js';
 import type { AppContext } from './context.js';
 import type { GateDecision } from './gate.js';
@@ -15,6 +16,8 @@ import { Call, repliesAsIs, writeJsonAsIs } from './http/call.js';
 import { guardRoutes } from './http/guard.js';
 import { headerBlock, NO_HEADERS, requestHeader } from './http/headers.js';
 import { parseQuery } from './http/query.js';
+import { mcpPost } from './mcp/http.js';
+import { type BodyAnswer, bindingOf, type GetAnswer, patternsOf } from './routes.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
@@ -27,30 +30,6 @@ const METHOD_NOT_ALLOWED = '{"detail":"Method Not Allowed"}';
 const NO_STORE = headerBlock([['Cache-Control', 'no-store']]);
 const RETRY_30 = headerBlock([['Retry-After', '30']]);
 
-/** Public resources by path pattern (served from AppContext.resource), with GET and HEAD. */
-const PUBLIC_RESOURCES = [
-  '/.well-known/api-catalog',
-  '/.well-known/*',
-  '/openapi.json',
-  '/docs',
-  '/docs/*',
-  '/problems/*',
-];
-
-/** Known route patterns and the methods they answer, for 405's Allow header (C21). */
-const ALLOW: Array<[string, string]> = [
-  ['/healthz', 'GET, HEAD'],
-  ...PUBLIC_RESOURCES.map((p): [string, string] => [p, 'GET, HEAD']),
-  ['/v1/funds', 'GET, HEAD'],
-  ['/v1/funds/:code', 'GET, HEAD'],
-  ['/v1/funds/:code/trailing-returns', 'GET, HEAD'],
-  ['/v1/funds/:code/calendar-returns', 'GET, HEAD'],
-  ['/v1/funds//trailing-returns', 'GET, HEAD'],
-  ['/v1/funds//calendar-returns', 'GET, HEAD'],
-  ['/v1/trailing-returns/batch', 'POST'],
-  ['/v1/calendar-returns/batch', 'POST'],
-];
-
 export function createApp(ctx: AppContext): TemplatedApp {
   const app = loadUws().App();
   guardRoutes(app);
@@ -61,8 +40,6 @@ export function createApp(ctx: AppContext): TemplatedApp {
     const h = ctx.health();
     call.reply(statusLine(h.status), JSON_TYPE, h.body, NO_STORE);
   };
-  app.get('/healthz', (res, req) => health(res, req, false));
-  app.head('/healthz', (res, req) => health(res, req, true));
 
   const serveResource = (res: HttpResponse, req: HttpRequest, head: boolean) => {
     const path = req.getUrl();
@@ -71,22 +48,12 @@ export function createApp(ctx: AppContext): TemplatedApp {
     if (!r) call.reply('404 Not Found', JSON_TYPE, NOT_FOUND);
     else call.reply(r.status ?? '200 OK', r.contentType, r.body, r.headers);
   };
-  // Exact paths, since uWS ranks the 405 catch-all of an exact path above a wildcard GET.
-  // HEAD too (RFC 9110 asks it wherever GET is): this uWS build does not fall through.
-  for (const pattern of PUBLIC_RESOURCES) {
-    app.get(pattern, (res, req) => serveResource(res, req, false));
-    app.head(pattern, (res, req) => serveResource(res, req, true));
-  }
 
   /**
    * A GET data route: gate, snapshot, then the transport-free answer. A route with
    * a prepared `latest` row first tries to answer it directly (directRow).
    */
-  const data = (
-    pattern: string,
-    answer: (snap: ServingSnapshot, code: string | null, params: Params) => Answer,
-    latest: RowKind | null = null,
-  ) => {
+  const data = (pattern: string, answer: GetAnswer, latest: RowKind | null) => {
     const hasCode = pattern.includes(':code');
     // uWS matches no parameter to an empty segment; those routes are registered as they are.
     const emptyCode = pattern.includes('//');
@@ -98,7 +65,9 @@ export function createApp(ctx: AppContext): TemplatedApp {
       if (code !== raw && code?.includes('/')) return notFoundRoute(res, req, head);
       const query = req.getQuery() ?? '';
       const d =
-        !head && latest !== null && code !== null ? directRow(ctx, res, req, code, latest, query) : null;
+        !head && latest !== null && hasCode && code !== null
+          ? directRow(ctx, res, req, code, latest, query)
+          : null;
       if (d === ANSWERED) return;
       const call = new Call(res, req, head ? 'HEAD' : 'GET', req.getUrl());
       const next = () => {
@@ -109,49 +78,54 @@ export function createApp(ctx: AppContext): TemplatedApp {
       if (d === null) gated(ctx.gate, call, req, next);
       else afterGate(call, d, next);
     };
-    app.get(pattern, (res, req) => handle(res, req, false));
-    // RFC 9110 §9.3.2: HEAD wherever GET is, answered by the same checks (so it counts one
-    // request, C23) with GET's headers and no body; this uWS build does not fall through.
-    app.head(pattern, (res, req) => handle(res, req, true));
+    return handle;
   };
-  data('/v1/funds', (snap, _code, params) => answers.listFunds(snap, params));
-  data('/v1/funds/:code', answers.getFund, RowKind.Fund);
-  data('/v1/funds/:code/trailing-returns', answers.getTrailing, RowKind.Trailing);
-  data('/v1/funds/:code/calendar-returns', answers.getCalendar, RowKind.Calendar);
-  // An empty code is a C15 validation error (422), not an unknown route.
-  data('/v1/funds//trailing-returns', answers.getTrailing);
-  data('/v1/funds//calendar-returns', answers.getCalendar);
 
   /**
    * A POST batch route. The body must be subscribed to inside the route callback,
    * so it is read while an asynchronous gate decides; the answer waits for both,
    * and a refused request is answered by the gate whatever its body (C23).
    */
-  const batch = (
-    pattern: string,
-    answer: (snap: ServingSnapshot, body: Uint8Array, type: string) => Answer,
-  ) => {
-    app.post(pattern, (res, req) => {
-      const call = new Call(res, req, 'POST', pattern);
-      const contentType = req.getHeader(requestHeader.contentType);
-      gatedBody(ctx.gate, call, req, (body) => {
-        const snap = ctx.snapshot();
-        if (!snap) return noData(call);
-        send(call, snap, answer(snap, body, contentType));
-      });
+  const batch = (pattern: string, answer: BodyAnswer) => (res: HttpResponse, req: HttpRequest) => {
+    const call = new Call(res, req, 'POST', pattern);
+    const contentType = req.getHeader(requestHeader.contentType);
+    gatedBody(ctx.gate, call, req, (body) => {
+      const snap = ctx.snapshot();
+      if (!snap) return noData(call);
+      send(call, snap, answer(snap, body, contentType));
     });
   };
-  batch('/v1/trailing-returns/batch', answers.trailingBatch);
-  batch('/v1/calendar-returns/batch', answers.calendarBatch);
 
-  ctx.extend?.(app);
+  // Every route of the table (schemas/routes.ts), bound to its kind of handler
+  // (server/routes.ts). HEAD wherever GET is (RFC 9110 §9.3.2), answered by the same
+  // checks, so it counts one request (C23), with GET's headers and no body: this uWS
+  // build does not fall through from HEAD to GET. Resources are registered by exact
+  // path too, since uWS ranks the 405 catch-all of an exact path above a wildcard GET.
+  for (const route of ROUTES as readonly RouteDecl[]) {
+    const binding = bindingOf(route);
+    for (const pattern of patternsOf(route)) {
+      let get: ((res: HttpResponse, req: HttpRequest, head: boolean) => void) | null = null;
+      if (binding.kind === 'health') get = health;
+      else if (binding.kind === 'resource') get = serveResource;
+      else if (binding.kind === 'get') get = data(pattern, binding.answer, binding.latest);
+      else if (binding.kind === 'post') app.post(pattern, batch(pattern, binding.answer));
+      else app.post(pattern, (res, req) => mcpPost(ctx, res, req));
+      if (get === null) continue;
+      const answer = get;
+      app.get(pattern, (res, req) => answer(res, req, false));
+      app.head(pattern, (res, req) => answer(res, req, true));
+    }
+  }
 
-  for (const [pattern, methods] of ALLOW) {
-    const allow = headerBlock([['Allow', methods]]);
-    app.any(pattern, (res, req) => {
-      const call = new Call(res, req, req.getMethod().toUpperCase(), req.getUrl());
-      call.reply('405 Method Not Allowed', JSON_TYPE, METHOD_NOT_ALLOWED, allow);
-    });
+  // C21: a known route asked with another method is a 405 naming the methods it takes.
+  for (const route of ROUTES as readonly RouteDecl[]) {
+    const allow = headerBlock([['Allow', allowOf(route)]]);
+    for (const pattern of patternsOf(route)) {
+      app.any(pattern, (res, req) => {
+        const call = new Call(res, req, req.getMethod().toUpperCase(), req.getUrl());
+        call.reply('405 Method Not Allowed', JSON_TYPE, METHOD_NOT_ALLOWED, allow);
+      });
+    }
   }
   app.any('/*', (res, req) => notFoundRoute(res, req, req.getMethod().toUpperCase() === 'HEAD'));
   return app;

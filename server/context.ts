@@ -6,8 +6,9 @@
  */
 import type { Gate } from './gate.js';
 import type { HeaderBlock } from './http/headers.js';
+import type { OriginPolicy } from './mcp/origin.js';
+import type { McpServerInfo } from './mcp/server.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
-import type { TemplatedApp } from './uws.js';
 
 /** A fixed public resource: bytes and type decided at startup or snapshot swap. */
 export interface StaticResource {
@@ -26,6 +27,6 @@ export interface AppContext {
   health(): { status: number; body: string };
   /** Public resources by exact path (api-catalog, claim, openapi.json, docs, problem pages). */
   resource(path: string): StaticResource | undefined;
-  /** Extra routes (MCP) registered by their own module. */
-  extend?: (app: TemplatedApp) => void;
+  /** POST /mcp: the server's MCP identity and the browser origins it accepts. */
+  mcp: { info: McpServerInfo; originAllowed: OriginPolicy };
 }

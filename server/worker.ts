@@ -17,7 +17,6 @@ import { inflight } from './http/body.js';
 import { closeConnectionsAfterReplies, onReply } from './http/call.js';
 import { onInternalError } from './http/guard.js';
 import { serverLogger } from './log.js';
-import { registerMcpRoutes } from './mcp/http.js';
 import { originPolicy } from './mcp/origin.js';
 import { serverInfo } from './mcp/server.js';
 import { healthBody } from './public/health.js';
@@ -113,6 +112,10 @@ const ctx: AppContext = {
     return { status: h.status, body: JSON.stringify(h.body) };
   },
   resource: (path: string): StaticResource | undefined => resources.get(path),
+  mcp: {
+    info: serverInfo(input.version),
+    originAllowed: originPolicy(config.baseUrl, config.mcpOrigins),
+  },
 };
 
 if (config.accessLogSample > 0) {
@@ -138,9 +141,6 @@ if (config.accessLogSample > 0) {
   );
 }
 
-const mcpInfo = serverInfo(input.version);
-const mcpOrigins = originPolicy(config.baseUrl, config.mcpOrigins);
-ctx.extend = (app) => registerMcpRoutes(app, ctx, mcpInfo, mcpOrigins);
 const app = createApp(ctx);
 let listenSocket: us_listen_socket | null = null;
 

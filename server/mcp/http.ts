@@ -13,11 +13,10 @@ import type { AppContext } from '../context.js';
 import { gatedBody } from '../gated.js';
 import { Call, isClosingConnections } from '../http/call.js';
 import { guard, reportInternalError } from '../http/guard.js';
-import { ascii, headerBlock, headerWriter } from '../http/headers.js';
+import { ascii, headerWriter } from '../http/headers.js';
 import { acceptsJson } from '../http/negotiation.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
-import type { TemplatedApp } from '../uws.js';
-import type { OriginPolicy } from './origin.js';
+import type { HttpRequest, HttpResponse } from '../uws.js';
 import { createMcpServer, type McpServerInfo } from './server.js';
 import { isToolName, NO_DATA_DETAIL } from './tools.js';
 
@@ -29,8 +28,6 @@ const JSON_TYPE = 'application/json';
 const MCP_URL = 'http://localhost/mcp';
 const BOTH_TYPES = 'application/json, text/event-stream';
 const NO_DATA = JSON.stringify({ detail: NO_DATA_DETAIL });
-const METHOD_NOT_ALLOWED = '{"detail":"Method Not Allowed"}';
-const ALLOW_POST = headerBlock([['Allow', 'POST']]);
 const INTERNAL = '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}';
 
 const STATUS: Record<number, string> = {
@@ -176,70 +173,63 @@ function forbiddenOrigin(origin: string): string {
   );
 }
 
-/** Register POST /mcp and its 405s; called through AppContext.extend before the catch-alls. */
-export function registerMcpRoutes(
-  app: TemplatedApp,
-  ctx: AppContext,
-  info: McpServerInfo,
-  originAllowed: OriginPolicy,
-): void {
-  app.post('/mcp', (res, req) => {
-    const call = new Call(res, req, 'POST', '/mcp');
-    const origin = req.getHeader('origin');
-    // Every HTTP request to /mcp passes the gate and counts one, like a REST call (C30).
-    // The request object is valid only in this callback: copy what the transport reads.
-    const headers: Array<[string, string]> = [];
-    let refusesJson = false;
-    req.forEach((k, v) => {
-      if (k === 'content-length' || k === 'transfer-encoding') return;
-      // Answers are always JSON (no event streams): any Accept that takes JSON (`*/*`,
-      // `APPLICATION/JSON`, none) is what the SDK requires to hear, both types listed.
-      if (k === 'accept') {
-        refusesJson = !acceptsJson(v);
-        headers.push([k, BOTH_TYPES]);
-      } else headers.push([k, v]);
-    });
-    if (!headers.some(([k]) => k === 'accept')) headers.push(['accept', BOTH_TYPES]);
-    const answer = (raw: Buffer) => {
-      const started = performance.now();
-      const snap = ctx.snapshot();
-      let body: unknown;
-      let request: Request;
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-        request = new Request(MCP_URL, { method: 'POST', headers });
-      } catch {
-        // Not JSON: the transport reads the text itself and answers with its own JSON-RPC error.
-        body = undefined;
-        request = new Request(MCP_URL, { method: 'POST', headers, body: raw });
-      }
-      // Said here: the SDK's 406 asks for text/event-stream as well, which we never send.
-      // Bytes that are not UTF-8 are a parse error, as REST's 422 json_invalid (C21): the
-      // SDK would read them with U+FFFD in their place and answer about another code.
-      (refusesJson
-        ? Promise.resolve(NOT_ACCEPTABLE())
-        : !isUtf8(raw)
-          ? Promise.resolve(jsonResponse(400, rpcError(-32700, 'Parse error: the body is not valid UTF-8')))
-          : handleMcpPost(request, body, snap, info)
-      )
-        .then((response) => writeResponse(call, response, snap, started))
-        .catch((e: unknown) => {
-          // JSON-RPC's own internal error, once (http/guard.ts logs it).
-          reportInternalError(e);
-          guard(call.res, () => call.reply(STATUS[500], JSON_TYPE, INTERNAL));
-        });
-    };
-    // Before the gate, like a framing error: a page in someone's browser is refused
-    // whatever key it holds, and counts nothing.
-    gatedBody(ctx.gate, call, req, answer, () => {
-      if (originAllowed(origin)) return true;
-      call.reply(STATUS[403], JSON_TYPE, forbiddenOrigin(origin));
-      return false;
-    });
+/**
+ * POST /mcp (the route table binds it, schemas/routes.ts; other methods are its 405,
+ * Allow: POST).
+ */
+export function mcpPost(ctx: AppContext, res: HttpResponse, req: HttpRequest): void {
+  const { info, originAllowed } = ctx.mcp;
+  const call = new Call(res, req, 'POST', '/mcp');
+  const origin = req.getHeader('origin');
+  // Every HTTP request to /mcp passes the gate and counts one, like a REST call (C30).
+  // The request object is valid only in this callback: copy what the transport reads.
+  const headers: Array<[string, string]> = [];
+  let refusesJson = false;
+  req.forEach((k, v) => {
+    if (k === 'content-length' || k === 'transfer-encoding') return;
+    // Answers are always JSON (no event streams): any Accept that takes JSON (`*/*`,
+    // `APPLICATION/JSON`, none) is what the SDK requires to hear, both types listed.
+    if (k === 'accept') {
+      refusesJson = !acceptsJson(v);
+      headers.push([k, BOTH_TYPES]);
+    } else headers.push([k, v]);
   });
-  app.any('/mcp', (res, req) => {
-    const call = new Call(res, req, req.getMethod().toUpperCase(), '/mcp');
-    call.reply(STATUS[405], JSON_TYPE, METHOD_NOT_ALLOWED, ALLOW_POST);
+  if (!headers.some(([k]) => k === 'accept')) headers.push(['accept', BOTH_TYPES]);
+  const answer = (raw: Buffer) => {
+    const started = performance.now();
+    const snap = ctx.snapshot();
+    let body: unknown;
+    let request: Request;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+      request = new Request(MCP_URL, { method: 'POST', headers });
+    } catch {
+      // Not JSON: the transport reads the text itself and answers with its own JSON-RPC error.
+      body = undefined;
+      request = new Request(MCP_URL, { method: 'POST', headers, body: raw });
+    }
+    // Said here: the SDK's 406 asks for text/event-stream as well, which we never send.
+    // Bytes that are not UTF-8 are a parse error, as REST's 422 json_invalid (C21): the
+    // SDK would read them with U+FFFD in their place and answer about another code.
+    (refusesJson
+      ? Promise.resolve(NOT_ACCEPTABLE())
+      : !isUtf8(raw)
+        ? Promise.resolve(jsonResponse(400, rpcError(-32700, 'Parse error: the body is not valid UTF-8')))
+        : handleMcpPost(request, body, snap, info)
+    )
+      .then((response) => writeResponse(call, response, snap, started))
+      .catch((e: unknown) => {
+        // JSON-RPC's own internal error, once (http/guard.ts logs it).
+        reportInternalError(e);
+        guard(call.res, () => call.reply(STATUS[500], JSON_TYPE, INTERNAL));
+      });
+  };
+  // Before the gate, like a framing error: a page in someone's browser is refused
+  // whatever key it holds, and counts nothing.
+  gatedBody(ctx.gate, call, req, answer, () => {
+    if (originAllowed(origin)) return true;
+    call.reply(STATUS[403], JSON_TYPE, forbiddenOrigin(origin));
+    return false;
   });
 }
 

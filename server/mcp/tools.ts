@@ -29,9 +29,9 @@ import {
   TrailingReturnsSchema,
 } from '../../schemas/index.js';
 import type { Answer, Params } from '../answers.js';
-import * as answers from '../answers.js';
 import { parsePydanticDate, parsePydanticDateNumber } from '../pydantic/date.js';
 import { parsePydanticInt, pydanticStrip } from '../pydantic/scalars.js';
+import { TOOL_BINDINGS } from '../routes.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import { echoable, type ValidationIssue } from '../validation.js';
 
@@ -349,6 +349,19 @@ function laxArguments(name: McpToolName, args: Args): Args {
 }
 
 /**
+ * The answer of the tool's REST route (server/routes.ts), from the same function: a
+ * GET route's code and query (each argument as its query text), or a batch's body.
+ */
+function answerOf(snap: ServingSnapshot, name: McpToolName, args: Args): Answer {
+  const route = TOOL_BINDINGS[name];
+  if (route.kind === 'post') return route.answer(snap, JSON.stringify(args), 'application/json');
+  if (route.kind !== 'get') throw new Error(`MCP tool ${name} is bound to a ${route.kind} route`);
+  const params: Params = {};
+  for (const [k, v] of Object.entries(args)) if (k !== 'code') params[k] = str(v);
+  return route.answer(snap, typeof args.code === 'string' ? args.code : null, params);
+}
+
+/**
  * Answer one `tools/call` for a known tool. Bad arguments, an unknown fund and a
  * missing row are tool results with `isError` (MCP 2025-11-25: the model can
  * correct itself); a snapshot of null is C24's "No data loaded".
@@ -366,39 +379,7 @@ export function callTool(
   if (!check(args)) return invalidArgs(name, ajvProblems(name, check.errors ?? []));
   if (snap === null)
     return errorResult(`${NO_DATA_DETAIL}: the server has no snapshot yet; try again shortly.`);
-  let a: Answer;
-  switch (name) {
-    case 'searchFunds': {
-      const params: Params = {
-        q: str(args.q),
-        type: str(args.type),
-        country: str(args.country),
-        exchange: str(args.exchange),
-        cursor: str(args.cursor),
-        limit: str(args.limit),
-      };
-      a = answers.listFunds(snap, params);
-      break;
-    }
-    case 'getFund':
-      a = answers.getFund(snap, args.code as string, { market: str(args.market) });
-      break;
-    case 'getTrailingReturns':
-      a = answers.getTrailing(snap, args.code as string, {
-        as_of: str(args.as_of),
-        market: str(args.market),
-      });
-      break;
-    case 'getCalendarReturns':
-      a = answers.getCalendar(snap, args.code as string, { year: str(args.year), market: str(args.market) });
-      break;
-    case 'batchTrailingReturns':
-      a = answers.trailingBatch(snap, JSON.stringify(args), 'application/json');
-      break;
-    case 'batchCalendarReturns':
-      a = answers.calendarBatch(snap, JSON.stringify(args), 'application/json');
-      break;
-  }
+  const a = answerOf(snap, name, args);
   if (a.status === 422) return invalidArgs(name, issueProblems(a.issues));
   if (a.status === 404) {
     const hint = a.detail.startsWith('No fund with code')
