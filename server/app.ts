@@ -13,6 +13,14 @@ import type { AppContext } from './context.js';
 import type { GateDecision } from './gate.js';
 import { afterGate, gated, gatedBody } from './gated.js';
 import { Call, repliesAsIs, writeJsonAsIs } from './http/call.js';
+import {
+  JSON_TYPE,
+  METHOD_NOT_ALLOWED,
+  NO_DATA,
+  NO_DATA_HEADERS,
+  NOT_FOUND,
+  statusLine,
+} from './http/errors.js';
 import { guardRoutes } from './http/guard.js';
 import { headerBlock, NO_HEADERS, requestHeader } from './http/headers.js';
 import { parseQuery } from './http/query.js';
@@ -23,12 +31,7 @@ import type { ServingSnapshot } from './snapshot/serving.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 import { loadUws } from './uws.js';
 
-const JSON_TYPE = 'application/json';
-const NO_DATA = '{"detail":"No data loaded"}';
-const NOT_FOUND = '{"detail":"Not Found"}';
-const METHOD_NOT_ALLOWED = '{"detail":"Method Not Allowed"}';
 const NO_STORE = headerBlock([['Cache-Control', 'no-store']]);
-const RETRY_30 = headerBlock([['Retry-After', '30']]);
 
 export function createApp(ctx: AppContext): TemplatedApp {
   const app = loadUws().App();
@@ -45,7 +48,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
     const path = req.getUrl();
     const call = new Call(res, req, head ? 'HEAD' : 'GET', path);
     const r = ctx.resource(path);
-    if (!r) call.reply('404 Not Found', JSON_TYPE, NOT_FOUND);
+    if (!r) call.reply(statusLine(404), JSON_TYPE, NOT_FOUND);
     else call.reply(r.status ?? '200 OK', r.contentType, r.body, r.headers);
   };
 
@@ -123,7 +126,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
     for (const pattern of patternsOf(route)) {
       app.any(pattern, (res, req) => {
         const call = new Call(res, req, req.getMethod().toUpperCase(), req.getUrl());
-        call.reply('405 Method Not Allowed', JSON_TYPE, METHOD_NOT_ALLOWED, allow);
+        call.reply(statusLine(405), JSON_TYPE, METHOD_NOT_ALLOWED, allow);
       });
     }
   }
@@ -134,11 +137,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
 /** C21: a path no route answers. */
 function notFoundRoute(res: HttpResponse, req: HttpRequest, head: boolean): void {
   const call = new Call(res, req, head ? 'HEAD' : req.getMethod().toUpperCase(), req.getUrl());
-  call.reply('404 Not Found', JSON_TYPE, NOT_FOUND);
-}
-
-function statusLine(status: number): string {
-  return status === 200 ? '200 OK' : status === 503 ? '503 Service Unavailable' : `${status}`;
+  call.reply(statusLine(404), JSON_TYPE, NOT_FOUND);
 }
 
 /**
@@ -227,15 +226,9 @@ function directRow(
 }
 
 function noData(call: Call): void {
-  call.reply('503 Service Unavailable', JSON_TYPE, NO_DATA, RETRY_30);
+  call.reply(statusLine(503), JSON_TYPE, NO_DATA, NO_DATA_HEADERS);
 }
 
-const STATUS_LINE: Record<number, string> = {
-  200: '200 OK',
-  404: '404 Not Found',
-  422: '422 Unprocessable Entity',
-};
-
 function send(call: Call, snap: ServingSnapshot, a: Answer): void {
-  call.reply(STATUS_LINE[a.status], JSON_TYPE, a.body, a.status === 200 ? snap.dataHeaders : NO_HEADERS);
+  call.reply(statusLine(a.status), JSON_TYPE, a.body, a.status === 200 ? snap.dataHeaders : NO_HEADERS);
 }

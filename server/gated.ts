@@ -7,13 +7,17 @@
 import type { Gate, GateDecision } from './gate.js';
 import { framingProblem, readBody } from './http/body.js';
 import type { Call } from './http/call.js';
+import {
+  GATE_UNAVAILABLE,
+  GATE_UNAVAILABLE_HEADERS,
+  JSON_TYPE,
+  PROBLEM_JSON_TYPE,
+  statusLine,
+  TOO_LARGE,
+} from './http/errors.js';
 import { guard } from './http/guard.js';
-import { headerBlock, NO_HEADERS, requestHeader } from './http/headers.js';
+import { NO_HEADERS, requestHeader } from './http/headers.js';
 import type { HttpRequest } from './uws.js';
-
-const JSON_TYPE = 'application/json';
-const TOO_LARGE = '{"detail":"Request body too large: the limit is 1 MiB"}';
-const RETRY_1 = headerBlock([['Retry-After', '1']]);
 
 /**
  * The gate step (C23): runs `next` once the request is admitted, at once for a
@@ -43,7 +47,7 @@ export function afterGate(call: Call, d: GateDecision | Promise<GateDecision>, n
 export function applyDecision(call: Call, d: GateDecision): boolean {
   call.extraHeaders = d.headers;
   if (d.ok) return true;
-  call.reply(d.status, 'application/problem+json', d.body(call.path));
+  call.reply(d.status, PROBLEM_JSON_TYPE, d.body(call.path));
   return false;
 }
 
@@ -83,7 +87,7 @@ export function gatedBody(
     // The connection is kept: uWS reads the rest of the body and drops it, so the client
     // reads this answer whenever it stops sending. Closing now (it once said
     // Connection: close) resets a client still uploading, which then never sees the 413.
-    if (body === 'too-large') call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE);
+    if (body === 'too-large') call.reply(statusLine(413), JSON_TYPE, TOO_LARGE);
     else next(body);
   };
   const d = gate.admit(req.getHeader(requestHeader.authorization));
@@ -116,5 +120,5 @@ export function gatedBody(
 }
 
 function gateFailed(call: Call): void {
-  call.reply('503 Service Unavailable', JSON_TYPE, '{"detail":"Access control is unavailable"}', RETRY_1);
+  call.reply(statusLine(503), JSON_TYPE, GATE_UNAVAILABLE, GATE_UNAVAILABLE_HEADERS);
 }

@@ -9,8 +9,7 @@
  * so the two batch tools wrap the REST array as `{ rows: [...] }`.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import {
   BATCH_MAX_CODES,
   type CalendarReturn,
@@ -28,15 +27,14 @@ import {
   TrailingReturnsListSchema,
   TrailingReturnsSchema,
 } from '../../schemas/index.js';
+import { ajv } from '../ajv.js';
 import type { Answer, Params } from '../answers.js';
+import { NO_DATA_DETAIL } from '../http/errors.js';
 import { parsePydanticDate, parsePydanticDateNumber } from '../pydantic/date.js';
 import { parsePydanticInt, pydanticStrip } from '../pydantic/scalars.js';
 import { TOOL_BINDINGS } from '../routes.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import { echoable, type ValidationIssue } from '../validation.js';
-
-/** C24's sentence; over HTTP the whole POST is a 503 instead (see http.ts). */
-export const NO_DATA_DETAIL = 'No data loaded';
 
 const UNITS =
   'Returns are percent as decimal strings with 4 decimals ("12.3456" means +12.3456 %, C1). Periods under 2 ' +
@@ -164,13 +162,8 @@ export const TOOLS: Tool[] = [
 export const LIST_TOOLS_RESULT = { tools: TOOLS };
 
 // ---------------------------------------------------------------------------
-// Argument validation: ajv validators compiled once from the tool input schemas.
-
-// ajv-formats is CommonJS; under NodeNext its default export is the module object.
-const addFormats = addFormatsModule.default;
-// verbose: errors carry the offending value, so the message can quote it back to the model.
-const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strict: true, verbose: true });
-addFormats(ajv, ['date']);
+// Argument validation: ajv validators compiled once from the tool input schemas, on the
+// instance REST's body validation uses (ajv.ts).
 
 const CHECKS = Object.fromEntries(
   Object.entries(MCP_TOOL_INPUT_SCHEMAS).map(([name, s]) => [name, ajv.compile(s)]),
@@ -377,6 +370,7 @@ export function callTool(
   if (name === 'searchFunds' && typeof args.q === 'string') args = { ...args, q: pydanticStrip(args.q) };
   const check = CHECKS[name];
   if (!check(args)) return invalidArgs(name, ajvProblems(name, check.errors ?? []));
+  // C24; over HTTP the whole POST is a 503 instead (http.ts).
   if (snap === null)
     return errorResult(`${NO_DATA_DETAIL}: the server has no snapshot yet; try again shortly.`);
   const a = answerOf(snap, name, args);

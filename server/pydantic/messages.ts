@@ -1,0 +1,84 @@
+/**
+ * Pydantic v2's error messages and the issues (C20's `{type, loc, msg, input, ctx}`)
+ * validation.ts builds from them: the wording FastAPI clients see, kept in one
+ * place and checked against recorded Pydantic output (pydantic-cases.json).
+ */
+import type { IntParsingError } from './scalars.js';
+
+export type Loc = (string | number)[];
+
+export type ValidationIssue = {
+  type: string;
+  loc: Loc;
+  msg: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+};
+
+export const FIELD_REQUIRED = 'Field required';
+export const INT_PARSING = 'Input should be a valid integer, unable to parse string as an integer';
+export const INT_PARSING_SIZE = 'Unable to parse input string as an integer, exceeded maximum size';
+export const INT_TYPE = 'Input should be a valid integer';
+export const INT_FROM_FLOAT = 'Input should be a valid integer, got a number with a fractional part';
+export const FINITE_NUMBER = 'Input should be a finite number';
+export const STRING_TYPE = 'Input should be a valid string';
+export const LIST_TYPE = 'Input should be a valid list';
+export const DATE_TYPE = 'Input should be a valid date';
+export const MODEL_ATTRIBUTES_TYPE = 'Input should be a valid dictionary or object to extract fields from';
+export const JSON_INVALID = 'JSON decode error';
+export const FUND_TYPE_EXPECTED = "'ETF' or 'FUND'";
+
+export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export const geIssue = (loc: Loc, input: unknown, ge: number): ValidationIssue => ({
+  type: 'greater_than_equal',
+  loc,
+  msg: `Input should be greater than or equal to ${ge}`,
+  input,
+  ctx: { ge },
+});
+
+export const leIssue = (loc: Loc, input: unknown, le: number): ValidationIssue => ({
+  type: 'less_than_equal',
+  loc,
+  msg: `Input should be less than or equal to ${le}`,
+  input,
+  ctx: { le },
+});
+
+export const stringTooShort = (loc: Loc, input: unknown, min: number): ValidationIssue => ({
+  type: 'string_too_short',
+  loc,
+  msg: `String should have at least ${plural(min, 'character')}`,
+  input,
+  ctx: { min_length: min },
+});
+
+export const stringTooLong = (loc: Loc, input: unknown, max: number): ValidationIssue => ({
+  type: 'string_too_long',
+  loc,
+  msg: `String should have at most ${plural(max, 'character')}`,
+  input,
+  ctx: { max_length: max },
+});
+
+export const patternMismatch = (loc: Loc, input: unknown, pattern: string): ValidationIssue => ({
+  type: 'string_pattern_mismatch',
+  loc,
+  msg: `String should match pattern '${pattern}'`,
+  input,
+  ctx: { pattern },
+});
+
+export const missing = (loc: Loc, input: unknown): ValidationIssue => ({
+  type: 'missing',
+  loc,
+  msg: FIELD_REQUIRED,
+  input,
+});
+
+export function intIssue(loc: Loc, raw: string, error: IntParsingError): ValidationIssue {
+  return error === 'int_parsing_size'
+    ? { type: 'int_parsing_size', loc, msg: INT_PARSING_SIZE, input: raw }
+    : { type: 'int_parsing', loc, msg: INT_PARSING, input: raw };
+}
