@@ -3,7 +3,7 @@
  * from the same schema objects ajv compiles, so documentation and validation cannot
  * drift apart.
  */
-import { CodeSchema, JSON_SCHEMA_DIALECT, MarketParamSchema } from './common.js';
+import { CodeSchema, MarketParamSchema } from './common.js';
 import { PROBLEM_SLUGS } from './errors.js';
 import { SCHEMAS, type SchemaName } from './index.js';
 import { CalendarQuerySchema, ListFundsQuerySchema, TrailingQuerySchema } from './requests.js';
@@ -117,6 +117,54 @@ const jsonBody = (name: SchemaName, description: string) => ({
 
 const PUBLIC = { security: [] };
 
+/** C21's body for a path with nothing there. */
+const NOT_FOUND_DETAIL = 'Not Found';
+
+/** /mcp's body and answer: one JSON-RPC 2.0 message, or a batch of them. */
+const JSON_RPC_MESSAGES = {
+  type: ['object', 'array'],
+  // Said outright: generated clients read a bare `type: object` as an object with no keys.
+  additionalProperties: true,
+  items: { type: 'object', additionalProperties: true },
+  description: 'A JSON-RPC 2.0 message (an object), or a batch of them (an array of objects).',
+};
+
+type ProblemSlug = (typeof PROBLEM_SLUGS)[number];
+
+/**
+ * Title, status and an example detail of each gateway refusal, as the server words
+ * them (server/public/problems.ts, server/access/gate.ts): server/resources.test.ts
+ * holds the examples to the server's own bodies.
+ */
+export const PROBLEM_EXAMPLES: Record<ProblemSlug, { title: string; status: number; detail: string }> = {
+  unauthorized: {
+    title: 'Missing or invalid API key',
+    status: 401,
+    detail: 'Missing Authorization header: send Authorization: Bearer <API key>.',
+  },
+  forbidden: {
+    title: 'No active subscription',
+    status: 403,
+    detail: 'The account has no active subscription (status canceled).',
+  },
+  'rate-limited': {
+    title: 'Rate limit exceeded',
+    status: 429,
+    detail: 'Burst limit of 100 requests per minute exceeded; retry after 1 s.',
+  },
+  'quota-exceeded': {
+    title: 'Monthly quota exceeded',
+    status: 429,
+    detail:
+      'Monthly quota of 250 requests used up; it resets at the start of next month (UTC) or on moving to a higher plan.',
+  },
+};
+
+function problemExample(base: string, slug: ProblemSlug) {
+  const { title, status, detail } = PROBLEM_EXAMPLES[slug];
+  return { type: `${base}/problems/${slug}`, title, status, detail, instance: '/v1/funds/VTI' };
+}
+
 /** The MCP tools, each named where its REST route is declared. */
 const MCP_TOOLS = ROUTES.flatMap((r: RouteDecl) => (r.mcpTool === undefined ? [] : [r.mcpTool])).join(', ');
 
@@ -143,21 +191,28 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
   const schemas: Json = {};
   for (const [name, schema] of Object.entries(SCHEMAS)) schemas[name] = copyWithRefs(schema, true);
 
-  const problem = (description: string, extraHeaders: Json = {}) => ({
+  /**
+   * A gateway refusal (C22) with its own example: without one a viewer draws every
+   * status from the schema's property examples, and a 401 would show a 429 body.
+   */
+  const problem = (description: string, slug: ProblemSlug, extraHeaders: Json = {}) => ({
     description,
     headers: extraHeaders,
-    content: { 'application/problem+json': { schema: ref('Problem') } },
+    content: {
+      'application/problem+json': { schema: ref('Problem'), example: problemExample(base, slug) },
+    },
   });
   // Every JSON answer of the server, errors and /healthz included, comes as MessagePack on
   // `Accept: application/msgpack` (server/http/call.ts).
-  const jsonOrMsgpack = (schema: Json) => ({
-    'application/json': { schema },
+  const jsonOrMsgpack = (schema: Json, example?: unknown) => ({
+    'application/json': example === undefined ? { schema } : { schema, example },
     'application/msgpack': { schema },
   });
-  const appError = (description: string, headers?: Json) => ({
+  /** A `{"detail": …}` answer (C21), with the sentence this status actually says. */
+  const appError = (description: string, detail: string, headers?: Json) => ({
     description,
     ...(headers ? { headers } : {}),
-    content: jsonOrMsgpack(ref('AppError')),
+    content: jsonOrMsgpack(ref('AppError'), { detail }),
   });
   const headOf = (summary: string, headers?: Json): Json => ({
     tags: ['meta'],
@@ -234,7 +289,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
           description: 'The claim document.',
           content: { 'application/json': { schema: ref('DirectoryClaim') } },
         },
-        '404': appError('No claim file with this name is configured.'),
+        '404': appError('No claim file with this name is configured.', NOT_FOUND_DETAIL),
       },
     },
     getApiCatalog: {
@@ -301,7 +356,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
       ],
       responses: {
         '200': { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
-        '404': appError('No problem type of that name.'),
+        '404': appError('No problem type of that name.', NOT_FOUND_DETAIL),
       },
     },
     listFunds: {
@@ -379,13 +434,13 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
       requestBody: {
         required: true,
         description: 'A JSON-RPC 2.0 message (or batch) of the MCP protocol.',
-        content: { 'application/json': { schema: { type: ['object', 'array'] } } },
+        content: { 'application/json': { schema: JSON_RPC_MESSAGES } },
       },
       responses: {
         '200': {
           description: 'JSON-RPC response.',
           headers: LIMIT_HEADERS,
-          content: { 'application/json': { schema: { type: ['object', 'array'] } } },
+          content: { 'application/json': { schema: JSON_RPC_MESSAGES } },
         },
         '202': { description: 'Accepted notification or response; no body.', headers: LIMIT_HEADERS },
         '400': {
@@ -422,6 +477,8 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
     },
     getMcp: {
       tags: ['meta'],
+      // Answered 405 before any key is looked at.
+      ...PUBLIC,
       summary: 'No server-sent event stream',
       description:
         'The endpoint is stateless and answers every request in its POST response, so it offers no stream to ' +
@@ -440,7 +497,6 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
 
   return {
     openapi: '3.1.0',
-    jsonSchemaDialect: JSON_SCHEMA_DIALECT,
     info: {
       title: 'Fund Returns API',
       version: '1.0.0',
@@ -525,31 +581,41 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
       responses: {
         Unauthorized: problem(
           'Missing, malformed, unknown or revoked API key (problem slug `unauthorized`).',
+          'unauthorized',
           {
             'WWW-Authenticate': hdr('WWW-Authenticate'),
           },
         ),
         Forbidden: problem(
           'Valid key, but its account has no active subscription (slug `forbidden`). Nothing is counted.',
+          'forbidden',
           LIMIT_HEADERS,
         ),
         TooManyRequests: problem(
           `Per-minute burst limit (slug \`rate-limited\`) or monthly quota (slug \`quota-exceeded\`) exceeded. ` +
             `Problem slugs in use: ${PROBLEM_SLUGS.join(', ')}.`,
+          'rate-limited',
           { 'Retry-After': hdr('Retry-After'), ...LIMIT_HEADERS },
         ),
         NotFound: appError(
           'Unknown fund code, or no row for the requested date or year (C3, C12).',
+          'No fund with code XYZ',
           LIMIT_HEADERS,
         ),
-        PayloadTooLarge: appError('Request body over 1 MiB (C21).', LIMIT_HEADERS),
-        MethodNotAllowed: appError('Known route, other method (C21).', { Allow: hdr('Allow') }),
+        PayloadTooLarge: appError(
+          'Request body over 1 MiB (C21).',
+          'Request body too large: the limit is 1 MiB',
+          LIMIT_HEADERS,
+        ),
+        MethodNotAllowed: appError('Known route, other method (C21).', 'Method Not Allowed', {
+          Allow: hdr('Allow'),
+        }),
         ValidationFailed: {
           description: 'Invalid parameter or body, or more than 100 codes; every failure listed (C20).',
           headers: LIMIT_HEADERS,
           content: jsonOrMsgpack(ref('HTTPValidationError')),
         },
-        ServiceUnavailable: appError('No data snapshot loaded (`{"detail":"No data loaded"}`, C24).', {
+        ServiceUnavailable: appError('No data snapshot loaded (C24).', 'No data loaded', {
           'Retry-After': {
             description: 'Seconds after which data may be loaded: 30.',
             schema: { type: 'integer', minimum: 0 },

@@ -2,42 +2,23 @@
  * The transport-free answers (answers.ts) in-process, on a small synthetic snapshot:
  * what REST routes and MCP tools both send, without a server, a socket or a gate.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatDay } from '../core/dates.js';
-import { syntheticColumns } from '../core/snapshot/testing.js';
-import { writeSnapshotFiles } from '../core/snapshot/writer.js';
 import type { Fund, FundList, TrailingReturns } from '../schemas/index.js';
 import { FundListSchema, FundSchema, TrailingReturnsSchema } from '../schemas/index.js';
 import { ajv } from './ajv.js';
 import type { Answer } from './answers.js';
 import * as answers from './answers.js';
 import { encodeCursor } from './cursor.js';
-import { loadForServing } from './snapshot/manager.js';
-import { ServingSnapshot } from './snapshot/serving.js';
+import type { ServingSnapshot } from './snapshot/serving.js';
+import { syntheticServing } from './snapshot/testing.js';
 
 let dir: string;
 let snap: ServingSnapshot;
 let codes: string[];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'answers-test-'));
-  const cols = syntheticColumns({ funds: 30, observations: 30 * 800, seed: 3 });
-  let last = 0;
-  for (let i = 0; i < cols.funds.length; i++)
-    last = Math.max(last, cols.series.date[cols.funds.seriesOffset[i] + cols.funds.seriesLength[i] - 1]);
-  const id = 'answers-test';
-  mkdirSync(join(dir, id));
-  await writeSnapshotFiles(join(dir, id), cols, {
-    id,
-    asOf: formatDay(last),
-    builtAt: '2025-07-01T00:00:00.000Z',
-    report: {},
-  });
-  snap = new ServingSnapshot(await loadForServing(dir, id));
-  codes = cols.funds.code;
+  ({ dir, snap, codes } = await syntheticServing());
 });
 
 afterAll(() => {
