@@ -51,6 +51,8 @@ describe('buildOpenApi contents', () => {
     );
     expect(ops.sort()).toEqual(
       [
+        'GET /',
+        'HEAD /',
         'GET /healthz',
         'HEAD /healthz',
         'HEAD /openapi.json',

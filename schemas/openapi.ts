@@ -248,6 +248,18 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
 
   /** What each operation says; its path and method come from the route table (routes.ts). */
   const ops = {
+    getHome: {
+      tags: ['meta'],
+      summary: 'Where to start',
+      description:
+        'Public. A small HTML page (no script) linking the API reference (/docs), this document and /healthz, ' +
+        'with a first request to copy.',
+      ...PUBLIC,
+      responses: {
+        '200': { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
+      },
+    },
+    headHome: headOf('Where to start, headers only'),
     getHealth: {
       tags: ['meta'],
       summary: 'Liveness and data freshness',

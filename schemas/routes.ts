@@ -27,6 +27,7 @@ export interface RouteDecl {
 }
 
 export const ROUTES = [
+  { path: '/', ops: { get: 'getHome', head: 'headHome' } },
   { path: '/healthz', ops: { get: 'getHealth', head: 'headHealth' } },
   { path: '/.well-known/api-catalog', ops: { get: 'getApiCatalog', head: 'headApiCatalog' } },
   {

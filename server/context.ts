@@ -25,7 +25,7 @@ export interface AppContext {
   snapshot(): ServingSnapshot | null;
   /** /healthz answer for now: status line and JSON body (C31). */
   health(): { status: number; body: string };
-  /** Public resources by exact path (api-catalog, claim, openapi.json, docs, problem pages). */
+  /** Public resources by exact path (home page, api-catalog, claim, openapi.json, docs, problem pages). */
   resource(path: string): StaticResource | undefined;
   /** POST /mcp: the server's MCP identity and the browser origins it accepts. */
   mcp: { info: McpServerInfo; originAllowed: OriginPolicy };

@@ -78,6 +78,23 @@ describe('public endpoints', () => {
     expect(h.freshness_max_age_hours).toBe(120);
   });
 
+  it('GET / is a small HTML page pointing to /docs, /openapi.json and /healthz; HEAD / its headers only', async () => {
+    const r = await fetch(`${server.url}/`, { headers: { 'accept-encoding': 'identity' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await r.text();
+    for (const href of ['docs', 'openapi.json', 'healthz']) expect(html).toContain(`href="${href}"`);
+    expect(html).not.toContain('<script');
+    const h = await fetch(`${server.url}/`, { method: 'HEAD', headers: { 'accept-encoding': 'identity' } });
+    expect(h.status).toBe(200);
+    expect(h.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(h.headers.get('content-length')).toBe(String(Buffer.byteLength(html)));
+    expect(await h.text()).toBe('');
+    const p = await fetch(`${server.url}/`, { method: 'POST', body: '{}' });
+    expect(p.status).toBe(405);
+    expect(p.headers.get('allow')).toBe('GET, HEAD');
+  });
+
   it('HEAD /healthz and HEAD api-catalog answer with headers only', async () => {
     const h = await fetch(`${server.url}/healthz`, { method: 'HEAD' });
     expect([200, 503]).toContain(h.status);
