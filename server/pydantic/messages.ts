@@ -30,45 +30,33 @@ export const FUND_TYPE_EXPECTED = "'ETF' or 'FUND'";
 
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export const geIssue = (loc: Loc, input: unknown, ge: number): ValidationIssue => ({
-  type: 'greater_than_equal',
-  loc,
-  msg: `Input should be greater than or equal to ${ge}`,
-  input,
-  ctx: { ge },
-});
+/** An issue in FastAPI's key order (type, loc, msg, input, ctx), as clients read it. */
+const issue = (
+  type: string,
+  loc: Loc,
+  msg: string,
+  input: unknown,
+  ctx: Record<string, unknown>,
+): ValidationIssue => ({ type, loc, msg, input, ctx });
 
-export const leIssue = (loc: Loc, input: unknown, le: number): ValidationIssue => ({
-  type: 'less_than_equal',
-  loc,
-  msg: `Input should be less than or equal to ${le}`,
-  input,
-  ctx: { le },
-});
+export const geIssue = (loc: Loc, input: unknown, ge: number): ValidationIssue =>
+  issue('greater_than_equal', loc, `Input should be greater than or equal to ${ge}`, input, { ge });
 
-export const stringTooShort = (loc: Loc, input: unknown, min: number): ValidationIssue => ({
-  type: 'string_too_short',
-  loc,
-  msg: `String should have at least ${plural(min, 'character')}`,
-  input,
-  ctx: { min_length: min },
-});
+export const leIssue = (loc: Loc, input: unknown, le: number): ValidationIssue =>
+  issue('less_than_equal', loc, `Input should be less than or equal to ${le}`, input, { le });
 
-export const stringTooLong = (loc: Loc, input: unknown, max: number): ValidationIssue => ({
-  type: 'string_too_long',
-  loc,
-  msg: `String should have at most ${plural(max, 'character')}`,
-  input,
-  ctx: { max_length: max },
-});
+export const stringTooShort = (loc: Loc, input: unknown, min: number): ValidationIssue =>
+  issue('string_too_short', loc, `String should have at least ${plural(min, 'character')}`, input, {
+    min_length: min,
+  });
 
-export const patternMismatch = (loc: Loc, input: unknown, pattern: string): ValidationIssue => ({
-  type: 'string_pattern_mismatch',
-  loc,
-  msg: `String should match pattern '${pattern}'`,
-  input,
-  ctx: { pattern },
-});
+export const stringTooLong = (loc: Loc, input: unknown, max: number): ValidationIssue =>
+  issue('string_too_long', loc, `String should have at most ${plural(max, 'character')}`, input, {
+    max_length: max,
+  });
+
+export const patternMismatch = (loc: Loc, input: unknown, pattern: string): ValidationIssue =>
+  issue('string_pattern_mismatch', loc, `String should match pattern '${pattern}'`, input, { pattern });
 
 export const missing = (loc: Loc, input: unknown): ValidationIssue => ({
   type: 'missing',
