@@ -50,14 +50,16 @@ import {
   LIST_TYPE,
   type Loc,
   leIssue,
+  listLength,
+  literalError,
   MODEL_ATTRIBUTES_TYPE,
   missing,
   patternMismatch,
-  plural,
   STRING_TYPE,
   stringTooLong,
   stringTooShort,
   type ValidationIssue,
+  valueError,
 } from './pydantic/messages.js';
 import { codePointLength, parsePydanticInt, pydanticStrip } from './pydantic/scalars.js';
 
@@ -215,13 +217,7 @@ export function validateListQuery(params: Params): Validated<ListQuery> {
   if (rawType !== undefined) {
     if (rawType === 'ETF' || rawType === 'FUND') type = rawType;
     else {
-      add({
-        type: 'literal_error',
-        loc: ['query', 'type'],
-        msg: `Input should be ${FUND_TYPE_EXPECTED}`,
-        input: rawType,
-        ctx: { expected: FUND_TYPE_EXPECTED },
-      });
+      add(literalError(['query', 'type'], rawType, FUND_TYPE_EXPECTED));
     }
   }
 
@@ -230,13 +226,7 @@ export function validateListQuery(params: Params): Validated<ListQuery> {
   if (cursor !== null) {
     const code = decodeCursor(cursor);
     if (code === null) {
-      add({
-        type: 'value_error',
-        loc: ['query', 'cursor'],
-        msg: `Value error, ${CURSOR_ERROR}`,
-        input: cursor,
-        ctx: { error: CURSOR_ERROR },
-      });
+      add(valueError(['query', 'cursor'], cursor, CURSOR_ERROR));
     } else after = code;
   }
 
@@ -453,15 +443,7 @@ function codesIssues(errors: ErrorObject[], body: Record<string, unknown>): Vali
   if (!Array.isArray(codes))
     return [{ type: 'list_type', loc: ['body', 'codes'], msg: LIST_TYPE, input: codes }];
   if (codes.length > BATCH_MAX_CODES) {
-    return [
-      {
-        type: 'too_long',
-        loc: ['body', 'codes'],
-        msg: `List should have at most ${plural(BATCH_MAX_CODES, 'item')} after validation, not ${codes.length}`,
-        input: codes,
-        ctx: { field_type: 'List', max_length: BATCH_MAX_CODES, actual_length: codes.length },
-      },
-    ];
+    return [listLength(['body', 'codes'], codes, 'max', BATCH_MAX_CODES)];
   }
   const worst = new Map<number, ErrorObject>();
   for (const e of errors) {
@@ -485,15 +467,7 @@ function codesIssues(errors: ErrorObject[], body: Record<string, unknown>): Vali
     return issues;
   }
   if (codes.length < 1) {
-    return [
-      {
-        type: 'too_short',
-        loc: ['body', 'codes'],
-        msg: `List should have at least ${plural(1, 'item')} after validation, not ${codes.length}`,
-        input: codes,
-        ctx: { field_type: 'List', min_length: 1, actual_length: codes.length },
-      },
-    ];
+    return [listLength(['body', 'codes'], codes, 'min', 1)];
   }
   return NO_ISSUES;
 }

@@ -58,6 +58,25 @@ export const stringTooLong = (loc: Loc, input: unknown, max: number): Validation
 export const patternMismatch = (loc: Loc, input: unknown, pattern: string): ValidationIssue =>
   issue('string_pattern_mismatch', loc, `String should match pattern '${pattern}'`, input, { pattern });
 
+export const literalError = (loc: Loc, input: unknown, expected: string): ValidationIssue =>
+  issue('literal_error', loc, `Input should be ${expected}`, input, { expected });
+
+/** A check of our own (an `AfterValidator` raising ValueError, in Pydantic's terms). */
+export const valueError = (loc: Loc, input: unknown, error: string): ValidationIssue =>
+  issue('value_error', loc, `Value error, ${error}`, input, { error });
+
+/** A list of the wrong length: `too_long` over a `max_length`, `too_short` under a `min_length`. */
+export function listLength(loc: Loc, input: unknown[], bound: 'max' | 'min', n: number): ValidationIssue {
+  const over = bound === 'max';
+  return issue(
+    over ? 'too_long' : 'too_short',
+    loc,
+    `List should have ${over ? 'at most' : 'at least'} ${plural(n, 'item')} after validation, not ${input.length}`,
+    input,
+    { field_type: 'List', [over ? 'max_length' : 'min_length']: n, actual_length: input.length },
+  );
+}
+
 export const missing = (loc: Loc, input: unknown): ValidationIssue => ({
   type: 'missing',
   loc,
