@@ -332,6 +332,8 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
     getOpenApi: {
       tags: ['meta'],
       summary: 'This OpenAPI 3.1 document',
+      description:
+        'Public. Its examples are real answers from the data being served, refreshed with each snapshot.',
       ...PUBLIC,
       responses: {
         '200': {
@@ -344,6 +346,8 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
     getDocs: {
       tags: ['meta'],
       summary: 'Human-readable API documentation',
+      description:
+        'Public. The API reference (Swagger UI, served from this server: no CDN), drawn from /openapi.json.',
       ...PUBLIC,
       responses: {
         '200': { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
