@@ -5,8 +5,12 @@
  * tool definitions without a conversion step.
  */
 
-/** The dialect every schema here is written in; OpenAPI 3.1 declares it as `jsonSchemaDialect`. */
-export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+/*
+ * The schemas here are JSON Schema draft 2020-12 using no keyword outside it, so they
+ * read the same under OpenAPI 3.1's default dialect (2020-12 plus OpenAPI's
+ * vocabulary): the document leaves `jsonSchemaDialect` out, which Swagger UI flags as
+ * unsupported at the top of /docs.
+ */
 
 /** SPEC 2: the textual-decimal shape every return figure must have. */
 export const SPEC_DECIMAL_PATTERN = '^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$';
@@ -38,6 +42,9 @@ export const LIMIT_MAX = 1000;
 
 /** C19: longest accepted search string, after trimming. */
 export const Q_MAX_LENGTH = 100;
+
+/** `next_cursor` after the page ending with `VTI` (server/cursor.ts: version byte 1, then the code). */
+export const CURSOR_EXAMPLE = 'AVZUSQ';
 
 /** C34: the only market there is. */
 export const MARKET_US = 'US';

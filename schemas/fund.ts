@@ -1,5 +1,11 @@
 /** Fund metadata and the paged fund list (SPEC 2, C17, C18). */
-import { CodeSchema, type FUND_TYPES, FundTypeSchema, MarketResponseSchema } from './common.js';
+import {
+  CodeSchema,
+  CURSOR_EXAMPLE,
+  type FUND_TYPES,
+  FundTypeSchema,
+  MarketResponseSchema,
+} from './common.js';
 
 const nullableString = (description: string, examples: readonly (string | null)[]) =>
   ({ type: ['string', 'null'], description, examples }) as const;
@@ -80,7 +86,7 @@ export const FundListSchema = {
         'Opaque keyset cursor (base64url, encodes the last code returned, C18): pass it as the `cursor` ' +
         'query parameter for the next page, which continues strictly after that code, so it stays valid ' +
         'across data refreshes and filter changes. Null when there are no more pages.',
-      examples: ['VlRJ', null],
+      examples: [CURSOR_EXAMPLE, null],
     },
   },
 } as const;

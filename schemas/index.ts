@@ -11,15 +11,7 @@ import {
 } from './errors.js';
 import { FundListSchema, FundSchema } from './fund.js';
 import { ApiCatalogSchema, DirectoryClaimSchema, HealthSchema } from './health.js';
-import {
-  CalendarBatchRequestSchema,
-  CalendarQuerySchema,
-  FundPathSchema,
-  FundQuerySchema,
-  ListFundsQuerySchema,
-  TrailingBatchRequestSchema,
-  TrailingQuerySchema,
-} from './requests.js';
+import { CalendarBatchRequestSchema, TrailingBatchRequestSchema } from './requests.js';
 import {
   CalendarReturnListSchema,
   CalendarReturnSchema,
@@ -37,7 +29,8 @@ export * from './requests.js';
 export * from './returns.js';
 
 /**
- * Component name → schema. Order matters for OpenAPI `$ref` substitution only in
+ * Component name → schema: what the OpenAPI document refers to (the query and path
+ * parameter schemas are spelled out as parameters instead). Order matters for OpenAPI `$ref` substitution only in
  * that each value is a distinct object; nested uses of the same object become `$ref`s.
  */
 export const SCHEMAS = {
@@ -58,11 +51,6 @@ export const SCHEMAS = {
   Health: HealthSchema,
   ApiCatalog: ApiCatalogSchema,
   DirectoryClaim: DirectoryClaimSchema,
-  ListFundsQuery: ListFundsQuerySchema,
-  FundPath: FundPathSchema,
-  FundQuery: FundQuerySchema,
-  TrailingQuery: TrailingQuerySchema,
-  CalendarQuery: CalendarQuerySchema,
 } as const;
 
 export type SchemaName = keyof typeof SCHEMAS;

@@ -2,6 +2,8 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from './openapi.js';
 
+type Json = Record<string, unknown>;
+
 type Doc = {
   openapi: string;
   info: { version: string };
@@ -49,6 +51,8 @@ describe('buildOpenApi contents', () => {
     );
     expect(ops.sort()).toEqual(
       [
+        'GET /',
+        'HEAD /',
         'GET /healthz',
         'HEAD /healthz',
         'HEAD /openapi.json',
@@ -103,6 +107,39 @@ describe('buildOpenApi contents', () => {
     expect(doc.components.schemas.TrailingReturns).toMatchObject({
       properties: { extra_returns: { $ref: '#/components/schemas/ExtraReturns' } },
     });
+  });
+
+  it('leaves jsonSchemaDialect out: its schemas read the same in the default one, and Swagger UI flags any other', () => {
+    expect(doc).not.toHaveProperty('jsonSchemaDialect');
+  });
+
+  it('gives each error status its own example: 404 a fund not found, 405, 413 and 503 their sentences', () => {
+    const responses = (doc as unknown as { components: { responses: Record<string, Json> } }).components
+      .responses;
+    const detail = (name: string) =>
+      (responses[name] as { content: Record<string, { example?: { detail: string } }> }).content[
+        'application/json'
+      ].example?.detail;
+    expect(detail('NotFound')).toBe('No fund with code XYZ');
+    expect(detail('MethodNotAllowed')).toBe('Method Not Allowed');
+    expect(detail('PayloadTooLarge')).toBe('Request body too large: the limit is 1 MiB');
+    expect(detail('ServiceUnavailable')).toBe('No data loaded');
+  });
+
+  it('GET /mcp needs no key (it is a 405 before the gate), and /mcp bodies say what their arrays hold', () => {
+    const mcp = (doc as unknown as { paths: Record<string, Record<string, Json>> }).paths['/mcp'];
+    expect(mcp.get.security).toEqual([]);
+    expect(mcp.post).toMatchObject({
+      requestBody: { content: { 'application/json': { schema: { items: { type: 'object' } } } } },
+      responses: { '200': { content: { 'application/json': { schema: { items: { type: 'object' } } } } } },
+    });
+  });
+
+  it('refers to every component it defines', () => {
+    const text =
+      JSON.stringify(doc.paths) + JSON.stringify((doc as unknown as { components: Json }).components);
+    for (const name of Object.keys(doc.components.schemas))
+      expect(text.includes(`"#/components/schemas/${name}"`), name).toBe(true);
   });
 
   it('the validator does reject a broken document', async () => {

@@ -3,10 +3,11 @@
  * from the same schema objects ajv compiles, so documentation and validation cannot
  * drift apart.
  */
-import { CodeSchema, JSON_SCHEMA_DIALECT, MarketParamSchema } from './common.js';
+import { CodeSchema, MarketParamSchema } from './common.js';
 import { PROBLEM_SLUGS } from './errors.js';
 import { SCHEMAS, type SchemaName } from './index.js';
 import { CalendarQuerySchema, ListFundsQuerySchema, TrailingQuerySchema } from './requests.js';
+import { type OperationId, ROUTES, type RouteDecl } from './routes.js';
 
 export interface OpenApiOptions {
   /** Public base URL, without a trailing slash (`servers[0].url`). */
@@ -116,6 +117,73 @@ const jsonBody = (name: SchemaName, description: string) => ({
 
 const PUBLIC = { security: [] };
 
+/** C21's body for a path with nothing there. */
+const NOT_FOUND_DETAIL = 'Not Found';
+
+/** /mcp's body and answer: one JSON-RPC 2.0 message, or a batch of them. */
+const JSON_RPC_MESSAGES = {
+  type: ['object', 'array'],
+  // Said outright: generated clients read a bare `type: object` as an object with no keys.
+  additionalProperties: true,
+  items: { type: 'object', additionalProperties: true },
+  description: 'A JSON-RPC 2.0 message (an object), or a batch of them (an array of objects).',
+};
+
+type ProblemSlug = (typeof PROBLEM_SLUGS)[number];
+
+/**
+ * Title, status and an example detail of each gateway refusal, as the server words
+ * them (server/public/problems.ts, server/access/gate.ts): server/resources.test.ts
+ * holds the examples to the server's own bodies.
+ */
+export const PROBLEM_EXAMPLES: Record<ProblemSlug, { title: string; status: number; detail: string }> = {
+  unauthorized: {
+    title: 'Missing or invalid API key',
+    status: 401,
+    detail: 'Missing Authorization header: send Authorization: Bearer <API key>.',
+  },
+  forbidden: {
+    title: 'No active subscription',
+    status: 403,
+    detail: 'The account has no active subscription (status canceled).',
+  },
+  'rate-limited': {
+    title: 'Rate limit exceeded',
+    status: 429,
+    detail: 'Burst limit of 100 requests per minute exceeded; retry after 1 s.',
+  },
+  'quota-exceeded': {
+    title: 'Monthly quota exceeded',
+    status: 429,
+    detail:
+      'Monthly quota of 250 requests used up; it resets at the start of next month (UTC) or on moving to a higher plan.',
+  },
+};
+
+function problemExample(base: string, slug: ProblemSlug) {
+  const { title, status, detail } = PROBLEM_EXAMPLES[slug];
+  return { type: `${base}/problems/${slug}`, title, status, detail, instance: '/v1/funds/VTI' };
+}
+
+/** The MCP tools, each named where its REST route is declared. */
+const MCP_TOOLS = ROUTES.flatMap((r: RouteDecl) => (r.mcpTool === undefined ? [] : [r.mcpTool])).join(', ');
+
+/**
+ * `paths` from the route table: each declared method gets its operation's
+ * description, under the operationId the table gives it. Typed so that an
+ * operationId without a description does not compile.
+ */
+function pathsOf(ops: Record<OperationId, Json>): Json {
+  const paths: Json = {};
+  for (const r of ROUTES as readonly RouteDecl[]) {
+    const item: Json = {};
+    for (const [method, id] of Object.entries({ ...r.ops, ...r.refused }))
+      item[method] = { operationId: id, ...ops[id as OperationId] };
+    paths[r.path] = item;
+  }
+  return paths;
+}
+
 export function buildOpenApi(opts: OpenApiOptions): Json {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const ex = (operationId: string) => opts.examples?.[operationId];
@@ -123,24 +191,30 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
   const schemas: Json = {};
   for (const [name, schema] of Object.entries(SCHEMAS)) schemas[name] = copyWithRefs(schema, true);
 
-  const problem = (description: string, extraHeaders: Json = {}) => ({
+  /**
+   * A gateway refusal (C22) with its own example: without one a viewer draws every
+   * status from the schema's property examples, and a 401 would show a 429 body.
+   */
+  const problem = (description: string, slug: ProblemSlug, extraHeaders: Json = {}) => ({
     description,
     headers: extraHeaders,
-    content: { 'application/problem+json': { schema: ref('Problem') } },
+    content: {
+      'application/problem+json': { schema: ref('Problem'), example: problemExample(base, slug) },
+    },
   });
   // Every JSON answer of the server, errors and /healthz included, comes as MessagePack on
   // `Accept: application/msgpack` (server/http/call.ts).
-  const jsonOrMsgpack = (schema: Json) => ({
-    'application/json': { schema },
+  const jsonOrMsgpack = (schema: Json, example?: unknown) => ({
+    'application/json': example === undefined ? { schema } : { schema, example },
     'application/msgpack': { schema },
   });
-  const appError = (description: string, headers?: Json) => ({
+  /** A `{"detail": …}` answer (C21), with the sentence this status actually says. */
+  const appError = (description: string, detail: string, headers?: Json) => ({
     description,
     ...(headers ? { headers } : {}),
-    content: jsonOrMsgpack(ref('AppError')),
+    content: jsonOrMsgpack(ref('AppError'), { detail }),
   });
-  const headOf = (operationId: string, summary: string, headers?: Json): Json => ({
-    operationId,
+  const headOf = (summary: string, headers?: Json): Json => ({
     tags: ['meta'],
     summary,
     description: 'As GET, without the body (the headers and `Content-Length` GET would send).',
@@ -156,8 +230,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
    * HEAD of a GET data route (RFC 9110 §9.3.2): the same parameters, checks and
    * statuses, GET's header fields, no body. It passes the gate, so it counts one (C23).
    */
-  const headOfGet = (get: Json, operationId: string, counted: boolean): Json => ({
-    operationId,
+  const headOfGet = (get: Json, counted: boolean): Json => ({
     tags: get.tags,
     summary: `${get.summary}, headers only`,
     description:
@@ -172,14 +245,274 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
       ]),
     ),
   });
-  const withHead = (item: { get: Json }, operationId: string, counted = true) => ({
-    ...item,
-    head: headOfGet(item.get, operationId, counted),
-  });
+
+  /** What each operation says; its path and method come from the route table (routes.ts). */
+  const ops = {
+    getHome: {
+      tags: ['meta'],
+      summary: 'Where to start',
+      description:
+        'Public. A small HTML page (no script) linking the API reference (/docs), this document and /healthz, ' +
+        'with a first request to copy.',
+      ...PUBLIC,
+      responses: {
+        '200': { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
+      },
+    },
+    headHome: headOf('Where to start, headers only'),
+    getHealth: {
+      tags: ['meta'],
+      summary: 'Liveness and data freshness',
+      description:
+        'Public. 200 while the newest data is fresh; 503 when it is older than `freshness_max_age_hours` ' +
+        '(`stale`) or no snapshot is loaded (`empty`), so monitoring notices silently stale data (C31).',
+      ...PUBLIC,
+      responses: {
+        '200': { description: 'Fresh data.', content: jsonOrMsgpack(ref('Health')) },
+        '503': { description: 'Stale or no data.', content: jsonOrMsgpack(ref('Health')) },
+      },
+    },
+    headHealth: {
+      ...headOf('Liveness and data freshness, status only'),
+      responses: {
+        '200': { description: 'Fresh data; headers only.' },
+        '503': { description: 'Stale or no data; headers only.' },
+      },
+    },
+    getDirectoryClaim: {
+      tags: ['meta'],
+      summary: 'MCP directory ownership claim',
+      description:
+        'Public static JSON proving ownership for an MCP directory listing. The file name and content come from ' +
+        'configuration (default name `glama`, i.e. `/.well-known/glama.json`); any other name, or none configured, ' +
+        'is a 404 (C32).',
+      ...PUBLIC,
+      parameters: [
+        {
+          name: 'claim',
+          in: 'path',
+          required: true,
+          description: 'Configured claim file name, without `.json`.',
+          schema: { type: 'string', examples: ['glama'] },
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'The claim document.',
+          content: { 'application/json': { schema: ref('DirectoryClaim') } },
+        },
+        '404': appError('No claim file with this name is configured.', NOT_FOUND_DETAIL),
+      },
+    },
+    getApiCatalog: {
+      tags: ['meta'],
+      summary: 'API catalog (RFC 9727)',
+      description: 'Public machine-readable index of this API as an RFC 9264 linkset (C33).',
+      ...PUBLIC,
+      responses: {
+        '200': {
+          description: 'The linkset.',
+          headers: { Link: hdr('Link') },
+          content: {
+            'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"': {
+              schema: ref('ApiCatalog'),
+            },
+          },
+        },
+      },
+    },
+    headApiCatalog: {
+      tags: ['meta'],
+      summary: 'API catalog headers',
+      description:
+        'As GET without a body: the `Link: </.well-known/api-catalog>; rel="api-catalog"` header (C33).',
+      ...PUBLIC,
+      responses: { '200': { description: 'Headers only.', headers: { Link: hdr('Link') } } },
+    },
+    getOpenApi: {
+      tags: ['meta'],
+      summary: 'This OpenAPI 3.1 document',
+      description:
+        'Public. Its examples are real answers from the data being served, refreshed with each snapshot.',
+      ...PUBLIC,
+      responses: {
+        '200': {
+          description: 'The OpenAPI document.',
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
+      },
+    },
+    headOpenApi: headOf('This OpenAPI 3.1 document, headers only'),
+    getDocs: {
+      tags: ['meta'],
+      summary: 'Human-readable API documentation',
+      description:
+        'Public. The API reference (Swagger UI, served from this server: no CDN), drawn from /openapi.json.',
+      ...PUBLIC,
+      responses: {
+        '200': { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
+      },
+    },
+    headDocs: headOf('Human-readable API documentation, headers only'),
+    getProblemType: {
+      tags: ['meta'],
+      summary: 'What a problem type means',
+      description:
+        'The page each `type` URL of a 401, 403 or 429 answer points to (C22): a short HTML page saying what ' +
+        'the problem means and what to do about it.',
+      ...PUBLIC,
+      parameters: [
+        {
+          name: 'slug',
+          in: 'path',
+          required: true,
+          description: 'The problem slug.',
+          schema: { type: 'string', enum: [...PROBLEM_SLUGS] },
+        },
+      ],
+      responses: {
+        '200': { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
+        '404': appError('No problem type of that name.', NOT_FOUND_DETAIL),
+      },
+    },
+    listFunds: {
+      tags: ['funds'],
+      summary: 'Search or list funds',
+      description:
+        'Funds in ascending code order (byte order), filtered by `q`, `type`, `country` and `exchange` (combined ' +
+        'with AND), paged by keyset `cursor` (C18, C19). Metadata only. Unknown query parameters are ignored.',
+      parameters: queryParams(ListFundsQuerySchema.properties),
+      responses: dataResponses(dataOk('One page of funds.', 'FundList', ex('listFunds')), 'list'),
+    },
+    getFund: {
+      tags: ['funds'],
+      summary: 'One fund by code',
+      description: 'Metadata of one fund. An unknown code is a 404; an impossible one (C15) a 422.',
+      parameters: [codePathParam, marketQueryParam],
+      responses: dataResponses(dataOk('The fund.', 'Fund', ex('getFund')), 'single'),
+    },
+    getTrailingReturns: {
+      tags: ['returns'],
+      summary: 'Trailing returns of one fund',
+      description:
+        "One row: the fund's latest, or the one anchored on its last observation on or before `as_of` (C3). " +
+        'Unknown code, or no observation on or before `as_of`: 404.',
+      parameters: [codePathParam, ...queryParams(TrailingQuerySchema.properties)],
+      responses: dataResponses(
+        dataOk('The trailing-returns row.', 'TrailingReturns', ex('getTrailingReturns')),
+        'single',
+      ),
+    },
+    batchTrailingReturns: {
+      tags: ['returns'],
+      summary: 'Trailing returns of up to 100 funds',
+      description:
+        'One call, one request against the limits whatever the number of codes. Rows come in the order of the ' +
+        'requested codes, duplicates once, misses silently left out (C16): compare the returned codes with the ' +
+        'requested ones. Never a 404; more than 100 codes is a 422. Body over 1 MiB: 413; a body that is not ' +
+        'JSON: 422 (C21).',
+      requestBody: jsonBody('TrailingBatchRequest', 'Codes, and optionally an as-of date.'),
+      responses: dataResponses(
+        dataOk('Rows found, in request order.', 'TrailingReturnsList', ex('batchTrailingReturns')),
+        'batch',
+      ),
+    },
+    getCalendarReturns: {
+      tags: ['returns'],
+      summary: 'Calendar-year return of one fund',
+      description:
+        'One row for `year`, or the default year (C12). Unknown code, or no row for the year: 404. `year` outside ' +
+        '1900..2100 or not an integer: 422 (C13).',
+      parameters: [codePathParam, ...queryParams(CalendarQuerySchema.properties)],
+      responses: dataResponses(
+        dataOk('The calendar-year row.', 'CalendarReturn', ex('getCalendarReturns')),
+        'single',
+      ),
+    },
+    batchCalendarReturns: {
+      tags: ['returns'],
+      summary: 'Calendar-year returns of up to 100 funds',
+      description:
+        'As the trailing batch: request order, duplicates once, misses (unknown code, or no row for the year) ' +
+        'left out, never a 404, more than 100 codes a 422 (C14, C16).',
+      requestBody: jsonBody('CalendarBatchRequest', 'Codes, and optionally a year.'),
+      responses: dataResponses(
+        dataOk('Rows found, in request order.', 'CalendarReturnList', ex('batchCalendarReturns')),
+        'batch',
+      ),
+    },
+    postMcp: {
+      tags: ['meta'],
+      summary: 'MCP endpoint (Streamable HTTP)',
+      description:
+        `Model Context Protocol over Streamable HTTP, stateless, JSON responses. Tools: ${MCP_TOOLS}, with the inputs of ` +
+        'the matching REST endpoints. Same bearer key and plan limits; each HTTP request counts one (C30).',
+      requestBody: {
+        required: true,
+        description: 'A JSON-RPC 2.0 message (or batch) of the MCP protocol.',
+        content: { 'application/json': { schema: JSON_RPC_MESSAGES } },
+      },
+      responses: {
+        '200': {
+          description: 'JSON-RPC response.',
+          headers: LIMIT_HEADERS,
+          content: { 'application/json': { schema: JSON_RPC_MESSAGES } },
+        },
+        '202': { description: 'Accepted notification or response; no body.', headers: LIMIT_HEADERS },
+        '400': {
+          description:
+            'A body that is not JSON (-32700), or JSON that is not a JSON-RPC 2.0 message (-32600); `id` null. ' +
+            'A batch whose elements are none of them JSON-RPC 2.0 messages gets an array with one -32600 per ' +
+            'element (a batch with some valid ones is answered 200, its invalid elements as -32600 entries in ' +
+            'the array); an empty batch, or one holding `initialize` beside other messages, one -32600.',
+          content: {
+            'application/json': {
+              schema: { oneOf: [ref('JsonRpcError'), { type: 'array', items: ref('JsonRpcError') }] },
+            },
+          },
+        },
+        '401': resp('Unauthorized'),
+        '403': {
+          description:
+            'Valid key, but its account has no active subscription (problem+json, slug `forbidden`); or, ' +
+            'before the key is checked and counting nothing, a browser `Origin` the server does not accept ' +
+            "(a JSON-RPC error with `id` null: MCP's DNS-rebinding protection; the base URL's own origin " +
+            'and those the operator lists are accepted, a request without `Origin` always).',
+          headers: LIMIT_HEADERS,
+          content: {
+            'application/problem+json': { schema: ref('Problem') },
+            'application/json': { schema: ref('JsonRpcError') },
+          },
+        },
+        '406': jsonRpcError('`Accept` does not admit application/json (answers are always JSON).'),
+        '413': resp('PayloadTooLarge'),
+        '415': jsonRpcError('A `Content-Type` other than application/json.'),
+        '429': resp('TooManyRequests'),
+        '503': resp('ServiceUnavailable'),
+      },
+    },
+    getMcp: {
+      tags: ['meta'],
+      // Answered 405 before any key is looked at.
+      ...PUBLIC,
+      summary: 'No server-sent event stream',
+      description:
+        'The endpoint is stateless and answers every request in its POST response, so it offers no stream to ' +
+        'GET (as the MCP transport allows); DELETE has no session to end either.',
+      responses: { '405': resp('MethodNotAllowed') },
+    },
+  } satisfies Partial<Record<OperationId, Json>>;
+  const heads = {
+    headDirectoryClaim: headOfGet(ops.getDirectoryClaim, false),
+    headProblemType: headOfGet(ops.getProblemType, false),
+    headListFunds: headOfGet(ops.listFunds, true),
+    headFund: headOfGet(ops.getFund, true),
+    headTrailingReturns: headOfGet(ops.getTrailingReturns, true),
+    headCalendarReturns: headOfGet(ops.getCalendarReturns, true),
+  } satisfies Partial<Record<OperationId, Json>>;
 
   return {
     openapi: '3.1.0',
-    jsonSchemaDialect: JSON_SCHEMA_DIALECT,
     info: {
       title: 'Fund Returns API',
       version: '1.0.0',
@@ -213,305 +546,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
       { name: 'returns', description: 'Trailing and calendar-year total returns.' },
       { name: 'meta', description: 'Health, discovery documents and the MCP endpoint.' },
     ],
-    paths: {
-      '/healthz': {
-        get: {
-          operationId: 'getHealth',
-          tags: ['meta'],
-          summary: 'Liveness and data freshness',
-          description:
-            'Public. 200 while the newest data is fresh; 503 when it is older than `freshness_max_age_hours` ' +
-            '(`stale`) or no snapshot is loaded (`empty`), so monitoring notices silently stale data (C31).',
-          ...PUBLIC,
-          responses: {
-            '200': { description: 'Fresh data.', content: jsonOrMsgpack(ref('Health')) },
-            '503': { description: 'Stale or no data.', content: jsonOrMsgpack(ref('Health')) },
-          },
-        },
-        head: {
-          ...headOf('headHealth', 'Liveness and data freshness, status only'),
-          responses: {
-            '200': { description: 'Fresh data; headers only.' },
-            '503': { description: 'Stale or no data; headers only.' },
-          },
-        },
-      },
-      '/.well-known/{claim}.json': withHead(
-        {
-          get: {
-            operationId: 'getDirectoryClaim',
-            tags: ['meta'],
-            summary: 'MCP directory ownership claim',
-            description:
-              'Public static JSON proving ownership for an MCP directory listing. The file name and content come from ' +
-              'configuration (default name `glama`, i.e. `/.well-known/glama.json`); any other name, or none configured, ' +
-              'is a 404 (C32).',
-            ...PUBLIC,
-            parameters: [
-              {
-                name: 'claim',
-                in: 'path',
-                required: true,
-                description: 'Configured claim file name, without `.json`.',
-                schema: { type: 'string', examples: ['glama'] },
-              },
-            ],
-            responses: {
-              '200': {
-                description: 'The claim document.',
-                content: { 'application/json': { schema: ref('DirectoryClaim') } },
-              },
-              '404': appError('No claim file with this name is configured.'),
-            },
-          },
-        },
-        'headDirectoryClaim',
-        false,
-      ),
-      '/.well-known/api-catalog': {
-        get: {
-          operationId: 'getApiCatalog',
-          tags: ['meta'],
-          summary: 'API catalog (RFC 9727)',
-          description: 'Public machine-readable index of this API as an RFC 9264 linkset (C33).',
-          ...PUBLIC,
-          responses: {
-            '200': {
-              description: 'The linkset.',
-              headers: { Link: hdr('Link') },
-              content: {
-                'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"': {
-                  schema: ref('ApiCatalog'),
-                },
-              },
-            },
-          },
-        },
-        head: {
-          operationId: 'headApiCatalog',
-          tags: ['meta'],
-          summary: 'API catalog headers',
-          description:
-            'As GET without a body: the `Link: </.well-known/api-catalog>; rel="api-catalog"` header (C33).',
-          ...PUBLIC,
-          responses: { '200': { description: 'Headers only.', headers: { Link: hdr('Link') } } },
-        },
-      },
-      '/openapi.json': {
-        get: {
-          operationId: 'getOpenApi',
-          tags: ['meta'],
-          summary: 'This OpenAPI 3.1 document',
-          ...PUBLIC,
-          responses: {
-            '200': {
-              description: 'The OpenAPI document.',
-              content: { 'application/json': { schema: { type: 'object' } } },
-            },
-          },
-        },
-        head: headOf('headOpenApi', 'This OpenAPI 3.1 document, headers only'),
-      },
-      '/docs': {
-        get: {
-          operationId: 'getDocs',
-          tags: ['meta'],
-          summary: 'Human-readable API documentation',
-          ...PUBLIC,
-          responses: {
-            '200': { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
-          },
-        },
-        head: headOf('headDocs', 'Human-readable API documentation, headers only'),
-      },
-      '/problems/{slug}': withHead(
-        {
-          get: {
-            operationId: 'getProblemType',
-            tags: ['meta'],
-            summary: 'What a problem type means',
-            description:
-              'The page each `type` URL of a 401, 403 or 429 answer points to (C22): a short HTML page saying what ' +
-              'the problem means and what to do about it.',
-            ...PUBLIC,
-            parameters: [
-              {
-                name: 'slug',
-                in: 'path',
-                required: true,
-                description: 'The problem slug.',
-                schema: { type: 'string', enum: [...PROBLEM_SLUGS] },
-              },
-            ],
-            responses: {
-              '200': { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
-              '404': appError('No problem type of that name.'),
-            },
-          },
-        },
-        'headProblemType',
-        false,
-      ),
-      '/v1/funds': withHead(
-        {
-          get: {
-            operationId: 'listFunds',
-            tags: ['funds'],
-            summary: 'Search or list funds',
-            description:
-              'Funds in ascending code order (byte order), filtered by `q`, `type`, `country` and `exchange` (combined ' +
-              'with AND), paged by keyset `cursor` (C18, C19). Metadata only. Unknown query parameters are ignored.',
-            parameters: queryParams(ListFundsQuerySchema.properties),
-            responses: dataResponses(dataOk('One page of funds.', 'FundList', ex('listFunds')), 'list'),
-          },
-        },
-        'headListFunds',
-      ),
-      '/v1/funds/{code}': withHead(
-        {
-          get: {
-            operationId: 'getFund',
-            tags: ['funds'],
-            summary: 'One fund by code',
-            description: 'Metadata of one fund. An unknown code is a 404; an impossible one (C15) a 422.',
-            parameters: [codePathParam, marketQueryParam],
-            responses: dataResponses(dataOk('The fund.', 'Fund', ex('getFund')), 'single'),
-          },
-        },
-        'headFund',
-      ),
-      '/v1/funds/{code}/trailing-returns': withHead(
-        {
-          get: {
-            operationId: 'getTrailingReturns',
-            tags: ['returns'],
-            summary: 'Trailing returns of one fund',
-            description:
-              "One row: the fund's latest, or the one anchored on its last observation on or before `as_of` (C3). " +
-              'Unknown code, or no observation on or before `as_of`: 404.',
-            parameters: [codePathParam, ...queryParams(TrailingQuerySchema.properties)],
-            responses: dataResponses(
-              dataOk('The trailing-returns row.', 'TrailingReturns', ex('getTrailingReturns')),
-              'single',
-            ),
-          },
-        },
-        'headTrailingReturns',
-      ),
-      '/v1/trailing-returns/batch': {
-        post: {
-          operationId: 'batchTrailingReturns',
-          tags: ['returns'],
-          summary: 'Trailing returns of up to 100 funds',
-          description:
-            'One call, one request against the limits whatever the number of codes. Rows come in the order of the ' +
-            'requested codes, duplicates once, misses silently left out (C16): compare the returned codes with the ' +
-            'requested ones. Never a 404; more than 100 codes is a 422. Body over 1 MiB: 413; a body that is not ' +
-            'JSON: 422 (C21).',
-          requestBody: jsonBody('TrailingBatchRequest', 'Codes, and optionally an as-of date.'),
-          responses: dataResponses(
-            dataOk('Rows found, in request order.', 'TrailingReturnsList', ex('batchTrailingReturns')),
-            'batch',
-          ),
-        },
-      },
-      '/v1/funds/{code}/calendar-returns': withHead(
-        {
-          get: {
-            operationId: 'getCalendarReturns',
-            tags: ['returns'],
-            summary: 'Calendar-year return of one fund',
-            description:
-              'One row for `year`, or the default year (C12). Unknown code, or no row for the year: 404. `year` outside ' +
-              '1900..2100 or not an integer: 422 (C13).',
-            parameters: [codePathParam, ...queryParams(CalendarQuerySchema.properties)],
-            responses: dataResponses(
-              dataOk('The calendar-year row.', 'CalendarReturn', ex('getCalendarReturns')),
-              'single',
-            ),
-          },
-        },
-        'headCalendarReturns',
-      ),
-      '/v1/calendar-returns/batch': {
-        post: {
-          operationId: 'batchCalendarReturns',
-          tags: ['returns'],
-          summary: 'Calendar-year returns of up to 100 funds',
-          description:
-            'As the trailing batch: request order, duplicates once, misses (unknown code, or no row for the year) ' +
-            'left out, never a 404, more than 100 codes a 422 (C14, C16).',
-          requestBody: jsonBody('CalendarBatchRequest', 'Codes, and optionally a year.'),
-          responses: dataResponses(
-            dataOk('Rows found, in request order.', 'CalendarReturnList', ex('batchCalendarReturns')),
-            'batch',
-          ),
-        },
-      },
-      '/mcp': {
-        post: {
-          operationId: 'postMcp',
-          tags: ['meta'],
-          summary: 'MCP endpoint (Streamable HTTP)',
-          description:
-            'Model Context Protocol over Streamable HTTP, stateless, JSON responses. Tools: searchFunds, getFund, ' +
-            'getTrailingReturns, batchTrailingReturns, getCalendarReturns, batchCalendarReturns, with the inputs of ' +
-            'the matching REST endpoints. Same bearer key and plan limits; each HTTP request counts one (C30).',
-          requestBody: {
-            required: true,
-            description: 'A JSON-RPC 2.0 message (or batch) of the MCP protocol.',
-            content: { 'application/json': { schema: { type: ['object', 'array'] } } },
-          },
-          responses: {
-            '200': {
-              description: 'JSON-RPC response.',
-              headers: LIMIT_HEADERS,
-              content: { 'application/json': { schema: { type: ['object', 'array'] } } },
-            },
-            '202': { description: 'Accepted notification or response; no body.', headers: LIMIT_HEADERS },
-            '400': {
-              description:
-                'A body that is not JSON (-32700), or JSON that is not a JSON-RPC 2.0 message (-32600); `id` null. ' +
-                'A batch whose elements are none of them JSON-RPC 2.0 messages gets an array with one -32600 per ' +
-                'element (a batch with some valid ones is answered 200, its invalid elements as -32600 entries in ' +
-                'the array); an empty batch, or one holding `initialize` beside other messages, one -32600.',
-              content: {
-                'application/json': {
-                  schema: { oneOf: [ref('JsonRpcError'), { type: 'array', items: ref('JsonRpcError') }] },
-                },
-              },
-            },
-            '401': resp('Unauthorized'),
-            '403': {
-              description:
-                'Valid key, but its account has no active subscription (problem+json, slug `forbidden`); or, ' +
-                'before the key is checked and counting nothing, a browser `Origin` the server does not accept ' +
-                "(a JSON-RPC error with `id` null: MCP's DNS-rebinding protection; the base URL's own origin " +
-                'and those the operator lists are accepted, a request without `Origin` always).',
-              headers: LIMIT_HEADERS,
-              content: {
-                'application/problem+json': { schema: ref('Problem') },
-                'application/json': { schema: ref('JsonRpcError') },
-              },
-            },
-            '406': jsonRpcError('`Accept` does not admit application/json (answers are always JSON).'),
-            '413': resp('PayloadTooLarge'),
-            '415': jsonRpcError('A `Content-Type` other than application/json.'),
-            '429': resp('TooManyRequests'),
-            '503': resp('ServiceUnavailable'),
-          },
-        },
-        get: {
-          operationId: 'getMcp',
-          tags: ['meta'],
-          summary: 'No server-sent event stream',
-          description:
-            'The endpoint is stateless and answers every request in its POST response, so it offers no stream to ' +
-            'GET (as the MCP transport allows); DELETE has no session to end either.',
-          responses: { '405': resp('MethodNotAllowed') },
-        },
-      },
-    },
+    paths: pathsOf({ ...ops, ...heads }),
     components: {
       schemas,
       securitySchemes: {
@@ -562,31 +597,41 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
       responses: {
         Unauthorized: problem(
           'Missing, malformed, unknown or revoked API key (problem slug `unauthorized`).',
+          'unauthorized',
           {
             'WWW-Authenticate': hdr('WWW-Authenticate'),
           },
         ),
         Forbidden: problem(
           'Valid key, but its account has no active subscription (slug `forbidden`). Nothing is counted.',
+          'forbidden',
           LIMIT_HEADERS,
         ),
         TooManyRequests: problem(
           `Per-minute burst limit (slug \`rate-limited\`) or monthly quota (slug \`quota-exceeded\`) exceeded. ` +
             `Problem slugs in use: ${PROBLEM_SLUGS.join(', ')}.`,
+          'rate-limited',
           { 'Retry-After': hdr('Retry-After'), ...LIMIT_HEADERS },
         ),
         NotFound: appError(
           'Unknown fund code, or no row for the requested date or year (C3, C12).',
+          'No fund with code XYZ',
           LIMIT_HEADERS,
         ),
-        PayloadTooLarge: appError('Request body over 1 MiB (C21).', LIMIT_HEADERS),
-        MethodNotAllowed: appError('Known route, other method (C21).', { Allow: hdr('Allow') }),
+        PayloadTooLarge: appError(
+          'Request body over 1 MiB (C21).',
+          'Request body too large: the limit is 1 MiB',
+          LIMIT_HEADERS,
+        ),
+        MethodNotAllowed: appError('Known route, other method (C21).', 'Method Not Allowed', {
+          Allow: hdr('Allow'),
+        }),
         ValidationFailed: {
           description: 'Invalid parameter or body, or more than 100 codes; every failure listed (C20).',
           headers: LIMIT_HEADERS,
           content: jsonOrMsgpack(ref('HTTPValidationError')),
         },
-        ServiceUnavailable: appError('No data snapshot loaded (`{"detail":"No data loaded"}`, C24).', {
+        ServiceUnavailable: appError('No data snapshot loaded (C24).', 'No data loaded', {
           'Retry-After': {
             description: 'Seconds after which data may be loaded: 30.',
             schema: { type: 'integer', minimum: 0 },

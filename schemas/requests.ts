@@ -7,6 +7,7 @@
 import {
   BATCH_MAX_CODES,
   CodeSchema,
+  CURSOR_EXAMPLE,
   type FUND_TYPES,
   FundTypeSchema,
   LIMIT_DEFAULT,
@@ -16,6 +17,9 @@ import {
   YEAR_MAX,
   YEAR_MIN,
 } from './common.js';
+
+/** `market` in a batch body: the query parameter's rules, its default said in words only. */
+const { default: _marketDefault, ...MarketBodySchema } = MarketParamSchema;
 
 const CodesSchema = {
   type: 'array',
@@ -28,10 +32,14 @@ const CodesSchema = {
   examples: [['VTI', 'VFIAX', 'QQQ']],
 } as const;
 
+/*
+ * The optional fields of the batch bodies carry no `default` keyword: code generators
+ * (openapi-typescript) read a property with a default as one the type always has, so
+ * a typed client could not send `{codes}` alone. Their descriptions say the default.
+ */
 export const AsOfSchema = {
   type: ['string', 'null'],
   format: 'date',
-  default: null,
   description:
     "As-of date, `YYYY-MM-DD`. Each fund's row is anchored on its last observation on or before this date, so a " +
     'non-trading day snaps back to the nearest prior trading day; a date after the last observation gives the ' +
@@ -43,7 +51,6 @@ export const YearSchema = {
   type: ['integer', 'null'],
   minimum: YEAR_MIN,
   maximum: YEAR_MAX,
-  default: null,
   description:
     `Calendar year, an integer from ${YEAR_MIN} to ${YEAR_MAX} (else 422, C13). Omit or null for each fund's latest ` +
     'complete year: its latest row with `is_partial` false and a non-null `total_return`, or its latest row when it ' +
@@ -58,7 +65,7 @@ export const TrailingBatchRequestSchema = {
   required: ['codes'],
   properties: {
     codes: CodesSchema,
-    market: MarketParamSchema,
+    market: MarketBodySchema,
     as_of: AsOfSchema,
   },
   examples: [{ codes: ['VTI', 'VFIAX'], as_of: '2024-03-28' }],
@@ -71,7 +78,7 @@ export const CalendarBatchRequestSchema = {
   required: ['codes'],
   properties: {
     codes: CodesSchema,
-    market: MarketParamSchema,
+    market: MarketBodySchema,
     year: YearSchema,
   },
   examples: [{ codes: ['VTI', 'VFIAX'], year: 2023 }],
@@ -102,7 +109,8 @@ export const ListFundsQuerySchema = {
       description:
         'The `next_cursor` of the previous page (opaque, base64url). The page continues strictly after the code ' +
         'it encodes, whatever the filters. One that does not decode is a 422 at `["query","cursor"]` (C18).',
-      examples: ['VlRJ'],
+      // A real cursor: version byte 1, then `VTI` (server/cursor.ts; held to it by cursor.test.ts).
+      examples: [CURSOR_EXAMPLE],
     },
     limit: {
       type: 'integer',

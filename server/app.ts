@@ -6,72 +6,32 @@
  */
 
 import { type Day, parseDayAt } from '../core/dates.js';
-import type { Answer, Params } from './answers.js';
+import { allowOf, ROUTES, type RouteDecl } from '../schemas/routes.js';
+import type { Answer } from './answers.js';
 import * as answers from './answers.js';
-import type { Gate, GateDecision } from './gate.js';
-import { framingProblem, readBody } from './http/body.js';
+import type { AppContext } from './context.js';
+import type { GateDecision } from './gate.js';
+import { afterGate, gated, gatedBody } from './gated.js';
 import { Call, repliesAsIs, writeJsonAsIs } from './http/call.js';
-import { guard, guardRoutes } from './http/guard.js';
-import { type HeaderBlock, headerBlock, NO_HEADERS, requestHeader } from './http/headers.js';
+import {
+  JSON_TYPE,
+  METHOD_NOT_ALLOWED,
+  NO_DATA,
+  NO_DATA_HEADERS,
+  NOT_FOUND,
+  statusLine,
+} from './http/errors.js';
+import { guardRoutes } from './http/guard.js';
+import { headerBlock, NO_HEADERS, requestHeader } from './http/headers.js';
 import { parseQuery } from './http/query.js';
+import { mcpPost } from './mcp/http.js';
+import { type BodyAnswer, bindingOf, type GetAnswer, patternsOf } from './routes.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 import { loadUws } from './uws.js';
 
-const JSON_TYPE = 'application/json';
-const NO_DATA = '{"detail":"No data loaded"}';
-const NOT_FOUND = '{"detail":"Not Found"}';
-const METHOD_NOT_ALLOWED = '{"detail":"Method Not Allowed"}';
-const TOO_LARGE = '{"detail":"Request body too large: the limit is 1 MiB"}';
 const NO_STORE = headerBlock([['Cache-Control', 'no-store']]);
-const RETRY_30 = headerBlock([['Retry-After', '30']]);
-const RETRY_1 = headerBlock([['Retry-After', '1']]);
-
-/** A fixed public resource: bytes and type decided at startup or snapshot swap. */
-export interface StaticResource {
-  contentType: string;
-  body: Buffer;
-  headers?: HeaderBlock;
-  /** Status line; 200 OK when absent. */
-  status?: string;
-}
-
-export interface AppContext {
-  gate: Gate;
-  /** The snapshot requests run on now (null: none loaded, C24). */
-  snapshot(): ServingSnapshot | null;
-  /** /healthz answer for now: status line and JSON body (C31). */
-  health(): { status: number; body: string };
-  /** Public resources by exact path (api-catalog, claim, openapi.json, docs, problem pages). */
-  resource(path: string): StaticResource | undefined;
-  /** Extra routes (MCP) registered by their own module. */
-  extend?: (app: TemplatedApp) => void;
-}
-
-/** Public resources by path pattern (served from AppContext.resource), with GET and HEAD. */
-const PUBLIC_RESOURCES = [
-  '/.well-known/api-catalog',
-  '/.well-known/*',
-  '/openapi.json',
-  '/docs',
-  '/docs/*',
-  '/problems/*',
-];
-
-/** Known route patterns and the methods they answer, for 405's Allow header (C21). */
-const ALLOW: Array<[string, string]> = [
-  ['/healthz', 'GET, HEAD'],
-  ...PUBLIC_RESOURCES.map((p): [string, string] => [p, 'GET, HEAD']),
-  ['/v1/funds', 'GET, HEAD'],
-  ['/v1/funds/:code', 'GET, HEAD'],
-  ['/v1/funds/:code/trailing-returns', 'GET, HEAD'],
-  ['/v1/funds/:code/calendar-returns', 'GET, HEAD'],
-  ['/v1/funds//trailing-returns', 'GET, HEAD'],
-  ['/v1/funds//calendar-returns', 'GET, HEAD'],
-  ['/v1/trailing-returns/batch', 'POST'],
-  ['/v1/calendar-returns/batch', 'POST'],
-];
 
 export function createApp(ctx: AppContext): TemplatedApp {
   const app = loadUws().App();
@@ -83,32 +43,20 @@ export function createApp(ctx: AppContext): TemplatedApp {
     const h = ctx.health();
     call.reply(statusLine(h.status), JSON_TYPE, h.body, NO_STORE);
   };
-  app.get('/healthz', (res, req) => health(res, req, false));
-  app.head('/healthz', (res, req) => health(res, req, true));
 
   const serveResource = (res: HttpResponse, req: HttpRequest, head: boolean) => {
     const path = req.getUrl();
     const call = new Call(res, req, head ? 'HEAD' : 'GET', path);
     const r = ctx.resource(path);
-    if (!r) call.reply('404 Not Found', JSON_TYPE, NOT_FOUND);
+    if (!r) call.reply(statusLine(404), JSON_TYPE, NOT_FOUND);
     else call.reply(r.status ?? '200 OK', r.contentType, r.body, r.headers);
   };
-  // Exact paths, since uWS ranks the 405 catch-all of an exact path above a wildcard GET.
-  // HEAD too (RFC 9110 asks it wherever GET is): this uWS build does not fall through.
-  for (const pattern of PUBLIC_RESOURCES) {
-    app.get(pattern, (res, req) => serveResource(res, req, false));
-    app.head(pattern, (res, req) => serveResource(res, req, true));
-  }
 
   /**
    * A GET data route: gate, snapshot, then the transport-free answer. A route with
    * a prepared `latest` row first tries to answer it directly (directRow).
    */
-  const data = (
-    pattern: string,
-    answer: (snap: ServingSnapshot, code: string | null, params: Params) => Answer,
-    latest: RowKind | null = null,
-  ) => {
+  const data = (pattern: string, answer: GetAnswer, latest: RowKind | null) => {
     const hasCode = pattern.includes(':code');
     // uWS matches no parameter to an empty segment; those routes are registered as they are.
     const emptyCode = pattern.includes('//');
@@ -120,7 +68,9 @@ export function createApp(ctx: AppContext): TemplatedApp {
       if (code !== raw && code?.includes('/')) return notFoundRoute(res, req, head);
       const query = req.getQuery() ?? '';
       const d =
-        !head && latest !== null && code !== null ? directRow(ctx, res, req, code, latest, query) : null;
+        !head && latest !== null && hasCode && code !== null
+          ? directRow(ctx, res, req, code, latest, query)
+          : null;
       if (d === ANSWERED) return;
       const call = new Call(res, req, head ? 'HEAD' : 'GET', req.getUrl());
       const next = () => {
@@ -128,52 +78,57 @@ export function createApp(ctx: AppContext): TemplatedApp {
         if (!snap) return noData(call);
         send(call, snap, answer(snap, code, parseQuery(query)));
       };
-      if (d === null) gated(ctx, call, req, next);
+      if (d === null) gated(ctx.gate, call, req, next);
       else afterGate(call, d, next);
     };
-    app.get(pattern, (res, req) => handle(res, req, false));
-    // RFC 9110 §9.3.2: HEAD wherever GET is, answered by the same checks (so it counts one
-    // request, C23) with GET's headers and no body; this uWS build does not fall through.
-    app.head(pattern, (res, req) => handle(res, req, true));
+    return handle;
   };
-  data('/v1/funds', (snap, _code, params) => answers.listFunds(snap, params));
-  data('/v1/funds/:code', answers.getFund, RowKind.Fund);
-  data('/v1/funds/:code/trailing-returns', answers.getTrailing, RowKind.Trailing);
-  data('/v1/funds/:code/calendar-returns', answers.getCalendar, RowKind.Calendar);
-  // An empty code is a C15 validation error (422), not an unknown route.
-  data('/v1/funds//trailing-returns', answers.getTrailing);
-  data('/v1/funds//calendar-returns', answers.getCalendar);
 
   /**
    * A POST batch route. The body must be subscribed to inside the route callback,
    * so it is read while an asynchronous gate decides; the answer waits for both,
    * and a refused request is answered by the gate whatever its body (C23).
    */
-  const batch = (
-    pattern: string,
-    answer: (snap: ServingSnapshot, body: Uint8Array, type: string) => Answer,
-  ) => {
-    app.post(pattern, (res, req) => {
-      const call = new Call(res, req, 'POST', pattern);
-      const contentType = req.getHeader(requestHeader.contentType);
-      gatedBody(ctx, call, req, (body) => {
-        const snap = ctx.snapshot();
-        if (!snap) return noData(call);
-        send(call, snap, answer(snap, body, contentType));
-      });
+  const batch = (pattern: string, answer: BodyAnswer) => (res: HttpResponse, req: HttpRequest) => {
+    const call = new Call(res, req, 'POST', pattern);
+    const contentType = req.getHeader(requestHeader.contentType);
+    gatedBody(ctx.gate, call, req, (body) => {
+      const snap = ctx.snapshot();
+      if (!snap) return noData(call);
+      send(call, snap, answer(snap, body, contentType));
     });
   };
-  batch('/v1/trailing-returns/batch', answers.trailingBatch);
-  batch('/v1/calendar-returns/batch', answers.calendarBatch);
 
-  ctx.extend?.(app);
+  // Every route of the table (schemas/routes.ts), bound to its kind of handler
+  // (server/routes.ts). HEAD wherever GET is (RFC 9110 §9.3.2), answered by the same
+  // checks, so it counts one request (C23), with GET's headers and no body: this uWS
+  // build does not fall through from HEAD to GET. Resources are registered by exact
+  // path too, since uWS ranks the 405 catch-all of an exact path above a wildcard GET.
+  for (const route of ROUTES as readonly RouteDecl[]) {
+    const binding = bindingOf(route);
+    for (const pattern of patternsOf(route)) {
+      let get: ((res: HttpResponse, req: HttpRequest, head: boolean) => void) | null = null;
+      if (binding.kind === 'health') get = health;
+      else if (binding.kind === 'resource') get = serveResource;
+      else if (binding.kind === 'get') get = data(pattern, binding.answer, binding.latest);
+      else if (binding.kind === 'post') app.post(pattern, batch(pattern, binding.answer));
+      else app.post(pattern, (res, req) => mcpPost(ctx, res, req));
+      if (get === null) continue;
+      const answer = get;
+      app.get(pattern, (res, req) => answer(res, req, false));
+      app.head(pattern, (res, req) => answer(res, req, true));
+    }
+  }
 
-  for (const [pattern, methods] of ALLOW) {
-    const allow = headerBlock([['Allow', methods]]);
-    app.any(pattern, (res, req) => {
-      const call = new Call(res, req, req.getMethod().toUpperCase(), req.getUrl());
-      call.reply('405 Method Not Allowed', JSON_TYPE, METHOD_NOT_ALLOWED, allow);
-    });
+  // C21: a known route asked with another method is a 405 naming the methods it takes.
+  for (const route of ROUTES as readonly RouteDecl[]) {
+    const allow = headerBlock([['Allow', allowOf(route)]]);
+    for (const pattern of patternsOf(route)) {
+      app.any(pattern, (res, req) => {
+        const call = new Call(res, req, req.getMethod().toUpperCase(), req.getUrl());
+        call.reply(statusLine(405), JSON_TYPE, METHOD_NOT_ALLOWED, allow);
+      });
+    }
   }
   app.any('/*', (res, req) => notFoundRoute(res, req, req.getMethod().toUpperCase() === 'HEAD'));
   return app;
@@ -182,115 +137,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
 /** C21: a path no route answers. */
 function notFoundRoute(res: HttpResponse, req: HttpRequest, head: boolean): void {
   const call = new Call(res, req, head ? 'HEAD' : req.getMethod().toUpperCase(), req.getUrl());
-  call.reply('404 Not Found', JSON_TYPE, NOT_FOUND);
-}
-
-/**
- * The gate step (C23): runs `next` once the request is admitted, at once for a
- * synchronous gate or when an asynchronous one answers; a refusal is answered here.
- */
-export function gated(ctx: AppContext, call: Call, req: HttpRequest, next: () => void): void {
-  afterGate(call, ctx.gate.admit(req.getHeader(requestHeader.authorization)), next);
-}
-
-/** Go on from a gate decision, now or when an asynchronous gate answers. */
-function afterGate(call: Call, d: GateDecision | Promise<GateDecision>, next: () => void): void {
-  if (!(d instanceof Promise)) {
-    if (applyDecision(call, d)) next();
-    return;
-  }
-  call.watchAbort();
-  d.then(
-    (x) =>
-      guard(call.res, () => {
-        if (applyDecision(call, x)) next();
-      }),
-    () => gateFailed(call),
-  );
-}
-
-/** Apply a gate decision: remember its headers (C29), or answer its refusal. */
-export function applyDecision(call: Call, d: GateDecision): boolean {
-  call.extraHeaders = d.headers;
-  if (d.ok) return true;
-  call.reply(d.status, 'application/problem+json', d.body(call.path));
-  return false;
-}
-
-/**
- * The gate step for a request with a body (C23). The body must be subscribed to
- * inside the route callback, so it is read while an asynchronous gate decides;
- * `next` runs once both are in, a refusal is answered by the gate whatever the body,
- * and a body over 1 MiB is a 413 only for an admitted request.
- */
-export function gatedBody(
-  ctx: AppContext,
-  call: Call,
-  req: HttpRequest,
-  next: (body: Buffer) => void,
-  /** A route's own check between framing and the gate; false when it has answered. */
-  precheck?: () => boolean,
-): void {
-  // Before the gate: the request's extent is unknown, so nothing after it on this
-  // connection can be trusted. Answered on the next turn, not now: a request uWS finds
-  // behind an unanswered one makes it close the connection unrouted, while one
-  // behind an answer would run (a close asked for inside the route callback is
-  // forgotten when uWS parses the next request of the same read).
-  const framing = framingProblem(req);
-  if (framing !== null) {
-    call.watchAbort();
-    setImmediate(() =>
-      guard(call.res, () => call.reply(framing.status, JSON_TYPE, framing.body, NO_HEADERS, true)),
-    );
-    return;
-  }
-  if (precheck !== undefined && !precheck()) return;
-  const contentLength = req.getHeader(requestHeader.contentLength);
-  let admitted = false;
-  let body: Buffer | 'too-large' | null = null;
-  const proceed = () => {
-    if (!admitted || body === null) return;
-    // The connection is kept: uWS reads the rest of the body and drops it, so the client
-    // reads this answer whenever it stops sending. Closing now (it once said
-    // Connection: close) resets a client still uploading, which then never sees the 413.
-    if (body === 'too-large') call.reply('413 Payload Too Large', JSON_TYPE, TOO_LARGE);
-    else next(body);
-  };
-  const d = ctx.gate.admit(req.getHeader(requestHeader.authorization));
-  if (!(d instanceof Promise)) {
-    if (!applyDecision(call, d)) return;
-    admitted = true;
-  }
-  readBody(
-    call,
-    contentLength,
-    (b) => {
-      body = b;
-      proceed();
-    },
-    () => {
-      body = 'too-large';
-      proceed();
-    },
-  );
-  if (d instanceof Promise) {
-    d.then(
-      (x) =>
-        guard(call.res, () => {
-          admitted = applyDecision(call, x);
-          proceed();
-        }),
-      () => gateFailed(call),
-    );
-  }
-}
-
-function gateFailed(call: Call): void {
-  call.reply('503 Service Unavailable', JSON_TYPE, '{"detail":"Access control is unavailable"}', RETRY_1);
-}
-
-function statusLine(status: number): string {
-  return status === 200 ? '200 OK' : status === 503 ? '503 Service Unavailable' : `${status}`;
+  call.reply(statusLine(404), JSON_TYPE, NOT_FOUND);
 }
 
 /**
@@ -379,15 +226,9 @@ function directRow(
 }
 
 function noData(call: Call): void {
-  call.reply('503 Service Unavailable', JSON_TYPE, NO_DATA, RETRY_30);
+  call.reply(statusLine(503), JSON_TYPE, NO_DATA, NO_DATA_HEADERS);
 }
 
-const STATUS_LINE: Record<number, string> = {
-  200: '200 OK',
-  404: '404 Not Found',
-  422: '422 Unprocessable Entity',
-};
-
 function send(call: Call, snap: ServingSnapshot, a: Answer): void {
-  call.reply(STATUS_LINE[a.status], JSON_TYPE, a.body, a.status === 200 ? snap.dataHeaders : NO_HEADERS);
+  call.reply(statusLine(a.status), JSON_TYPE, a.body, a.status === 200 ? snap.dataHeaders : NO_HEADERS);
 }

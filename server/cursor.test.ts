@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
+import { CURSOR_EXAMPLE } from '../schemas/common.js';
 import { randomJoin, seededRandom } from '../test/seeded-random.js';
 import { cursorLength, decodeCursor, encodeCursor, writeCursor } from './cursor.js';
 
 const payload = (...bytes: number[]) => Buffer.from(bytes).toString('base64url');
 
 describe('cursor (C18)', () => {
+  it('the example the OpenAPI document shows is a cursor this server issues (the one after VTI)', () => {
+    expect(decodeCursor(CURSOR_EXAMPLE)).toBe('VTI');
+    expect(encodeCursor('VTI')).toBe(CURSOR_EXAMPLE);
+    // The old example, without the version byte, is refused (a 422).
+    expect(decodeCursor('VlRJ')).toBeNull();
+  });
+
   it('round-trips every kind of code: ASCII, case variants, non-ASCII, astral, BOM, 32 characters', () => {
     const codes = [
       'A',

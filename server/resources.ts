@@ -1,21 +1,26 @@
 /**
  * The public resources served by exact path, built once per worker at startup
- * (catalog, claim, docs, problem pages) and again per snapshot for /openapi.json,
+ * (home page, catalog, claim, docs, problem pages) and again per snapshot for /openapi.json,
  * whose examples are real answers from the live data.
  */
 import { buildOpenApi } from '../schemas/openapi.js';
-import type { StaticResource } from './app.js';
 import type { ServeConfig } from './config.js';
+import type { StaticResource } from './context.js';
 import { headerBlock } from './http/headers.js';
 import { apiCatalog } from './public/catalog.js';
 import { loadClaim } from './public/claim.js';
 import { DOCS_PATH, docsRoutes } from './public/docs.js';
+import { HOME_PATH, homePage } from './public/home.js';
 import { problemPage, problemTypes } from './public/problems.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
 
 export function staticResources(config: ServeConfig): Map<string, StaticResource> {
   const out = new Map<string, StaticResource>();
+  out.set(HOME_PATH, {
+    contentType: 'text/html; charset=utf-8',
+    body: Buffer.from(homePage(config.baseUrl)),
+  });
   const catalog = apiCatalog(config.baseUrl);
   out.set('/.well-known/api-catalog', {
     contentType: catalog.headers['Content-Type'],

@@ -9,8 +9,7 @@
  */
 
 import { isUtf8 } from 'node:buffer';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { isPossibleCode } from '../core/codes.js';
 import { parseDay } from '../core/dates.js';
 import {
@@ -33,26 +32,38 @@ import {
   YEAR_MAX,
   YEAR_MIN,
 } from '../schemas/index.js';
+import { ajv } from './ajv.js';
 import { decodeCursor } from './cursor.js';
 import { type DateResult, parsePydanticDate, parsePydanticDateNumber } from './pydantic/date.js';
 import { pythonJsonError } from './pydantic/json-error.js';
 import { PyNumber, parsePythonJson, stringifyWithPyNumbers } from './pydantic/json-numbers.js';
 import {
-  codePointLength,
-  type IntParsingError,
-  parsePydanticInt,
-  pydanticStrip,
-} from './pydantic/scalars.js';
+  DATE_TYPE,
+  FINITE_NUMBER,
+  FUND_TYPE_EXPECTED,
+  geIssue,
+  INT_FROM_FLOAT,
+  INT_PARSING_SIZE,
+  INT_TYPE,
+  intIssue,
+  JSON_INVALID,
+  LIST_TYPE,
+  type Loc,
+  leIssue,
+  listLength,
+  literalError,
+  MODEL_ATTRIBUTES_TYPE,
+  missing,
+  patternMismatch,
+  STRING_TYPE,
+  stringTooLong,
+  stringTooShort,
+  type ValidationIssue,
+  valueError,
+} from './pydantic/messages.js';
+import { codePointLength, parsePydanticInt, pydanticStrip } from './pydantic/scalars.js';
 
-export type Loc = (string | number)[];
-
-export type ValidationIssue = {
-  type: string;
-  loc: Loc;
-  msg: string;
-  input?: unknown;
-  ctx?: Record<string, unknown>;
-};
+export type { Loc, ValidationIssue } from './pydantic/messages.js';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
 
@@ -109,90 +120,13 @@ function clip(v: unknown, depth: number): unknown {
 }
 
 // ---------------------------------------------------------------------------
-// ajv, compiled once
-
-// ajv-formats is CommonJS; under NodeNext its default export is the module object.
-const addFormats = addFormatsModule.default;
-
-const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strict: true });
-addFormats(ajv, ['date', 'date-time', 'uri']);
+// ajv, compiled once (the instance the MCP tools use too)
 
 const checkTrailingBatch: ValidateFunction = ajv.compile(TrailingBatchRequestSchema);
 const checkCalendarBatch: ValidateFunction = ajv.compile(CalendarBatchRequestSchema);
 
 // ---------------------------------------------------------------------------
-// Pydantic v2 messages
-
-const FIELD_REQUIRED = 'Field required';
-const INT_PARSING = 'Input should be a valid integer, unable to parse string as an integer';
-const INT_PARSING_SIZE = 'Unable to parse input string as an integer, exceeded maximum size';
-const INT_TYPE = 'Input should be a valid integer';
-const INT_FROM_FLOAT = 'Input should be a valid integer, got a number with a fractional part';
-const FINITE_NUMBER = 'Input should be a finite number';
-const STRING_TYPE = 'Input should be a valid string';
-const LIST_TYPE = 'Input should be a valid list';
-const DATE_TYPE = 'Input should be a valid date';
-const MODEL_ATTRIBUTES_TYPE = 'Input should be a valid dictionary or object to extract fields from';
-const JSON_INVALID = 'JSON decode error';
-const FUND_TYPE_EXPECTED = "'ETF' or 'FUND'";
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-const geIssue = (loc: Loc, input: unknown, ge: number): ValidationIssue => ({
-  type: 'greater_than_equal',
-  loc,
-  msg: `Input should be greater than or equal to ${ge}`,
-  input,
-  ctx: { ge },
-});
-
-const leIssue = (loc: Loc, input: unknown, le: number): ValidationIssue => ({
-  type: 'less_than_equal',
-  loc,
-  msg: `Input should be less than or equal to ${le}`,
-  input,
-  ctx: { le },
-});
-
-const stringTooShort = (loc: Loc, input: unknown, min: number): ValidationIssue => ({
-  type: 'string_too_short',
-  loc,
-  msg: `String should have at least ${plural(min, 'character')}`,
-  input,
-  ctx: { min_length: min },
-});
-
-const stringTooLong = (loc: Loc, input: unknown, max: number): ValidationIssue => ({
-  type: 'string_too_long',
-  loc,
-  msg: `String should have at most ${plural(max, 'character')}`,
-  input,
-  ctx: { max_length: max },
-});
-
-const patternMismatch = (loc: Loc, input: unknown, pattern: string): ValidationIssue => ({
-  type: 'string_pattern_mismatch',
-  loc,
-  msg: `String should match pattern '${pattern}'`,
-  input,
-  ctx: { pattern },
-});
-
-const missing = (loc: Loc, input: unknown): ValidationIssue => ({
-  type: 'missing',
-  loc,
-  msg: FIELD_REQUIRED,
-  input,
-});
-
-// ---------------------------------------------------------------------------
 // Scalars: Pydantic's readings (server/pydantic/) turned into issues
-
-function intIssue(loc: Loc, raw: string, error: IntParsingError): ValidationIssue {
-  return error === 'int_parsing_size'
-    ? { type: 'int_parsing_size', loc, msg: INT_PARSING_SIZE, input: raw }
-    : { type: 'int_parsing', loc, msg: INT_PARSING, input: raw };
-}
 
 function dateOrIssue(loc: Loc, input: unknown, r: DateResult): ValidationIssue | string {
   if (r.ok) return r.value;
@@ -283,13 +217,7 @@ export function validateListQuery(params: Params): Validated<ListQuery> {
   if (rawType !== undefined) {
     if (rawType === 'ETF' || rawType === 'FUND') type = rawType;
     else {
-      add({
-        type: 'literal_error',
-        loc: ['query', 'type'],
-        msg: `Input should be ${FUND_TYPE_EXPECTED}`,
-        input: rawType,
-        ctx: { expected: FUND_TYPE_EXPECTED },
-      });
+      add(literalError(['query', 'type'], rawType, FUND_TYPE_EXPECTED));
     }
   }
 
@@ -298,13 +226,7 @@ export function validateListQuery(params: Params): Validated<ListQuery> {
   if (cursor !== null) {
     const code = decodeCursor(cursor);
     if (code === null) {
-      add({
-        type: 'value_error',
-        loc: ['query', 'cursor'],
-        msg: `Value error, ${CURSOR_ERROR}`,
-        input: cursor,
-        ctx: { error: CURSOR_ERROR },
-      });
+      add(valueError(['query', 'cursor'], cursor, CURSOR_ERROR));
     } else after = code;
   }
 
@@ -521,15 +443,7 @@ function codesIssues(errors: ErrorObject[], body: Record<string, unknown>): Vali
   if (!Array.isArray(codes))
     return [{ type: 'list_type', loc: ['body', 'codes'], msg: LIST_TYPE, input: codes }];
   if (codes.length > BATCH_MAX_CODES) {
-    return [
-      {
-        type: 'too_long',
-        loc: ['body', 'codes'],
-        msg: `List should have at most ${plural(BATCH_MAX_CODES, 'item')} after validation, not ${codes.length}`,
-        input: codes,
-        ctx: { field_type: 'List', max_length: BATCH_MAX_CODES, actual_length: codes.length },
-      },
-    ];
+    return [listLength(['body', 'codes'], codes, 'max', BATCH_MAX_CODES)];
   }
   const worst = new Map<number, ErrorObject>();
   for (const e of errors) {
@@ -553,15 +467,7 @@ function codesIssues(errors: ErrorObject[], body: Record<string, unknown>): Vali
     return issues;
   }
   if (codes.length < 1) {
-    return [
-      {
-        type: 'too_short',
-        loc: ['body', 'codes'],
-        msg: `List should have at least ${plural(1, 'item')} after validation, not ${codes.length}`,
-        input: codes,
-        ctx: { field_type: 'List', min_length: 1, actual_length: codes.length },
-      },
-    ];
+    return [listLength(['body', 'codes'], codes, 'min', 1)];
   }
   return NO_ISSUES;
 }

@@ -12,13 +12,13 @@ import { type LimiterShared, LocalLimiter } from './access/limiter-local.js';
 import { LOOK_DEADLINE_MS, LOOK_INTERVAL_MS, Lookout } from './access/lookout.js';
 import type { Limiter } from './access/model.js';
 import type { KeyTableData } from './access/table.js';
-import { type AppContext, createApp, type StaticResource } from './app.js';
+import { createApp } from './app.js';
 import type { ServeConfig } from './config.js';
+import type { AppContext, StaticResource } from './context.js';
 import { inflight } from './http/body.js';
 import { closeConnectionsAfterReplies, onReply } from './http/call.js';
 import { onInternalError } from './http/guard.js';
 import { serverLogger } from './log.js';
-import { registerMcpRoutes } from './mcp/http.js';
 import { originPolicy } from './mcp/origin.js';
 import { serverInfo } from './mcp/server.js';
 import { healthBody } from './public/health.js';
@@ -143,6 +143,10 @@ const ctx: AppContext = {
     return { status: h.status, body: JSON.stringify(h.body) };
   },
   resource: (path: string): StaticResource | undefined => resources.get(path),
+  mcp: {
+    info: serverInfo(input.version),
+    originAllowed: originPolicy(config.baseUrl, config.mcpOrigins),
+  },
 };
 
 if (config.accessLogSample > 0) {
@@ -174,9 +178,6 @@ if (config.accessLogSample > 0) {
   );
 }
 
-const mcpInfo = serverInfo(input.version);
-const mcpOrigins = originPolicy(config.baseUrl, config.mcpOrigins);
-ctx.extend = (app) => registerMcpRoutes(app, ctx, mcpInfo, mcpOrigins);
 const app = createApp(ctx);
 let listenSocket: us_listen_socket | null = null;
 

@@ -9,6 +9,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { unpack } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotLookup } from '../core/lookup.js';
+import { allowOf, ROUTES, type RouteDecl } from '../schemas/routes.js';
 import {
   cli,
   E2E_DATA_END,
@@ -81,6 +82,23 @@ describe('public endpoints', () => {
     expect(h.data_age_hours).toBeGreaterThanOrEqual(66);
     expect(h.data_age_hours).toBeLessThan(67);
     expect(h.freshness_max_age_hours).toBe(120);
+  });
+
+  it('GET / is a small HTML page pointing to /docs, /openapi.json and /healthz; HEAD / its headers only', async () => {
+    const r = await fetch(`${server.url}/`, { headers: { 'accept-encoding': 'identity' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await r.text();
+    for (const href of ['docs', 'openapi.json', 'healthz']) expect(html).toContain(`href="${href}"`);
+    expect(html).not.toContain('<script');
+    const h = await fetch(`${server.url}/`, { method: 'HEAD', headers: { 'accept-encoding': 'identity' } });
+    expect(h.status).toBe(200);
+    expect(h.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(h.headers.get('content-length')).toBe(String(Buffer.byteLength(html)));
+    expect(await h.text()).toBe('');
+    const p = await fetch(`${server.url}/`, { method: 'POST', body: '{}' });
+    expect(p.status).toBe(405);
+    expect(p.headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('HEAD /healthz and HEAD api-catalog answer with headers only', async () => {
@@ -654,6 +672,26 @@ describe('routing errors (C21)', () => {
     const d = await get(`/v1/funds/${codes[0]}`, { method: 'DELETE' });
     expect(d.status).toBe(405);
     expect(d.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('every route of the table answers its methods and 405s the others with the Allow the table gives (C21)', async () => {
+    const sample: Record<string, string> = { code: codes[0], claim: 'nothing', slug: 'unauthorized' };
+    for (const route of ROUTES as readonly RouteDecl[]) {
+      const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => sample[name]);
+      const d = await get(path, { method: 'DELETE' });
+      expect(d.status, path).toBe(405);
+      expect(d.json, path).toEqual({ detail: 'Method Not Allowed' });
+      expect(d.headers.get('allow'), path).toBe(allowOf(route));
+      for (const method of Object.keys(route.ops)) {
+        const r = await get(path, {
+          method: method.toUpperCase(),
+          body: method === 'post' ? '{}' : undefined,
+        });
+        expect(r.status, `${method} ${path}`).not.toBe(405);
+        // No claim file is configured here: its route answers, with a 404 of its own.
+        if (route.path !== '/.well-known/{claim}.json') expect(r.status, `${method} ${path}`).not.toBe(404);
+      }
+    }
   });
 
   it('HEAD on every GET data route answers as GET would, headers only, and counts one (RFC 9110 §9.3.2, C23)', async () => {

@@ -9,11 +9,11 @@
  * decision) through `guard`.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.js';
+import { INTERNAL_ERROR, JSON_TYPE, statusLine } from './errors.js';
 import { ascii } from './headers.js';
 
-const INTERNAL_ERROR = '{"detail":"Internal Server Error"}';
 const CONTENT_TYPE = ascii('Content-Type');
-const JSON_BYTES = ascii('application/json');
+const JSON_BYTES = ascii(JSON_TYPE);
 
 /** At most this many failures are logged per second; the rest are counted in the next line. */
 const LOGS_PER_SECOND = 10;
@@ -59,7 +59,7 @@ export function internalError(res: HttpResponse, error: unknown): void {
   reportInternalError(error);
   try {
     res.cork(() => {
-      res.writeStatus('500 Internal Server Error');
+      res.writeStatus(statusLine(500));
       res.writeHeader(CONTENT_TYPE, JSON_BYTES);
       res.end(INTERNAL_ERROR);
     });

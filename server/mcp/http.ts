@@ -9,42 +9,35 @@
 import { isUtf8 } from 'node:buffer';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { type AppContext, gatedBody } from '../app.js';
+import type { AppContext } from '../context.js';
+import { gatedBody } from '../gated.js';
 import { Call, isClosingConnections } from '../http/call.js';
+import { JSON_TYPE, NO_DATA, NO_DATA_RETRY_AFTER, statusLine } from '../http/errors.js';
 import { guard, reportInternalError } from '../http/guard.js';
-import { ascii, headerBlock, headerWriter } from '../http/headers.js';
+import { ascii, headerWriter } from '../http/headers.js';
 import { acceptsJson } from '../http/negotiation.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
-import type { TemplatedApp } from '../uws.js';
-import type { OriginPolicy } from './origin.js';
+import type { HttpRequest, HttpResponse } from '../uws.js';
+import {
+  EMPTY_BATCH,
+  forbiddenOrigin,
+  INITIALIZE_IN_BATCH,
+  INTERNAL,
+  INVALID_MESSAGE,
+  invalidBatchElement,
+  NOT_ACCEPTABLE_MESSAGE,
+  NOT_UTF8,
+  rpcError,
+} from './errors.js';
 import { createMcpServer, type McpServerInfo } from './server.js';
-import { isToolName, NO_DATA_DETAIL } from './tools.js';
+import { isToolName } from './tools.js';
 
-const JSON_TYPE = 'application/json';
 /**
  * The transport needs a URL but reads nothing from it in stateless JSON mode; the
  * client's Host is not used, since a malformed one (`a b`) would make Request throw.
  */
 const MCP_URL = 'http://localhost/mcp';
 const BOTH_TYPES = 'application/json, text/event-stream';
-const NO_DATA = JSON.stringify({ detail: NO_DATA_DETAIL });
-const METHOD_NOT_ALLOWED = '{"detail":"Method Not Allowed"}';
-const ALLOW_POST = headerBlock([['Allow', 'POST']]);
-const INTERNAL = '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}';
-
-const STATUS: Record<number, string> = {
-  200: '200 OK',
-  202: '202 Accepted',
-  400: '400 Bad Request',
-  403: '403 Forbidden',
-  404: '404 Not Found',
-  405: '405 Method Not Allowed',
-  406: '406 Not Acceptable',
-  413: '413 Payload Too Large',
-  415: '415 Unsupported Media Type',
-  500: '500 Internal Server Error',
-  503: '503 Service Unavailable',
-};
 
 /** A call of one of our tools: what needs data (C24). An unknown tool is -32602 with or without it. */
 const isToolCall = (m: unknown) => {
@@ -60,26 +53,7 @@ const isInitialize = (m: unknown) =>
 /** The SDK transport's own limit (MAX_BATCH_SIZE): a longer batch is refused whole, by it. */
 const BATCH_MAX = 100;
 
-const NOT_ACCEPTABLE = () =>
-  jsonResponse(
-    406,
-    rpcError(
-      -32000,
-      'Not Acceptable: /mcp answers in application/json only (no event streams); send an Accept that admits it, such as application/json or */*',
-    ),
-  );
-
-const NOT_A_MESSAGE =
-  'not a JSON-RPC 2.0 message (jsonrpc "2.0", a method and a string or number id, or a notification)';
-
-/** A JSON-RPC error object; `id` is the message's own when it could be read (JSON-RPC 2.0 §5). */
-function rpcError(code: number, message: string, id: unknown = null) {
-  return {
-    jsonrpc: '2.0',
-    error: { code, message },
-    id: typeof id === 'string' || typeof id === 'number' ? id : null,
-  };
-}
+const NOT_ACCEPTABLE = () => jsonResponse(406, rpcError(-32000, NOT_ACCEPTABLE_MESSAGE));
 
 function jsonResponse(status: number, value: unknown): Response {
   return new Response(JSON.stringify(value), { status, headers: { 'Content-Type': JSON_TYPE } });
@@ -106,7 +80,7 @@ export async function handleMcpPost(
 ): Promise<Response> {
   if (Array.isArray(body) && body.length <= BATCH_MAX) return handleBatch(request, body, snap, info);
   if (body !== undefined && !Array.isArray(body) && !JSONRPCMessageSchema.safeParse(body).success)
-    return jsonResponse(400, rpcError(-32600, `Invalid Request: ${NOT_A_MESSAGE}`, idOf(body)));
+    return jsonResponse(400, rpcError(-32600, INVALID_MESSAGE, idOf(body)));
   if (snap === null && isToolCall(body)) return noData();
   return serve(request, body, snap, info);
 }
@@ -115,7 +89,10 @@ const idOf = (m: unknown): unknown =>
   typeof m === 'object' && m !== null ? (m as { id?: unknown }).id : null;
 
 const noData = () =>
-  new Response(NO_DATA, { status: 503, headers: { 'Content-Type': JSON_TYPE, 'Retry-After': '30' } });
+  new Response(NO_DATA, {
+    status: 503,
+    headers: { 'Content-Type': JSON_TYPE, 'Retry-After': NO_DATA_RETRY_AFTER },
+  });
 
 /** A JSON-RPC batch (JSON-RPC 2.0 §6): one answer per request, invalid elements included. */
 async function handleBatch(
@@ -124,18 +101,14 @@ async function handleBatch(
   snap: ServingSnapshot | null,
   info: McpServerInfo,
 ): Promise<Response> {
-  if (batch.length === 0) return jsonResponse(400, rpcError(-32600, 'Invalid Request: an empty batch'));
-  // MCP's lifecycle: initialize is sent alone (the SDK would say "only one initialization request").
+  if (batch.length === 0) return jsonResponse(400, rpcError(-32600, EMPTY_BATCH));
   if (batch.length > 1 && batch.some(isInitialize))
-    return jsonResponse(
-      400,
-      rpcError(-32600, 'Invalid Request: initialize must be sent alone, not in a batch (MCP lifecycle)'),
-    );
+    return jsonResponse(400, rpcError(-32600, INITIALIZE_IN_BATCH));
   const valid: unknown[] = [];
   const errors: unknown[] = [];
   batch.forEach((m, i) => {
     if (JSONRPCMessageSchema.safeParse(m).success) valid.push(m);
-    else errors.push(rpcError(-32600, `Invalid Request: batch element ${i} is ${NOT_A_MESSAGE}`, idOf(m)));
+    else errors.push(rpcError(-32600, invalidBatchElement(i), idOf(m)));
   });
   if (valid.length === 0) return jsonResponse(400, errors);
   if (snap === null && valid.some(isToolCall)) return noData();
@@ -164,81 +137,63 @@ async function serve(
   return transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
 }
 
-/** The 403 for a browser origin /mcp does not accept (origin.ts): a JSON-RPC error with no id. */
-function forbiddenOrigin(origin: string): string {
-  const shown = origin.length > 100 ? `${origin.slice(0, 97)}...` : origin;
-  return JSON.stringify(
-    rpcError(
-      -32000,
-      `Forbidden: requests from browser origin ${JSON.stringify(shown)} are not accepted (MCP's DNS-rebinding protection); the operator can allow an origin with --mcp-origins`,
-    ),
-  );
-}
-
-/** Register POST /mcp and its 405s; called through AppContext.extend before the catch-alls. */
-export function registerMcpRoutes(
-  app: TemplatedApp,
-  ctx: AppContext,
-  info: McpServerInfo,
-  originAllowed: OriginPolicy,
-): void {
-  app.post('/mcp', (res, req) => {
-    const call = new Call(res, req, 'POST', '/mcp');
-    const origin = req.getHeader('origin');
-    // Every HTTP request to /mcp passes the gate and counts one, like a REST call (C30).
-    // The request object is valid only in this callback: copy what the transport reads.
-    const headers: Array<[string, string]> = [];
-    let refusesJson = false;
-    req.forEach((k, v) => {
-      if (k === 'content-length' || k === 'transfer-encoding') return;
-      // Answers are always JSON (no event streams): any Accept that takes JSON (`*/*`,
-      // `APPLICATION/JSON`, none) is what the SDK requires to hear, both types listed.
-      if (k === 'accept') {
-        refusesJson = !acceptsJson(v);
-        headers.push([k, BOTH_TYPES]);
-      } else headers.push([k, v]);
-    });
-    if (!headers.some(([k]) => k === 'accept')) headers.push(['accept', BOTH_TYPES]);
-    const answer = (raw: Buffer) => {
-      const started = performance.now();
-      const snap = ctx.snapshot();
-      let body: unknown;
-      let request: Request;
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-        request = new Request(MCP_URL, { method: 'POST', headers });
-      } catch {
-        // Not JSON: the transport reads the text itself and answers with its own JSON-RPC error.
-        body = undefined;
-        request = new Request(MCP_URL, { method: 'POST', headers, body: raw });
-      }
-      // Said here: the SDK's 406 asks for text/event-stream as well, which we never send.
-      // Bytes that are not UTF-8 are a parse error, as REST's 422 json_invalid (C21): the
-      // SDK would read them with U+FFFD in their place and answer about another code.
-      (refusesJson
-        ? Promise.resolve(NOT_ACCEPTABLE())
-        : !isUtf8(raw)
-          ? Promise.resolve(jsonResponse(400, rpcError(-32700, 'Parse error: the body is not valid UTF-8')))
-          : handleMcpPost(request, body, snap, info)
-      )
-        .then((response) => writeResponse(call, response, snap, started))
-        .catch((e: unknown) => {
-          // JSON-RPC's own internal error, once (http/guard.ts logs it).
-          reportInternalError(e);
-          guard(call.res, () => call.reply(STATUS[500], JSON_TYPE, INTERNAL));
-        });
-    };
-    // Before the gate, like a framing error: a page in someone's browser is refused
-    // whatever key it holds, and counts nothing.
-    gatedBody(ctx, call, req, answer, () => {
-      if (originAllowed(origin)) return true;
-      call.reply(STATUS[403], JSON_TYPE, forbiddenOrigin(origin));
-      return false;
-    });
+/**
+ * POST /mcp (the route table binds it, schemas/routes.ts; other methods are its 405,
+ * Allow: POST).
+ */
+export function mcpPost(ctx: AppContext, res: HttpResponse, req: HttpRequest): void {
+  const { info, originAllowed } = ctx.mcp;
+  const call = new Call(res, req, 'POST', '/mcp');
+  const origin = req.getHeader('origin');
+  // Every HTTP request to /mcp passes the gate and counts one, like a REST call (C30).
+  // The request object is valid only in this callback: copy what the transport reads.
+  const headers: Array<[string, string]> = [];
+  let refusesJson = false;
+  req.forEach((k, v) => {
+    if (k === 'content-length' || k === 'transfer-encoding') return;
+    // Answers are always JSON (no event streams): any Accept that takes JSON (`*/*`,
+    // `APPLICATION/JSON`, none) is what the SDK requires to hear, both types listed.
+    if (k === 'accept') {
+      refusesJson = !acceptsJson(v);
+      headers.push([k, BOTH_TYPES]);
+    } else headers.push([k, v]);
   });
-  app.any('/mcp', (res, req) => {
-    const call = new Call(res, req, req.getMethod().toUpperCase(), '/mcp');
-    call.reply(STATUS[405], JSON_TYPE, METHOD_NOT_ALLOWED, ALLOW_POST);
+  if (!headers.some(([k]) => k === 'accept')) headers.push(['accept', BOTH_TYPES]);
+  const answer = (raw: Buffer) => {
+    const started = performance.now();
+    const snap = ctx.snapshot();
+    let body: unknown;
+    let request: Request;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+      request = new Request(MCP_URL, { method: 'POST', headers });
+    } catch {
+      // Not JSON: the transport reads the text itself and answers with its own JSON-RPC error.
+      body = undefined;
+      request = new Request(MCP_URL, { method: 'POST', headers, body: raw });
+    }
+    // Said here: the SDK's 406 asks for text/event-stream as well, which we never send.
+    // Bytes that are not UTF-8 are a parse error, as REST's 422 json_invalid (C21): the
+    // SDK would read them with U+FFFD in their place and answer about another code.
+    (refusesJson
+      ? Promise.resolve(NOT_ACCEPTABLE())
+      : !isUtf8(raw)
+        ? Promise.resolve(jsonResponse(400, rpcError(-32700, NOT_UTF8)))
+        : handleMcpPost(request, body, snap, info)
+    )
+      .then((response) => writeResponse(call, response, snap, started))
+      .catch((e: unknown) => {
+        // JSON-RPC's own internal error, once (http/guard.ts logs it).
+        reportInternalError(e);
+        guard(call.res, () => call.reply(statusLine(500), JSON_TYPE, INTERNAL));
+      });
+  };
+  // Before the gate, like a framing error: a page in someone's browser is refused
+  // whatever key it holds, and counts nothing.
+  gatedBody(ctx.gate, call, req, answer, () => {
+    if (originAllowed(origin)) return true;
+    call.reply(statusLine(403), JSON_TYPE, forbiddenOrigin(origin));
+    return false;
   });
 }
 
@@ -260,7 +215,7 @@ async function writeResponse(
   const coding = call.coding;
   const res = call.res;
   res.cork(() => {
-    res.writeStatus(STATUS[response.status] ?? String(response.status));
+    res.writeStatus(statusLine(response.status));
     response.headers.forEach((v, k) => {
       res.writeHeader(k, v);
     });
@@ -277,5 +232,5 @@ async function writeResponse(
     res.writeHeader('Server-Timing', w.view());
     res.end(payload, isClosingConnections());
   });
-  call.logged(STATUS[response.status] ?? String(response.status));
+  call.logged(statusLine(response.status));
 }

@@ -9,8 +9,7 @@
  * so the two batch tools wrap the REST array as `{ rows: [...] }`.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import {
   BATCH_MAX_CODES,
   type CalendarReturn,
@@ -28,15 +27,14 @@ import {
   TrailingReturnsListSchema,
   TrailingReturnsSchema,
 } from '../../schemas/index.js';
+import { ajv } from '../ajv.js';
 import type { Answer, Params } from '../answers.js';
-import * as answers from '../answers.js';
+import { NO_DATA_DETAIL } from '../http/errors.js';
 import { parsePydanticDate, parsePydanticDateNumber } from '../pydantic/date.js';
 import { parsePydanticInt, pydanticStrip } from '../pydantic/scalars.js';
+import { TOOL_BINDINGS } from '../routes.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import { echoable, type ValidationIssue } from '../validation.js';
-
-/** C24's sentence; over HTTP the whole POST is a 503 instead (see http.ts). */
-export const NO_DATA_DETAIL = 'No data loaded';
 
 const UNITS =
   'Returns are percent as decimal strings with 4 decimals ("12.3456" means +12.3456 %, C1). Periods under 2 ' +
@@ -164,13 +162,8 @@ export const TOOLS: Tool[] = [
 export const LIST_TOOLS_RESULT = { tools: TOOLS };
 
 // ---------------------------------------------------------------------------
-// Argument validation: ajv validators compiled once from the tool input schemas.
-
-// ajv-formats is CommonJS; under NodeNext its default export is the module object.
-const addFormats = addFormatsModule.default;
-// verbose: errors carry the offending value, so the message can quote it back to the model.
-const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strict: true, verbose: true });
-addFormats(ajv, ['date']);
+// Argument validation: ajv validators compiled once from the tool input schemas, on the
+// instance REST's body validation uses (ajv.ts).
 
 const CHECKS = Object.fromEntries(
   Object.entries(MCP_TOOL_INPUT_SCHEMAS).map(([name, s]) => [name, ajv.compile(s)]),
@@ -349,6 +342,19 @@ function laxArguments(name: McpToolName, args: Args): Args {
 }
 
 /**
+ * The answer of the tool's REST route (server/routes.ts), from the same function: a
+ * GET route's code and query (each argument as its query text), or a batch's body.
+ */
+function answerOf(snap: ServingSnapshot, name: McpToolName, args: Args): Answer {
+  const route = TOOL_BINDINGS[name];
+  if (route.kind === 'post') return route.answer(snap, JSON.stringify(args), 'application/json');
+  if (route.kind !== 'get') throw new Error(`MCP tool ${name} is bound to a ${route.kind} route`);
+  const params: Params = {};
+  for (const [k, v] of Object.entries(args)) if (k !== 'code') params[k] = str(v);
+  return route.answer(snap, typeof args.code === 'string' ? args.code : null, params);
+}
+
+/**
  * Answer one `tools/call` for a known tool. Bad arguments, an unknown fund and a
  * missing row are tool results with `isError` (MCP 2025-11-25: the model can
  * correct itself); a snapshot of null is C24's "No data loaded".
@@ -364,41 +370,10 @@ export function callTool(
   if (name === 'searchFunds' && typeof args.q === 'string') args = { ...args, q: pydanticStrip(args.q) };
   const check = CHECKS[name];
   if (!check(args)) return invalidArgs(name, ajvProblems(name, check.errors ?? []));
+  // C24; over HTTP the whole POST is a 503 instead (http.ts).
   if (snap === null)
     return errorResult(`${NO_DATA_DETAIL}: the server has no snapshot yet; try again shortly.`);
-  let a: Answer;
-  switch (name) {
-    case 'searchFunds': {
-      const params: Params = {
-        q: str(args.q),
-        type: str(args.type),
-        country: str(args.country),
-        exchange: str(args.exchange),
-        cursor: str(args.cursor),
-        limit: str(args.limit),
-      };
-      a = answers.listFunds(snap, params);
-      break;
-    }
-    case 'getFund':
-      a = answers.getFund(snap, args.code as string, { market: str(args.market) });
-      break;
-    case 'getTrailingReturns':
-      a = answers.getTrailing(snap, args.code as string, {
-        as_of: str(args.as_of),
-        market: str(args.market),
-      });
-      break;
-    case 'getCalendarReturns':
-      a = answers.getCalendar(snap, args.code as string, { year: str(args.year), market: str(args.market) });
-      break;
-    case 'batchTrailingReturns':
-      a = answers.trailingBatch(snap, JSON.stringify(args), 'application/json');
-      break;
-    case 'batchCalendarReturns':
-      a = answers.calendarBatch(snap, JSON.stringify(args), 'application/json');
-      break;
-  }
+  const a = answerOf(snap, name, args);
   if (a.status === 422) return invalidArgs(name, issueProblems(a.issues));
   if (a.status === 404) {
     const hint = a.detail.startsWith('No fund with code')

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROBLEM_SLUGS as SCHEMA_SLUGS } from '../../schemas/errors.js';
+import { buildOpenApi, PROBLEM_EXAMPLES } from '../../schemas/openapi.js';
+import { unauthorizedDetail } from '../access/gate.js';
 import {
   PROBLEM_SLUGS,
   type ProblemSlug,
@@ -13,6 +15,29 @@ import {
 const BASE = 'https://api.example.com';
 
 describe('C22 problem types', () => {
+  it('the OpenAPI examples of each refusal are bodies the gate writes, each with its own status', () => {
+    const refusal = (slug: ProblemSlug) => {
+      const ex = PROBLEM_EXAMPLES[slug];
+      return JSON.parse(problemJson(BASE, slug, ex.detail, '/v1/funds/VTI')) as { status: number };
+    };
+    const doc = buildOpenApi({ baseUrl: BASE }) as {
+      components: { responses: Record<string, { content: Record<string, { example: unknown }> }> };
+    };
+    const example = (name: string) =>
+      doc.components.responses[name].content['application/problem+json'].example;
+    expect(example('Unauthorized')).toEqual(refusal('unauthorized'));
+    expect(example('Forbidden')).toEqual(refusal('forbidden'));
+    expect(example('TooManyRequests')).toEqual(refusal('rate-limited'));
+    expect([401, 403, 429]).toEqual(
+      ['Unauthorized', 'Forbidden', 'TooManyRequests'].map((n) => (example(n) as { status: number }).status),
+    );
+    // The details are the gate's own sentences.
+    expect(PROBLEM_EXAMPLES.unauthorized.detail).toBe(unauthorizedDetail(''));
+    expect(PROBLEM_EXAMPLES.forbidden.detail).toMatch(
+      /^The account has no active subscription \(status (none|canceled|past_due)\)\.$/,
+    );
+  });
+
   it('are exactly the four slugs, the same as the published schema', () => {
     expect([...PROBLEM_SLUGS].sort()).toEqual([
       'forbidden',

@@ -3,7 +3,7 @@
  * pages their `type` URLs lead to. The `type` is a real URL on this server because
  * a developer staring at a 429 in a log will paste it into a browser.
  */
-import { normalizeBaseUrl, type PublicResponse, type StaticRoute } from './response.js';
+import { escapeHtml, normalizeBaseUrl, type PublicResponse, type StaticRoute } from './response.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -127,15 +127,6 @@ export function problemResponse(
     body: problemJson(baseUrl, slug, detail, instance),
   };
 }
-
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 
 /** The page answering GET /problems/<slug>: self-contained (no scripts, no external assets). */
 export function problemPage(baseUrl: string, slug: ProblemSlug): string {

@@ -1,0 +1,32 @@
+/**
+ * What the routes of one event loop read from their worker (server/worker.ts): the
+ * gate, the snapshot of the moment and the public resources. A module of its own so
+ * the route modules (app.ts, mcp/http.ts) and the gate steps (gated.ts) share it
+ * without importing one another.
+ */
+import type { Gate } from './gate.js';
+import type { HeaderBlock } from './http/headers.js';
+import type { OriginPolicy } from './mcp/origin.js';
+import type { McpServerInfo } from './mcp/server.js';
+import type { ServingSnapshot } from './snapshot/serving.js';
+
+/** A fixed public resource: bytes and type decided at startup or snapshot swap. */
+export interface StaticResource {
+  contentType: string;
+  body: Buffer;
+  headers?: HeaderBlock;
+  /** Status line; 200 OK when absent. */
+  status?: string;
+}
+
+export interface AppContext {
+  gate: Gate;
+  /** The snapshot requests run on now (null: none loaded, C24). */
+  snapshot(): ServingSnapshot | null;
+  /** /healthz answer for now: status line and JSON body (C31). */
+  health(): { status: number; body: string };
+  /** Public resources by exact path (home page, api-catalog, claim, openapi.json, docs, problem pages). */
+  resource(path: string): StaticResource | undefined;
+  /** POST /mcp: the server's MCP identity and the browser origins it accepts. */
+  mcp: { info: McpServerInfo; originAllowed: OriginPolicy };
+}
