@@ -3,19 +3,19 @@
  * Exit codes: 0 done, 1 failed (a build that published nothing), 2 usage error,
  * 3 `query` found no row.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { testClockProblem } from '../../core/clock.js';
 import { codeProblem } from '../../core/codes.js';
 import { fromYmd } from '../../core/dates.js';
 import { SnapshotLookup } from '../../core/lookup.js';
-import { describeHolder, LockHeld, takePidLock } from '../../core/pid-lock.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
 import { lastClosedDay } from '../../core/us-close.js';
 import { BuildError, type BuildResult, buildFromSource } from '../build.js';
 import { appendDaily } from '../daily.js';
 import { generateUniverse } from '../generate/index.js';
+import { takeBuildLock } from '../lock.js';
 import { readCurrent } from '../publish.js';
 import {
   boolFlag,
@@ -29,17 +29,26 @@ import {
   UsageError,
 } from './args.js';
 import { progressLine } from './progress.js';
+import { dateFlag, REFRESH_FLAGS, refreshConfig, SCHEDULE_FLAGS, scheduleConfig } from '../refresh/config.js';
+import { refreshOnce, resultLine, runScheduleUntilSignal, runSummary } from '../refresh/run.js';
 
 const USAGE = `usage: fundreturns <command> [flags]
 
-  generate --out DIR [--funds 32000] [--seed 1] [--from 1970-01-01] [--to last-close] [--daily-days 0] [--threads N]
+  generate --out DIR [--funds 32000] [--seed 1] [--from 1970-01-01] [--to last-close] [--daily-days 0]
+           [--horizon YYYY-MM-DD (plan to here; refresh --provider synthetic delivers the days after --to)] [--threads N]
   build --source DIR | --daily FILE|DIR  [--snapshots ./snapshots] [--keep 5] [--max-bad-share 0.01] [--allow-shrink] [--threads N]
+  refresh --source DIR [--snapshots ./snapshots] [--provider inbox|eodhd|synthetic] [--date YYYY-MM-DD] [--no-wait] [--json]
+          [--inbox DIR] [--eodhd-url https://eodhd.com] [--token-file FILE (or FUNDRETURNS_EODHD_TOKEN)]
+          [--max-move 0.5] [--min-coverage 0.9] [--max-bad-share 0.01] [--keep 5]
+  schedule (the refresh flags) [--cron '30 18 * * 1-5'] [--tz America/New_York] [--retry-minutes 5,15,45]
   query fund|trailing|calendar CODE [--as-of YYYY-MM-DD] [--year YYYY] [--snapshots ./snapshots]
   inspect [--snapshots ./snapshots] [--json]
   serve [--host 127.0.0.1] [--port 8080] [--snapshots ./snapshots] [--threads <cores>] [--base-url URL]
         [--freshness-hours 120] [--claim-file FILE] [--claim-name glama] [--poll-ms 500]
         [--access-log-sample 1000] [--store ./var/store | redis://HOST:PORT] [--plans FILE]
         [--mcp-origins ORIGIN,... | *]
+        [--refresh-cron EXPR [--refresh-tz America/New_York] [--refresh-retry-minutes 5,15,45]
+         --refresh-source DIR --refresh-provider inbox|eodhd|synthetic (every refresh flag as --refresh-<flag>)]
   mcp --stdio [--snapshots ./snapshots]
   accounts create NAME --plan free|developer|pro|business  [--json] [--store ./var/store]
   accounts list | show NAME | usage NAME  [--plans FILE] [--json] [--store ./var/store]
@@ -77,6 +86,10 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
         return await generate(rest, io);
       case 'build':
         return await build(rest, io);
+      case 'refresh':
+        return await refreshCommand(rest, io);
+      case 'schedule':
+        return await scheduleCommand(rest, io);
       case 'query':
         return await query(rest, io);
       case 'inspect':
@@ -140,6 +153,7 @@ async function generate(argv: string[], io: CliIo): Promise<number> {
       from: 'string',
       to: 'string',
       'daily-days': 'string',
+      horizon: 'string',
       threads: 'string',
     },
     io.env,
@@ -152,6 +166,8 @@ async function generate(argv: string[], io: CliIo): Promise<number> {
   // must not carry a close still to come (its /healthz age would be negative).
   const to = dayFlag(args, 'to') ?? lastClosedDay();
   if (from > to) throw new UsageError('--from must not be after --to');
+  const horizon = dayFlag(args, 'horizon') ?? to;
+  if (horizon < to) throw new UsageError('--horizon must not be before --to');
   const progress = io.isTty ? progressLine('generate') : undefined;
   const summary = await generateUniverse({
     out: resolve(out),
@@ -159,6 +175,7 @@ async function generate(argv: string[], io: CliIo): Promise<number> {
     seed: intFlag(args, 'seed', 1, 0, 2 ** 31 - 1),
     from,
     to,
+    horizon,
     dailyDays: intFlag(args, 'daily-days', 0, 0, 1000),
     threads: threadsFlag(args),
     onProgress: progress,
@@ -195,7 +212,7 @@ async function build(argv: string[], io: CliIo): Promise<number> {
   const maxBadShare = floatFlag(args, 'max-bad-share', 0.01, 0, 1);
   const threads = threadsFlag(args);
   const started = performance.now();
-  const release = await takeBuildLock(snapshots, io);
+  const release = await takeBuildLock(snapshots, io.err);
   let result: BuildResult;
   try {
     result = await runBuild();
@@ -242,29 +259,42 @@ async function build(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** The lock file of a snapshots directory: one build (full or daily) publishes at a time. */
-const BUILD_LOCK = '.build.lock';
-
-/**
- * Wait for the snapshots directory to be free. Two builds at once would delete each
- * other's staging directory, and two daily appends would each start from the same
- * CURRENT, so one day of one of them would be lost.
- */
-async function takeBuildLock(snapshots: string, io: CliIo): Promise<() => Promise<void>> {
-  mkdirSync(snapshots, { recursive: true });
-  const path = join(snapshots, BUILD_LOCK);
-  let told = false;
-  for (;;) {
-    try {
-      return await takePidLock(path);
-    } catch (e) {
-      if (!(e instanceof LockHeld)) throw e;
-      if (!told)
-        io.err(`waiting for another build (${describeHolder(e.holder)}) to finish with ${snapshots}`);
-      told = true;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+async function refreshCommand(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(
+    argv,
+    { ...REFRESH_FLAGS, snapshots: 'string', date: 'string', 'no-wait': 'boolean', json: 'boolean' },
+    io.env,
+  );
+  noPositionals(args, 'refresh');
+  const cfg = refreshConfig(args);
+  const snapshots = resolve(stringFlag(args, 'snapshots', './snapshots'));
+  try {
+    const r = await refreshOnce(cfg, {
+      snapshots,
+      date: dateFlag(args),
+      wait: !boolFlag(args, 'no-wait'),
+      env: io.env,
+      say: (l) => io.err(`fundreturns: ${l}`),
+    });
+    if (r.outcome === 'published') io.err(r.report.summary());
+    io.err(`fundreturns: ${resultLine(r)}`);
+    if (boolFlag(args, 'json')) io.out(JSON.stringify(runSummary(r)));
+    return 0;
+  } catch (e) {
+    if (e instanceof BuildError) io.err(e.report.summary());
+    io.err(`fundreturns: refresh failed: ${(e as Error).message}`);
+    return 1;
   }
+}
+
+async function scheduleCommand(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, { ...REFRESH_FLAGS, ...SCHEDULE_FLAGS, snapshots: 'string' }, io.env);
+  noPositionals(args, 'schedule');
+  const cfg = refreshConfig(args);
+  const sched = scheduleConfig(args, { cron: 'cron', tz: 'tz', retry: 'retry-minutes' });
+  const snapshots = resolve(stringFlag(args, 'snapshots', './snapshots'));
+  await runScheduleUntilSignal(cfg, sched, snapshots, io);
+  return 0;
 }
 
 async function openCurrent(args: ParsedArgs) {
