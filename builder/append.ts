@@ -8,7 +8,12 @@ import { isTradingDay } from '../core/calendar.js';
 import { compareCodes } from '../core/codes.js';
 import { type Day, formatDay } from '../core/dates.js';
 import { dailyGrowth, nextIndexValue } from '../core/growth.js';
-import { type CalendarColumns, type FundColumns, NULL_DAY, type SnapshotColumns } from '../core/snapshot/columns.js';
+import {
+  type CalendarColumns,
+  type FundColumns,
+  NULL_DAY,
+  type SnapshotColumns,
+} from '../core/snapshot/columns.js';
 import type { FundRecord } from '../core/types.js';
 import { deriveRows, UNCHANGED } from './derive.js';
 import type { BuildReport } from './report.js';
@@ -103,7 +108,9 @@ export function appendRows(prev: SnapshotColumns, input: AppendInput, report: Bu
     const mark = new Uint8Array(rows.length);
     applied.push(mark);
     // A batch's rows apply per fund in date order; the file name only orders files (C37).
-    const order = Array.from({ length: rows.length }, (_, i) => i).sort((a, b) => rows.dates[a] - rows.dates[b]);
+    const order = Array.from({ length: rows.length }, (_, i) => i).sort(
+      (a, b) => rows.dates[a] - rows.dates[b],
+    );
     for (const r of order) {
       const code = rows.codes[r];
       const f = index.get(code);
@@ -155,7 +162,13 @@ export function appendRows(prev: SnapshotColumns, input: AppendInput, report: Bu
         continue;
       }
       if (held.has(f)) {
-        report.add({ reason: 'suspicious_move', file, line, code, detail: 'after a held-back day of this fund' });
+        report.add({
+          reason: 'suspicious_move',
+          file,
+          line,
+          code,
+          detail: 'after a held-back day of this fund',
+        });
         continue;
       }
       const close = rows.close[r];

@@ -6,6 +6,7 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../builder/cli/args.js';
 import type { CliIo } from '../builder/cli/main.js';
+import { parseServeRefresh, splitRefreshArgs, startServeRefresh } from '../builder/refresh/serve-refresh.js';
 import { redactUrl } from './access/open-store.js';
 import { localBaseUrl, parseServeConfig } from './config.js';
 import { releaseSignals } from './early-signal.js';
@@ -18,7 +19,10 @@ export async function run(command: string, argv: string[], io: CliIo): Promise<n
     return await runMcp(argv, io);
   }
   if (command !== 'serve') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
-  const config = parseServeConfig(argv, io.env);
+  // The refresh schedule's flags (--refresh-*) are the builder's; the rest are the server's.
+  const split = splitRefreshArgs(argv);
+  const refreshArgs = parseServeRefresh(split.refresh, io.env);
+  const config = parseServeConfig(split.rest, io.env);
   const unpublished = snapshotsNotYetPublished(config.snapshots);
   // Signals are taken from the start: one during startup (the snapshot loading) stops
   // the server as soon as it is up, never kills it mid-way. A repeated signal changes
@@ -55,7 +59,13 @@ export async function run(command: string, argv: string[], io: CliIo): Promise<n
         `fundreturns: warning: no API keys in ${redactUrl(config.store)}: every /v1 and /mcp request answers 401 ` +
           'until one is made (fundreturns accounts create NAME --plan PLAN, then fundreturns keys create NAME)',
       );
+    const refresh =
+      refreshArgs === null
+        ? null
+        : startServeRefresh(refreshArgs, config.snapshots, (line) => io.err(`fundreturns: ${line}`));
+    if (refresh !== null) io.err(`fundreturns: ${refresh.describe()}`);
     if (signalled === null) await new Promise<void>((resolve) => (wake = resolve));
+    await refresh?.stop();
     await server.stop();
   } finally {
     for (const s of signals) process.off(s, onSignal);

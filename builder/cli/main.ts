@@ -17,6 +17,8 @@ import { appendDaily } from '../daily.js';
 import { generateUniverse } from '../generate/index.js';
 import { takeBuildLock } from '../lock.js';
 import { readCurrent } from '../publish.js';
+import { dateFlag, REFRESH_FLAGS, refreshConfig, SCHEDULE_FLAGS, scheduleConfig } from '../refresh/config.js';
+import { refreshOnce, resultLine, runScheduleUntilSignal, runSummary } from '../refresh/run.js';
 import {
   boolFlag,
   dayFlag,
@@ -29,8 +31,6 @@ import {
   UsageError,
 } from './args.js';
 import { progressLine } from './progress.js';
-import { dateFlag, REFRESH_FLAGS, refreshConfig, SCHEDULE_FLAGS, scheduleConfig } from '../refresh/config.js';
-import { refreshOnce, resultLine, runScheduleUntilSignal, runSummary } from '../refresh/run.js';
 
 const USAGE = `usage: fundreturns <command> [flags]
 

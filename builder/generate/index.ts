@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { type Day, formatDay } from '../../core/dates.js';
 import { startWorker } from '../../core/worker.js';
+import { writeGeneratorRecord } from './record.js';
 import { DAILY_HEADER } from './series.js';
 import { runShard, type ShardResult, type ShardTask } from './shard.js';
-import { writeGeneratorRecord } from './record.js';
 import { dayIndexOnOrBefore, fundsCsv, planUniverse, type Universe } from './universe.js';
 import type { WorkerMessage } from './worker.js';
 
@@ -72,7 +72,8 @@ export async function generateUniverse(opts: GenerateOptions): Promise<GenerateS
     throw new Error(`dailyDays must be an integer ≥ 0: ${dailyDays}`);
   if (!Number.isInteger(opts.seed)) throw new Error(`seed must be an integer: ${opts.seed}`);
   const horizon = opts.horizon ?? opts.to;
-  if (horizon < opts.to) throw new Error(`the horizon ${formatDay(horizon)} is before --to ${formatDay(opts.to)}`);
+  if (horizon < opts.to)
+    throw new Error(`the horizon ${formatDay(horizon)} is before --to ${formatDay(opts.to)}`);
   const universe = planUniverse(opts.seed, opts.funds, opts.from, horizon);
   const endIdx = dayIndexOnOrBefore(universe, opts.to);
   const n = endIdx + 1;
@@ -84,7 +85,12 @@ export async function generateUniverse(opts: GenerateOptions): Promise<GenerateS
   prepareOutput(opts.out, dailyDays > 0);
   const funds = fundsCsv(universe, endIdx);
   writeFileSync(join(opts.out, 'funds.csv'), funds);
-  const recordBytes = writeGeneratorRecord(opts.out, { seed: opts.seed, funds: opts.funds, from: opts.from, horizon });
+  const recordBytes = writeGeneratorRecord(opts.out, {
+    seed: opts.seed,
+    funds: opts.funds,
+    from: opts.from,
+    horizon,
+  });
 
   const progress = progressReporter(total, opts.onProgress);
   const task: Omit<ShardTask, 'shard' | 'shards'> = {

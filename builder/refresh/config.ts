@@ -69,16 +69,21 @@ export function prefixed(spec: Record<string, FlagKind>, prefix: string): Record
 export function refreshConfig(args: ParsedArgs, prefix = ''): RefreshConfig {
   const f = (name: string): string => `${prefix}${name}`;
   const source = stringFlag(args, f('source'));
-  if (source === undefined) throw new UsageError(`--${f('source')} DIR is required (the source directory to refresh)`);
+  if (source === undefined)
+    throw new UsageError(`--${f('source')} DIR is required (the source directory to refresh)`);
   const provider = stringFlag(args, f('provider'), 'inbox');
   if (provider !== 'inbox' && provider !== 'eodhd' && provider !== 'synthetic')
-    throw new UsageError(`--${f('provider')} must be inbox, eodhd or synthetic, not ${JSON.stringify(provider)}`);
+    throw new UsageError(
+      `--${f('provider')} must be inbox, eodhd or synthetic, not ${JSON.stringify(provider)}`,
+    );
   const inbox = stringFlag(args, f('inbox'));
   if (provider === 'inbox' && inbox === undefined)
     throw new UsageError(`--${f('provider')} inbox needs --${f('inbox')} DIR`);
   const eodhdUrl = stringFlag(args, f('eodhd-url'), DEFAULT_EODHD_URL);
   if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(eodhdUrl))
-    throw new UsageError(`--${f('eodhd-url')} must be an http(s) base URL without query, not ${JSON.stringify(eodhdUrl)}`);
+    throw new UsageError(
+      `--${f('eodhd-url')} must be an http(s) base URL without query, not ${JSON.stringify(eodhdUrl)}`,
+    );
   const tokenFile = stringFlag(args, f('token-file'));
   return {
     source: resolve(source),
@@ -95,7 +100,10 @@ export function refreshConfig(args: ParsedArgs, prefix = ''): RefreshConfig {
   };
 }
 
-export function scheduleConfig(args: ParsedArgs, names: { cron: string; tz: string; retry: string }): ScheduleConfig {
+export function scheduleConfig(
+  args: ParsedArgs,
+  names: { cron: string; tz: string; retry: string },
+): ScheduleConfig {
   const cronExpr = stringFlag(args, names.cron, DEFAULT_CRON);
   const bad = cronProblem(cronExpr);
   if (bad !== null) throw new UsageError(`--${names.cron}: ${bad}`);
@@ -126,7 +134,9 @@ export function readToken(cfg: RefreshConfig, env: NodeJS.ProcessEnv): string {
     try {
       text = readFileSync(cfg.tokenFile, 'utf8');
     } catch (e) {
-      throw new UsageError(`--token-file ${cfg.tokenFile} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new UsageError(
+        `--token-file ${cfg.tokenFile} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
     const token = text.split(/\r?\n/)[0].trim();
     if (token === '') throw new UsageError(`--token-file ${cfg.tokenFile} is empty`);
@@ -138,7 +148,11 @@ export function readToken(cfg: RefreshConfig, env: NodeJS.ProcessEnv): string {
   return token;
 }
 
-export function openProvider(cfg: RefreshConfig, env: NodeJS.ProcessEnv, say?: (line: string) => void): Provider {
+export function openProvider(
+  cfg: RefreshConfig,
+  env: NodeJS.ProcessEnv,
+  say?: (line: string) => void,
+): Provider {
   switch (cfg.provider) {
     case 'inbox':
       return inboxProvider(cfg.inbox as string);

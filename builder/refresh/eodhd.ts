@@ -85,7 +85,10 @@ export function eodhdProvider(opts: EodhdOptions): Provider {
         retryAfter = Number.isFinite(ra) && ra > 0 ? ra : null;
         if (status === 200) status = 503; // a maintenance page served as 200
         if (status === 401 || status === 403)
-          throw new ProviderError(`eodhd refused the token (${status}) for ${shown}: check --token-file or FUNDRETURNS_EODHD_TOKEN`, false);
+          throw new ProviderError(
+            `eodhd refused the token (${status}) for ${shown}: check --token-file or FUNDRETURNS_EODHD_TOKEN`,
+            false,
+          );
         if (status === 402)
           throw new ProviderError(
             `eodhd: the daily API limit is reached (402) at ${shown}; it resets at midnight GMT, the refresh will be retried`,
@@ -98,7 +101,8 @@ export function eodhdProvider(opts: EodhdOptions): Provider {
             : status === 503
               ? 'maintenance or overload (503)'
               : `a server error (${status})`;
-        if (status < 500 && status !== 429) throw new ProviderError(`eodhd answered ${status} for ${shown}`, false);
+        if (status < 500 && status !== 429)
+          throw new ProviderError(`eodhd answered ${status} for ${shown}`, false);
       } catch (e) {
         if (e instanceof ProviderError) throw e;
         const name = (e as Error).name;
@@ -119,7 +123,8 @@ export function eodhdProvider(opts: EodhdOptions): Provider {
     for (const type of ['fund', 'etf']) {
       const text = await get('exchange-symbol-list/US', { type });
       const table = readCsv(text, ['code', 'type']);
-      if (table === null) throw new ProviderError(`eodhd: the ${type} symbol list has no Code and Type columns`, true);
+      if (table === null)
+        throw new ProviderError(`eodhd: the ${type} symbol list has no Code and Type columns`, true);
       const col = (n: string): number => table.header.indexOf(n);
       const want = ['code', 'name', 'country', 'exchange', 'currency', 'type', 'isin'].map(col);
       for (const r of table.rows) {
@@ -145,7 +150,10 @@ export function eodhdProvider(opts: EodhdOptions): Provider {
       const eod = readCsv(await get('eod-bulk-last-day/US', { date }), ['code', 'date', 'close']);
       if (eod === null || eod.rows.length === 0)
         throw new ProviderError(`eodhd: the bulk file for ${date} is empty (not published yet?)`, true);
-      const div = readCsv(await get('eod-bulk-last-day/US', { date, type: 'dividends' }), ['code', 'dividend']);
+      const div = readCsv(await get('eod-bulk-last-day/US', { date, type: 'dividends' }), [
+        'code',
+        'dividend',
+      ]);
       const spl = readCsv(await get('eod-bulk-last-day/US', { date, type: 'splits' }), ['code', 'split']);
       const dividends = byCode(div, 'dividend', date);
       const splits = byCode(spl, 'split', date);

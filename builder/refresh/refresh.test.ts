@@ -1,77 +1,28 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tradingDaysInRange } from '../../core/calendar.js';
 import { formatDay, fromYmd, parseDay } from '../../core/dates.js';
 import { NULL_DAY, type SnapshotColumns } from '../../core/snapshot/columns.js';
-import { loadSnapshot } from '../../core/snapshot/reader.js';
 import { buildFromSource } from '../build.js';
-import { lookupOf, scratch, writeSource } from '../build.test-helper.js';
+import { lookupOf, scratch } from '../build.test-helper.js';
 import { appendDaily } from '../daily.js';
 import { generateUniverse } from '../generate/index.js';
 import { listSnapshots, readCurrent } from '../publish.js';
-import { inboxProvider } from './inbox.js';
-import { DEFAULT_GATES, type RefreshOptions, refresh } from './refresh.js';
+import { DEFAULT_GATES, refresh } from './refresh.js';
+import {
+  allAt,
+  CODES,
+  dayFile,
+  evening,
+  HISTORY,
+  lastDate,
+  live,
+  priceText,
+  tenFunds,
+} from './refresh.test-helper.js';
 import { syntheticProvider } from './synthetic.js';
 
 const dir = scratch('fr-refresh-');
-
-/** The clock at 22:00 UTC (17:00 or 18:00 New York, after the close) of a date. */
-const evening = (ymd: string) => () => Date.parse(`${ymd}T22:00:00Z`);
-
-const CODES = ['AAAAX', 'BBBBX', 'CCCCX', 'DDDDX', 'EEEEX', 'FFFFX', 'GGGGX', 'HHHHX', 'IIIIX', 'JJJJX'];
-const HISTORY = tradingDaysInRange(fromYmd(2026, 10, 1), fromYmd(2026, 11, 20));
-
-function priceText(start: number, days: readonly number[]): string {
-  let out = 'Date,Open,High,Low,Close,Adjusted_close,Volume\n';
-  days.forEach((d, i) => {
-    const c = (start + i * 0.01).toFixed(2);
-    out += `${formatDay(d)},${c},${c},${c},${c},${c},0\n`;
-  });
-  return out;
-}
-
-/** Ten funds with prices up to Friday 2026-11-20, built; an empty inbox beside them. */
-async function tenFunds(name: string) {
-  const root = dir(name);
-  const source = writeSource(
-    join(root, 'source'),
-    CODES.map((c) => `${c},${c} Fund,USA,NMFQS,USD,FUND,,false,`),
-    Object.fromEntries(CODES.map((c, i) => [c, priceText(10 + i, HISTORY)])),
-  );
-  const snapshots = join(root, 'snapshots');
-  await buildFromSource({ source, snapshots, keep: 5, maxBadShare: 0.01, threads: 1 });
-  const inbox = join(root, 'inbox');
-  mkdirSync(inbox, { recursive: true });
-  const opts = (now: () => number, more: Partial<RefreshOptions> = {}): RefreshOptions => ({
-    source,
-    snapshots,
-    provider: inboxProvider(inbox),
-    keep: 5,
-    maxBadShare: 0.01,
-    gates: DEFAULT_GATES,
-    now,
-    ...more,
-  });
-  return { root, source, snapshots, inbox, opts };
-}
-
-/** A daily file: one row per code at `close`, dated `date` unless a row says otherwise. */
-function dayFile(inbox: string, date: string, rows: Array<[string, number, string?]>): void {
-  const text = rows.map(([code, close, d]) => `${code},${d ?? date},${close.toFixed(2)},,`).join('\n');
-  writeFileSync(join(inbox, `${date}.csv`), `Code,Date,Close,Dividend,Split\n${text}\n`);
-}
-
-const allAt = (bump: number): Array<[string, number]> => CODES.map((c, i) => [c, 10 + i + 0.4 + bump]);
-
-function lastDate(cols: SnapshotColumns, code: string): string {
-  const f = cols.funds.code.indexOf(code);
-  return formatDay(cols.series.date[cols.funds.seriesOffset[f] + cols.funds.seriesLength[f] - 1]);
-}
-
-async function live(snapshots: string): Promise<SnapshotColumns> {
-  return (await loadSnapshot(join(snapshots, readCurrent(snapshots) as string))).columns;
-}
 
 /** Every column of two snapshots, compared (NaN equals NaN). */
 function expectSameColumns(a: SnapshotColumns, b: SnapshotColumns): void {
@@ -83,14 +34,16 @@ function expectSameColumns(a: SnapshotColumns, b: SnapshotColumns): void {
   expect(Array.from(a.series.date)).toEqual(Array.from(b.series.date));
   expect(Array.from(a.series.value)).toEqual(Array.from(b.series.value));
   expect(Array.from(a.trailing.asOf)).toEqual(Array.from(b.trailing.asOf));
-  a.trailing.values.forEach((v, k) => expect(Array.from(v), `trailing ${k}`).toEqual(Array.from(b.trailing.values[k])));
+  a.trailing.values.forEach((v, k) => {
+    expect(Array.from(v), `trailing ${k}`).toEqual(Array.from(b.trailing.values[k]));
+  });
   for (const k of ['fund', 'year', 'totalReturn', 'startDate', 'endDate', 'isPartial'] as const)
     expect(Array.from(a.calendar[k]), `calendar ${k}`).toEqual(Array.from(b.calendar[k]));
 }
 
 describe('refresh from an inbox', () => {
   it('nothing new: "up to date", nothing published, no provider call needed', async () => {
-    const t = await tenFunds('uptodate');
+    const t = await tenFunds(dir('uptodate'));
     const before = readCurrent(t.snapshots);
     // Saturday 2026-11-21: Friday's close is the last session, and the snapshot has it.
     const r = await refresh(t.opts(evening('2026-11-21')));
@@ -99,7 +52,7 @@ describe('refresh from an inbox', () => {
   });
 
   it('a row dated after the last closed session is refused; the day publishes without it', async () => {
-    const t = await tenFunds('future');
+    const t = await tenFunds(dir('future'));
     // Monday evening: a row dated Tuesday is tomorrow's, whatever the 31-day grace of full builds says.
     dayFile(t.inbox, '2026-11-23', [...allAt(0).slice(1), ['AAAAX', 10.5, '2026-11-24']]);
     // One bad row in ten is over the default 1 % bad-row bound (C36): loosened here.
@@ -115,7 +68,7 @@ describe('refresh from an inbox', () => {
   });
 
   it('a row dated on Thanksgiving (NYSE closed) is reported non_trading_day and not applied', async () => {
-    const t = await tenFunds('holiday');
+    const t = await tenFunds(dir('holiday'));
     dayFile(t.inbox, '2026-11-23', allAt(0));
     dayFile(t.inbox, '2026-11-24', allAt(0.01));
     dayFile(t.inbox, '2026-11-25', [...allAt(0.02), ['BBBBX', 11.5, '2026-11-26']]);
@@ -128,7 +81,7 @@ describe('refresh from an inbox', () => {
   });
 
   it('a suspicious move (+80 % with no split) is held back with that fund`s later days; the rest publish', async () => {
-    const t = await tenFunds('suspicious');
+    const t = await tenFunds(dir('suspicious'));
     const day1 = allAt(0);
     day1[2] = ['CCCCX', 12.49 * 1.8];
     dayFile(t.inbox, '2026-11-23', day1);
@@ -136,7 +89,9 @@ describe('refresh from an inbox', () => {
     const r = await refresh(t.opts(evening('2026-11-24')));
     expect(r.outcome).toBe('published');
     expect(r.report.reasons.get('suspicious_move')?.count).toBe(2);
-    expect(r.report.reasons.get('suspicious_move')?.first.detail).toMatch(/^2026-11-23: 8\d\.\d % with no split/);
+    expect(r.report.reasons.get('suspicious_move')?.first.detail).toMatch(
+      /^2026-11-23: 8\d\.\d % with no split/,
+    );
     const cols = await live(t.snapshots);
     expect(lastDate(cols, 'CCCCX')).toBe('2026-11-20');
     expect(lastDate(cols, 'DDDDX')).toBe('2026-11-24');
@@ -145,10 +100,12 @@ describe('refresh from an inbox', () => {
   });
 
   it('a short file (half the funds) fails: nothing published, nothing recorded in the source', async () => {
-    const t = await tenFunds('short');
+    const t = await tenFunds(dir('short'));
     const before = readCurrent(t.snapshots);
     dayFile(t.inbox, '2026-11-23', allAt(0).slice(0, 5));
-    await expect(refresh(t.opts(evening('2026-11-23')))).rejects.toThrow(/5 of the 10 live funds.*under the 90 %/);
+    await expect(refresh(t.opts(evening('2026-11-23')))).rejects.toThrow(
+      /5 of the 10 live funds.*under the 90 %/,
+    );
     expect(readCurrent(t.snapshots)).toBe(before);
     expect(existsSync(join(t.source, 'daily', '2026-11-23.csv'))).toBe(false);
     // The inbox keeps its file for a corrected run.
@@ -156,7 +113,7 @@ describe('refresh from an inbox', () => {
   });
 
   it('an empty inbox on a trading day is a failure the schedule retries, not "up to date"', async () => {
-    const t = await tenFunds('empty');
+    const t = await tenFunds(dir('empty'));
     await expect(refresh(t.opts(evening('2026-11-23')))).rejects.toMatchObject({
       retryable: true,
       message: expect.stringContaining('no data for 2026-11-23'),
@@ -164,7 +121,7 @@ describe('refresh from an inbox', () => {
   });
 
   it('a new fund enters with its history; a fund gone from the list turns inactive and keeps its history', async () => {
-    const t = await tenFunds('universe');
+    const t = await tenFunds(dir('universe'));
     const kept = CODES.filter((c) => c !== 'JJJJX');
     writeFileSync(
       join(t.inbox, 'funds.csv'),
@@ -204,7 +161,7 @@ describe('refresh from an inbox', () => {
   });
 
   it('two refreshes at once never overlap: the second waits for the lock, then finds the day applied', async () => {
-    const t = await tenFunds('overlap');
+    const t = await tenFunds(dir('overlap'));
     dayFile(t.inbox, '2026-11-23', allAt(0));
     const said: string[] = [];
     const [a, b] = await Promise.all([
@@ -268,7 +225,9 @@ describe('refresh from the synthetic provider', () => {
     const fresh = await generated('months-fresh', '2026-11-20', 500);
     const refreshed = await live(g.snapshots);
     expectSameColumns(refreshed, await live(fresh.snapshots));
-    const inactive = Array.from(refreshed.funds.inactiveDate).filter((d) => d !== NULL_DAY && d > fromYmd(2026, 3, 2));
+    const inactive = Array.from(refreshed.funds.inactiveDate).filter(
+      (d) => d !== NULL_DAY && d > fromYmd(2026, 3, 2),
+    );
     expect(inactive.length).toBe(r.inactive);
 
     // And so does a rebuild from the refreshed source.

@@ -110,8 +110,7 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
   const liveAsOf = parseDay(readManifest(join(opts.snapshots, current)).as_of) as Day;
   // A session counts once 16:00 New York has passed; never a day after it (no future rows).
   const lastClosed = lastClosedDay(opts.now());
-  const days =
-    opts.date !== undefined ? [opts.date] : tradingDaysInRange(liveAsOf + 1, lastClosed);
+  const days = opts.date !== undefined ? [opts.date] : tradingDaysInRange(liveAsOf + 1, lastClosed);
   const done = (outcome: RefreshResult['outcome'], id: string, asOf: string, rows = 0): RefreshResult => ({
     outcome,
     id,
@@ -211,7 +210,10 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
   if (result.manifest.as_of < base.manifest.as_of) {
     // Cannot happen through an append (dates only grow); checked because a publish that
     // moved as_of back would make /healthz and every "latest" answer lie.
-    throw new RefreshError(`as_of would move back from ${base.manifest.as_of} to ${result.manifest.as_of}`, report);
+    throw new RefreshError(
+      `as_of would move back from ${base.manifest.as_of} to ${result.manifest.as_of}`,
+      report,
+    );
   }
   provider.committed?.(
     fetched.map((f) => f.day),
@@ -311,7 +313,8 @@ async function universeChanges(
       inactiveDate: old.isInactive ? old.inactiveDate : now.isInactive ? (now.inactiveDate ?? lastDay) : null,
     };
     if (next.isInactive && !old.isInactive) inactive.push(old.code);
-    else if (next.name !== old.name || next.exchange !== old.exchange || next.isin !== old.isin) changed.push(old.code);
+    else if (next.name !== old.name || next.exchange !== old.exchange || next.isin !== old.isin)
+      changed.push(old.code);
     if (!sameRecord(old, next)) updates.set(old.code, next);
   }
   if (live > 0 && liveListed < gates.minCoverage * live)

@@ -5,7 +5,7 @@
 import { now } from '../../core/clock.js';
 import type { Day } from '../../core/dates.js';
 import { openProvider, type RefreshConfig, type ScheduleConfig } from './config.js';
-import { refresh, type RefreshResult } from './refresh.js';
+import { type RefreshResult, refresh } from './refresh.js';
 import { type RunSummary, startSchedule } from './schedule.js';
 
 export interface RefreshRun {

@@ -38,7 +38,15 @@ function fakeTime(startIso: string) {
   };
 }
 
-const ok: RunSummary = { outcome: 'up_to_date', days: [], rows: 0, newFunds: 0, inactive: 0, refused: 0, asOf: '2026-11-25' };
+const ok: RunSummary = {
+  outcome: 'up_to_date',
+  days: [],
+  rows: 0,
+  newFunds: 0,
+  inactive: 0,
+  refused: 0,
+  asOf: '2026-11-25',
+};
 const HOUR = 3_600_000;
 
 describe('schedule', () => {
@@ -90,7 +98,9 @@ describe('schedule', () => {
     expect(calls).toBe(2);
     await clock.advance(15 * 60_000);
     expect(calls).toBe(3);
-    expect(logs.at(-1)).toMatch(/^error: refresh at start \(catching up\) failed after 3 attempts.*no data for 2026-11-20 yet; the live snapshot is unchanged$/);
+    expect(logs.at(-1)).toMatch(
+      /^error: refresh at start \(catching up\) failed after 3 attempts.*no data for 2026-11-20 yet; the live snapshot is unchanged$/,
+    );
     await s.stop();
   });
 
@@ -126,7 +136,9 @@ describe('schedule', () => {
   it('refuses an expression with seconds, an unknown zone, and text that is no cron expression', () => {
     const base = { retryMinutes: [], log: () => {}, now: () => 0, run: async () => ok };
     expect(() => startSchedule({ ...base, cron: '15 30 18 * * 1-5', tz: 'UTC' })).toThrow(/seconds field/);
-    expect(() => startSchedule({ ...base, cron: '30 18 * * 1-5', tz: 'Mars/Olympus' })).toThrow(/not a time zone/);
+    expect(() => startSchedule({ ...base, cron: '30 18 * * 1-5', tz: 'Mars/Olympus' })).toThrow(
+      /not a time zone/,
+    );
     expect(() => startSchedule({ ...base, cron: 'every day', tz: 'UTC' })).toThrow(/not a cron expression/);
   });
 

@@ -65,9 +65,11 @@ export interface Schedule {
 
 /** Why a cron expression cannot drive the schedule, or null. */
 export function cronProblem(expr: string): string | null {
-  if (!cron.validate(expr)) return `${JSON.stringify(expr)} is not a cron expression (minute hour day month weekday)`;
+  if (!cron.validate(expr))
+    return `${JSON.stringify(expr)} is not a cron expression (minute hour day month weekday)`;
   const seconds = cron.parse(expr).second;
-  if (seconds.length !== 1 || seconds[0] !== 0) return `${JSON.stringify(expr)} has a seconds field: minutes are the finest step`;
+  if (seconds.length !== 1 || seconds[0] !== 0)
+    return `${JSON.stringify(expr)} has a seconds field: minutes are the finest step`;
   return null;
 }
 

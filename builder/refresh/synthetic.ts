@@ -46,7 +46,8 @@ export function syntheticProvider(source: string): Provider {
       for (const p of u.priced) {
         if (p.firstIdx > last) continue;
         simulateFund(u, p, s, last);
-        for (let i = s.length - 1; i >= 0 && s.dayIdx[i] >= first; i--) want.get(s.dayIdx[i])?.push(dailyRowText(u, p.code, s, i));
+        for (let i = s.length - 1; i >= 0 && s.dayIdx[i] >= first; i--)
+          want.get(s.dayIdx[i])?.push(dailyRowText(u, p.code, s, i));
       }
       for (const [k, rows] of want) texts.set(u.days[k], DAILY_HEADER + rows.join(''));
     },
