@@ -147,6 +147,8 @@ export function appendRows(prev: SnapshotColumns, input: AppendInput, report: Bu
         lastValue = prev.series.value[lastIdx];
       }
       const lastClose = a ? a.lastClose : nf ? nf.lastClose : pf.lastClose[s];
+      // A new fund's history already covers the days it was fetched with: not news, not stale.
+      if (nf && day <= nf.dates[nf.dates.length - 1]) continue;
       if (day <= lastDate) {
         report.add({
           reason: 'daily_stale_row',

@@ -14,7 +14,7 @@ import { type LoadedSnapshot, loadSnapshot, readManifest } from '../../core/snap
 import type { FundRecord } from '../../core/types.js';
 import { lastClosedDay } from '../../core/us-close.js';
 import { appendRows, fundRecordAt, type NewFund, type RowBatch } from '../append.js';
-import { BuildError, checkBound, phaseTimer, writeAndPublish } from '../build.js';
+import { BuildError, checkBound, phaseTimer, snapshotAsOf, writeAndPublish } from '../build.js';
 import { takeBuildLock } from '../lock.js';
 import { readCurrent } from '../publish.js';
 import { BuildReport } from '../report.js';
@@ -192,6 +192,11 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
     return done('up_to_date', current, base.manifest.as_of, 0);
   }
 
+  const asOf = snapshotAsOf(out.columns);
+  if (asOf < base.manifest.as_of)
+    // Cannot happen through an append (dates only grow); checked because a publish that
+    // moved as_of back would make /healthz and every "latest" answer lie.
+    throw new RefreshError(`as_of would move back from ${base.manifest.as_of} to ${asOf}: nothing published`, report);
   writeRecords(opts.source, batches, out.applied, universe, out.columns.funds);
   const result = await writeAndPublish(
     out.columns,
