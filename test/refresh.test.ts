@@ -122,7 +122,7 @@ describe('fundreturns refresh', () => {
     const server = await startFakeEodhd(token);
     try {
       const t = await tenFunds(join(dir, 'eodhd'));
-      const r = cli(
+      const r = await runCli(
         [
           'refresh',
           '--source',
