@@ -10,7 +10,7 @@
  * The universe is generated (to 2026-11-13, planned to 2026-12-31) and built once into
  * --dir; each measurement starts from that built snapshot again.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,24 +32,31 @@ const source = join(dir, `universe-${funds}`);
 const snapshots = join(dir, 'snapshots');
 const TOKEN = 'bench-token';
 
-function timed(
+/** GNU time over a CLI run, asynchronously: the provider server answers from this process meanwhile. */
+function timedAsync(
   cliArgs: string[],
   env: NodeJS.ProcessEnv = {},
-): { seconds: number; maxRssMiB: number; stderr: string } {
-  const r = spawnSync('/usr/bin/time', ['-f', '__TIME__ %e %M', process.execPath, cli, ...cliArgs], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 2 ** 20,
-    env: { ...process.env, ...env },
+): Promise<{ seconds: number; maxRssMiB: number; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const c = spawn('/usr/bin/time', ['-f', '__TIME__ %e %M', process.execPath, cli, ...cliArgs], {
+      env: { ...process.env, ...env },
+    });
+    let err = '';
+    c.stderr.on('data', (d) => {
+      err += d;
+    });
+    c.on('exit', (code) => {
+      const m = /__TIME__ ([\d.]+) (\d+)/.exec(err);
+      if (code !== 0 || !m) reject(new Error(`refresh failed:\n${err}`));
+      else resolve({ seconds: Number(m[1]), maxRssMiB: Number(m[2]) / 1024, stderr: err });
+    });
   });
-  const m = /__TIME__ ([\d.]+) (\d+)/.exec(r.stderr);
-  if (r.status !== 0 || !m) throw new Error(`fundreturns ${cliArgs.join(' ')} failed:\n${r.stderr}`);
-  return { seconds: Number(m[1]), maxRssMiB: Number(m[2]) / 1024, stderr: r.stderr };
 }
 
 if (!existsSync(join(source, 'funds.csv'))) {
   mkdirSync(dir, { recursive: true });
   console.error(`generating ${funds} funds into ${source} …`);
-  const g = timed([
+  const g = await timedAsync([
     'generate',
     '--out',
     source,
@@ -69,7 +76,7 @@ if (!existsSync(join(source, 'funds.csv'))) {
 const base = join(dir, 'base-source');
 if (!existsSync(join(snapshots, 'CURRENT'))) {
   console.error('building …');
-  const b = timed(['build', '--source', source, '--snapshots', snapshots, '--keep', '10']);
+  const b = await timedAsync(['build', '--source', source, '--snapshots', snapshots, '--keep', '10'], {});
   console.error(`  ${b.seconds} s`);
 }
 // A pristine copy of the source's records, restored before each measurement.
@@ -131,27 +138,6 @@ const server = createServer(async (req, res) => {
 });
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-/** GNU time over a CLI run, asynchronously: the provider server answers from this process meanwhile. */
-function timedAsync(
-  cliArgs: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ seconds: number; maxRssMiB: number; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const c = spawn('/usr/bin/time', ['-f', '__TIME__ %e %M', process.execPath, cli, ...cliArgs], {
-      env: { ...process.env, ...env },
-    });
-    let err = '';
-    c.stderr.on('data', (d) => {
-      err += d;
-    });
-    c.on('exit', (code) => {
-      const m = /__TIME__ ([\d.]+) (\d+)/.exec(err);
-      if (code !== 0 || !m) reject(new Error(`refresh failed:\n${err}`));
-      else resolve({ seconds: Number(m[1]), maxRssMiB: Number(m[2]) / 1024, stderr: err });
-    });
-  });
-}
 
 /** Back to the built snapshot and source, then one timed refresh at the evening of `day`. */
 async function measure(day: string) {

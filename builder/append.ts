@@ -11,6 +11,7 @@ import { dailyGrowth, nextIndexValue } from '../core/growth.js';
 import {
   type CalendarColumns,
   type FundColumns,
+  fundRecordAt,
   NULL_DAY,
   type SnapshotColumns,
 } from '../core/snapshot/columns.js';
@@ -318,20 +319,5 @@ function mergedFunds(
     isInactive: Uint8Array.from(records, (r) => (r.isInactive ? 1 : 0)),
     inactiveDate: Int32Array.from(records, (r) => r.inactiveDate ?? NULL_DAY),
     ...series,
-  };
-}
-
-/** A snapshot fund's metadata as a record (to compare with a provider's fund list). */
-export function fundRecordAt(pf: FundColumns, i: number): FundRecord {
-  return {
-    code: pf.code[i],
-    name: pf.name[i],
-    country: pf.country[i],
-    exchange: pf.exchange[i],
-    currency: pf.currency[i],
-    type: pf.type[i],
-    isin: pf.isin[i],
-    isInactive: pf.isInactive[i] === 1,
-    inactiveDate: pf.inactiveDate[i] === NULL_DAY ? null : pf.inactiveDate[i],
   };
 }

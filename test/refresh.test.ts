@@ -122,43 +122,29 @@ describe('fundreturns refresh', () => {
     const server = await startFakeEodhd(token);
     try {
       const t = await tenFunds(join(dir, 'eodhd'));
-      const r = await runCli(
-        [
-          'refresh',
-          '--source',
-          t.source,
-          '--snapshots',
-          t.snapshots,
-          '--provider',
-          'eodhd',
-          '--eodhd-url',
-          server.url,
-        ],
-        { ...clockAt('2026-11-23T23:00:00Z'), FUNDRETURNS_EODHD_TOKEN: token },
-      );
+      const eodhd = (more: string[], env: NodeJS.ProcessEnv) =>
+        runCli(
+          [
+            'refresh',
+            '--source',
+            t.source,
+            '--snapshots',
+            t.snapshots,
+            '--provider',
+            'eodhd',
+            '--eodhd-url',
+            server.url,
+            ...more,
+          ],
+          { ...clockAt('2026-11-23T23:00:00Z'), ...env },
+        );
+      const r = await eodhd([], { FUNDRETURNS_EODHD_TOKEN: token });
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/published .* 1 days 2026-11-23\.\.2026-11-23/);
       expect(`${r.stdout}${r.stderr}`).not.toContain(token);
       // From a token file, and a wrong one: refused, the file's content never shown.
       writeFileSync(join(dir, 'token'), 'not-the-token-either\n');
-      const bad = await runCli(
-        [
-          'refresh',
-          '--source',
-          t.source,
-          '--snapshots',
-          t.snapshots,
-          '--provider',
-          'eodhd',
-          '--eodhd-url',
-          server.url,
-          '--token-file',
-          join(dir, 'token'),
-          '--date',
-          '2026-11-23',
-        ],
-        clockAt('2026-11-23T23:00:00Z'),
-      );
+      const bad = await eodhd(['--token-file', join(dir, 'token'), '--date', '2026-11-23'], {});
       expect(bad.status).toBe(1);
       expect(bad.stderr).toContain('eodhd refused the token (401)');
       expect(bad.stderr).not.toContain('not-the-token-either');

@@ -193,17 +193,20 @@ describe('refresh from the synthetic provider', () => {
     return { root, source, snapshots };
   }
 
-  it('three missed days are caught up in one publish', async () => {
-    const g = await generated('three', '2026-11-18');
-    const r = await refresh({
+  const refreshSynthetic = (g: { source: string; snapshots: string }, now: () => number) =>
+    refresh({
       source: g.source,
       snapshots: g.snapshots,
       provider: syntheticProvider(g.source),
       keep: 5,
       maxBadShare: 0.01,
       gates: DEFAULT_GATES,
-      now: evening('2026-11-23'),
+      now,
     });
+
+  it('three missed days are caught up in one publish', async () => {
+    const g = await generated('three', '2026-11-18');
+    const r = await refreshSynthetic(g, evening('2026-11-23'));
     expect(r.days).toEqual(['2026-11-19', '2026-11-20', '2026-11-23']);
     expect(r.asOf).toBe('2026-11-23');
     expect(listSnapshots(g.snapshots)).toHaveLength(2);
@@ -211,15 +214,7 @@ describe('refresh from the synthetic provider', () => {
 
   it('months of refresh equal a fresh generate + build to that day: funds enter and turn inactive alike', async () => {
     const g = await generated('months', '2026-03-02', 500);
-    const r = await refresh({
-      source: g.source,
-      snapshots: g.snapshots,
-      provider: syntheticProvider(g.source),
-      keep: 5,
-      maxBadShare: 0.01,
-      gates: DEFAULT_GATES,
-      now: evening('2026-11-20'),
-    });
+    const r = await refreshSynthetic(g, evening('2026-11-20'));
     expect(r.asOf).toBe('2026-11-20');
     expect(r.newFunds).toBeGreaterThan(0);
     const fresh = await generated('months-fresh', '2026-11-20', 500);

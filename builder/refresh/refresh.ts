@@ -10,10 +10,11 @@ import { join } from 'node:path';
 import { tradingDaysInRange } from '../../core/calendar.js';
 import { compareCodes } from '../../core/codes.js';
 import { type Day, formatDay, parseDay } from '../../core/dates.js';
+import { fundRecordAt } from '../../core/snapshot/columns.js';
 import { type LoadedSnapshot, loadSnapshot, readManifest } from '../../core/snapshot/reader.js';
 import type { FundRecord } from '../../core/types.js';
 import { lastClosedDay } from '../../core/us-close.js';
-import { appendRows, fundRecordAt, type NewFund, type RowBatch } from '../append.js';
+import { appendRows, type NewFund, type RowBatch } from '../append.js';
 import { BuildError, checkBound, phaseTimer, snapshotAsOf, writeAndPublish } from '../build.js';
 import { takeBuildLock } from '../lock.js';
 import { readCurrent } from '../publish.js';
@@ -196,7 +197,10 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
   if (asOf < base.manifest.as_of)
     // Cannot happen through an append (dates only grow); checked because a publish that
     // moved as_of back would make /healthz and every "latest" answer lie.
-    throw new RefreshError(`as_of would move back from ${base.manifest.as_of} to ${asOf}: nothing published`, report);
+    throw new RefreshError(
+      `as_of would move back from ${base.manifest.as_of} to ${asOf}: nothing published`,
+      report,
+    );
   writeRecords(opts.source, batches, out.applied, universe, out.columns.funds);
   const result = await writeAndPublish(
     out.columns,
