@@ -6,7 +6,7 @@
 
 import { calendarFigures, defaultCalendarRow, trailingFigures } from './returns.js';
 import { calendarRowJson, fundJson, trailingRowJson } from './rows.js';
-import { fundRecordAt, NULL_DAY, type SnapshotColumns } from './snapshot/columns.js';
+import { fundRecordAt, type SnapshotColumns } from './snapshot/columns.js';
 import { StringIndex } from './string-index.js';
 import {
   type CalendarFigures,

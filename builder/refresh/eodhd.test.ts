@@ -5,7 +5,7 @@ import { scratch } from '../build.test-helper.js';
 import { readCurrent } from '../publish.js';
 import { eodhdProvider, redactToken, splitRatio } from './eodhd.js';
 import { type FakeEodhd, startFakeEodhd } from './eodhd-server.test-helper.js';
-import { DEFAULT_GATES, refresh } from './refresh.js';
+import { refresh } from './refresh.js';
 import { evening, HISTORY, lastDate, live, tenFunds } from './refresh.test-helper.js';
 
 const dir = scratch('fr-eodhd-');
