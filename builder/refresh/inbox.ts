@@ -6,7 +6,7 @@
  * used move into the source directory under `received/inbox/`, so the inbox holds only
  * what is still to come and nothing is applied twice.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Day, formatDay } from '../../core/dates.js';
 import type { Provider } from './provider.js';
@@ -17,6 +17,17 @@ function readIfThere(path: string): Uint8Array | null {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;
+  }
+}
+
+/** Rename, or copy then remove when the inbox is on another file system (EXDEV). */
+function moveFile(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+    copyFileSync(from, to);
+    unlinkSync(from);
   }
 }
 
@@ -46,7 +57,7 @@ export function inboxProvider(inbox: string): Provider {
       for (const name of used) {
         // A fund list is dated by the last day it was used with, so every one is kept.
         const target = name === 'funds.csv' ? `funds-${stamp}.csv` : name;
-        renameSync(join(inbox, name), join(to, target));
+        moveFile(join(inbox, name), join(to, target));
       }
       used.length = 0;
     },
