@@ -3,6 +3,10 @@ SHELL := /bin/bash
 DEMO_SOURCE ?= var/demo-source
 SNAPSHOTS ?= snapshots
 DEMO_FUNDS ?= 2000
+# The demo universe is planned to here, so `make run`'s synthetic refresh can extend it day by day.
+DEMO_HORIZON ?= $(shell node -e 'console.log(new Date().getUTCFullYear() + 3 + "-12-31")')
+# When `make run` refreshes the demo: weekdays 18:30 New York, NYSE trading days only.
+REFRESH_CRON ?= 30 18 * * 1-5
 
 .PHONY: system-deps setup build demo demo-refresh demo-key run test lint bench-build bench-http clean
 
@@ -31,7 +35,7 @@ build: dist/.built
 demo: setup
 	@if [ ! -s $(SNAPSHOTS)/CURRENT ]; then \
 	  if [ ! -f $(DEMO_SOURCE)/funds.csv ]; then \
-	    ./bin/fundreturns.js generate --out $(DEMO_SOURCE) --funds $(DEMO_FUNDS) --seed 1 --from 1990-01-01; \
+	    ./bin/fundreturns.js generate --out $(DEMO_SOURCE) --funds $(DEMO_FUNDS) --seed 1 --from 1990-01-01 --horizon $(DEMO_HORIZON); \
 	  fi; \
 	  ./bin/fundreturns.js build --source $(DEMO_SOURCE) --snapshots $(SNAPSHOTS); \
 	fi
@@ -41,7 +45,7 @@ demo: setup
 # server swaps to it).
 demo-refresh: setup
 	rm -rf $(DEMO_SOURCE)
-	./bin/fundreturns.js generate --out $(DEMO_SOURCE) --funds $(DEMO_FUNDS) --seed 1 --from 1990-01-01
+	./bin/fundreturns.js generate --out $(DEMO_SOURCE) --funds $(DEMO_FUNDS) --seed 1 --from 1990-01-01 --horizon $(DEMO_HORIZON)
 	./bin/fundreturns.js build --source $(DEMO_SOURCE) --snapshots $(SNAPSHOTS)
 
 # As documented for every flag: FUNDRETURNS_PORT and FUNDRETURNS_HOST work here too.
@@ -73,7 +77,9 @@ run: demo demo-key
 	@echo "Try: curl -H \"Authorization: Bearer $$(cat $(DEMO_KEY))\" '$(BASE_URL_SHOWN)/v1/funds?limit=3'"
 	@echo "     (README's examples: export BASE=$(BASE_URL_SHOWN))"
 	@echo
-	./bin/fundreturns.js serve --host $(HOST) --port $(PORT) --snapshots $(SNAPSHOTS) --store $(STORE)
+	@echo "The demo refreshes itself ($(REFRESH_CRON), New York time, trading days; missed days at start) from the synthetic provider."
+	./bin/fundreturns.js serve --host $(HOST) --port $(PORT) --snapshots $(SNAPSHOTS) --store $(STORE) \
+	  --refresh-cron '$(REFRESH_CRON)' --refresh-provider synthetic --refresh-source $(DEMO_SOURCE)
 
 # The Redis store's tests start their own redis-server (free loopback port, no
 # persistence); the second pass of the end-to-end tests runs under libfaketime. Both

@@ -31,7 +31,10 @@ export type ProblemReason =
   | 'daily_bad_row'
   | 'daily_stale_row'
   | 'daily_unknown_fund'
-  | 'daily_no_previous_close';
+  | 'daily_no_previous_close'
+  // refresh quality gates (issue 21): reported, not applied, not counted as bad rows
+  | 'non_trading_day'
+  | 'suspicious_move';
 
 /** Reasons that are skipped *data rows* and so count towards the failure bound (C36). */
 export const ROW_REASONS: ReadonlySet<ProblemReason> = new Set<ProblemReason>([
@@ -73,6 +76,15 @@ export interface ReportJson {
   /** Skipped-row counts per fund code (only funds with any). */
   perFund: Record<string, number>;
   examples: Problem[];
+  /** A refresh's universe changes (codes), when there were any. */
+  universe?: UniverseChanges;
+}
+
+/** Funds a refresh added, marked inactive, or whose metadata changed. */
+export interface UniverseChanges {
+  newFunds: string[];
+  inactive: string[];
+  changed: string[];
 }
 
 export class BuildReport {
@@ -85,6 +97,7 @@ export class BuildReport {
   readonly perFund = new Map<string, number>();
   /** The first problems in full (file, line, reason), for the manifest. */
   readonly examples: Problem[] = [];
+  universe: UniverseChanges | null = null;
 
   add(p: Problem): void {
     if (this.examples.length < 200) this.examples.push(p);
@@ -122,6 +135,7 @@ export class BuildReport {
       reasons: Object.fromEntries(this.reasons),
       perFund: Object.fromEntries(this.perFund),
       examples: this.examples,
+      ...(this.universe === null ? {} : { universe: this.universe }),
     };
   }
 
@@ -135,6 +149,12 @@ export class BuildReport {
       `build report: ${this.dataRows} data rows, ${this.skippedRows} skipped (${(this.skippedShare * 100).toFixed(3)} %), ` +
         `${this.fundsIn} funds in, ${this.fundsOut} left out, ${this.skippedFundTypes} rows of other security types skipped`,
     ];
+    const u = this.universe;
+    if (u !== null)
+      lines.push(
+        `  universe: ${u.newFunds.length} new funds${codeList(u.newFunds)}, ${u.inactive.length} turned inactive${codeList(u.inactive)}, ` +
+          `${u.changed.length} with changed metadata${codeList(u.changed)}`,
+      );
     const sorted = [...this.reasons.entries()].sort((a, b) => b[1].count - a[1].count);
     for (const [reason, s] of sorted) {
       const file = escapeControls(s.first.file);
@@ -144,4 +164,11 @@ export class BuildReport {
     }
     return lines.join('\n');
   }
+}
+
+/** Up to 10 codes in parentheses, for a summary line. */
+function codeList(codes: readonly string[]): string {
+  if (codes.length === 0) return '';
+  const shown = codes.slice(0, 10).join(', ');
+  return ` (${shown}${codes.length > 10 ? ', …' : ''})`;
 }

@@ -3,12 +3,13 @@
  * Exit codes: 0 done, 1 failed (a build that published nothing), 2 usage error,
  * 3 `query` found no row.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BuildError, type BuildResult, buildFromSource } from '../builder/build.js';
 import { appendDaily } from '../builder/daily.js';
 import { generateUniverse } from '../builder/generate/index.js';
+import { takeBuildLock } from '../builder/lock.js';
 import { testClockProblem } from '../core/clock.js';
 import { codeProblem, unknownCodeDetail } from '../core/codes.js';
 import { fromYmd } from '../core/dates.js';
@@ -30,6 +31,8 @@ import {
 } from './args.js';
 import { type CliIo, processIo } from './io.js';
 import { progressLine } from './progress.js';
+import { dateFlag, refreshConfig, scheduleConfig } from './refresh-config.js';
+import { refreshOnce, resultLine, runScheduleUntilSignal, runSummary } from './refresh-run.js';
 import { commandUsage, flagSpec, usageText } from './usage.js';
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
@@ -45,6 +48,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
         return await generate(rest, io);
       case 'build':
         return await build(rest, io);
+      case 'refresh':
+        return await refreshCommand(rest, io);
+      case 'schedule':
+        return await scheduleCommand(rest, io);
       case 'query':
         return await query(rest, io);
       case 'inspect':
@@ -112,6 +119,8 @@ async function generate(argv: string[], io: CliIo): Promise<number> {
   // must not carry a close still to come (its /healthz age would be negative).
   const to = dayFlag(args, 'to') ?? lastClosedDay();
   if (from > to) throw new UsageError('--from must not be after --to');
+  const horizon = dayFlag(args, 'horizon') ?? to;
+  if (horizon < to) throw new UsageError('--horizon must not be before --to');
   const progress = io.isTty ? progressLine('generate') : undefined;
   const summary = await generateUniverse({
     out: resolve(out),
@@ -119,6 +128,7 @@ async function generate(argv: string[], io: CliIo): Promise<number> {
     seed: intFlag(args, 'seed', 1, 0, 2 ** 31 - 1),
     from,
     to,
+    horizon,
     dailyDays: intFlag(args, 'daily-days', 0, 0, 1000),
     threads: threadsFlag(args),
     onProgress: progress,
@@ -143,7 +153,7 @@ async function build(argv: string[], io: CliIo): Promise<number> {
   const maxBadShare = floatFlag(args, 'max-bad-share', 0.01, 0, 1);
   const threads = threadsFlag(args);
   const started = performance.now();
-  const release = await takeBuildLock(snapshots, io);
+  const release = await takeBuildLock(snapshots, io.err);
   let result: BuildResult;
   try {
     result = await runBuild();
@@ -190,29 +200,38 @@ async function build(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** The lock file of a snapshots directory: one build (full or daily) publishes at a time. */
-const BUILD_LOCK = '.build.lock';
-
-/**
- * Wait for the snapshots directory to be free. Two builds at once would delete each
- * other's staging directory, and two daily appends would each start from the same
- * CURRENT, so one day of one of them would be lost.
- */
-async function takeBuildLock(snapshots: string, io: CliIo): Promise<() => Promise<void>> {
-  mkdirSync(snapshots, { recursive: true });
-  const path = join(snapshots, BUILD_LOCK);
-  let told = false;
-  for (;;) {
-    try {
-      return await takePidLock(path);
-    } catch (e) {
-      if (!(e instanceof LockHeld)) throw e;
-      if (!told)
-        io.err(`waiting for another build (${describeHolder(e.holder)}) to finish with ${snapshots}`);
-      told = true;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+async function refreshCommand(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, flagSpec('refresh'), io.env);
+  noPositionals(args, 'refresh');
+  const cfg = refreshConfig(args);
+  const snapshots = resolve(stringFlag(args, 'snapshots', './snapshots'));
+  try {
+    const r = await refreshOnce(cfg, {
+      snapshots,
+      date: dateFlag(args),
+      wait: !boolFlag(args, 'no-wait'),
+      env: io.env,
+      say: (l) => io.err(`fundreturns: ${l}`),
+    });
+    if (r.outcome === 'published') io.err(r.report.summary());
+    io.err(`fundreturns: ${resultLine(r)}`);
+    if (boolFlag(args, 'json')) io.out(JSON.stringify(runSummary(r)));
+    return 0;
+  } catch (e) {
+    if (e instanceof BuildError) io.err(e.report.summary());
+    io.err(`fundreturns: refresh failed: ${(e as Error).message}`);
+    return 1;
   }
+}
+
+async function scheduleCommand(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, flagSpec('schedule'), io.env);
+  noPositionals(args, 'schedule');
+  const cfg = refreshConfig(args);
+  const sched = scheduleConfig(args, { cron: 'cron', tz: 'tz', retry: 'retry-minutes' });
+  const snapshots = resolve(stringFlag(args, 'snapshots', './snapshots'));
+  await runScheduleUntilSignal(cfg, sched, snapshots, io);
+  return 0;
 }
 
 async function openCurrent(args: ParsedArgs) {

@@ -11,9 +11,13 @@ import { releaseSignals } from '../server/early-signal.js';
 import { startServer } from '../server/supervisor.js';
 import type { CliIo } from './io.js';
 import { parseServeConfig } from './serve-config.js';
+import { parseServeRefresh, splitRefreshArgs, startServeRefresh } from './serve-refresh.js';
 
 export async function runServe(argv: string[], io: CliIo): Promise<number> {
-  const config = parseServeConfig(argv, io.env);
+  // The refresh schedule's flags (--refresh-*) are the builder's; the rest are the server's.
+  const split = splitRefreshArgs(argv);
+  const refreshArgs = parseServeRefresh(split.refresh, io.env);
+  const config = parseServeConfig(split.rest, io.env);
   const unpublished = snapshotsNotYetPublished(config.snapshots);
   // Signals are taken from the start: one during startup (the snapshot loading) stops
   // the server as soon as it is up, never kills it mid-way. A repeated signal changes
@@ -50,7 +54,13 @@ export async function runServe(argv: string[], io: CliIo): Promise<number> {
         `fundreturns: warning: no API keys in ${redactUrl(config.store)}: every /v1 and /mcp request answers 401 ` +
           'until one is made (fundreturns accounts create NAME --plan PLAN, then fundreturns keys create NAME)',
       );
+    const refresh =
+      refreshArgs === null
+        ? null
+        : startServeRefresh(refreshArgs, config.snapshots, (line) => io.err(`fundreturns: ${line}`));
+    if (refresh !== null) io.err(`fundreturns: ${refresh.describe()}`);
     if (signalled === null) await new Promise<void>((resolve) => (wake = resolve));
+    await refresh?.stop();
     await server.stop();
   } finally {
     for (const s of signals) process.off(s, onSignal);

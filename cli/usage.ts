@@ -33,6 +33,26 @@ const STORE: FlagUse = { name: 'store', value: './var/store' };
 const JSON_OUT: FlagUse = { name: 'json' };
 const THREADS: FlagUse = { name: 'threads', value: 'N' };
 
+/** Where a refresh's days come from and the gates they pass (refresh, schedule, serve --refresh-*). */
+export const REFRESH_SOURCE_FLAGS: readonly FlagUse[] = [
+  { name: 'source', value: 'DIR', required: true },
+  { name: 'provider', value: 'inbox|eodhd|synthetic' },
+  { name: 'inbox', value: 'DIR' },
+  { name: 'eodhd-url', value: 'https://eodhd.com' },
+  { name: 'token-file', value: 'FILE', text: '[--token-file FILE (or FUNDRETURNS_EODHD_TOKEN)]' },
+  { name: 'max-move', value: '0.5' },
+  { name: 'min-coverage', value: '0.9' },
+  { name: 'max-bad-share', value: '0.01' },
+  { name: 'keep', value: '5' },
+];
+
+/** When a schedule runs a refresh (schedule, serve --refresh-*). */
+export const SCHEDULE_TIME_FLAGS: readonly FlagUse[] = [
+  { name: 'cron', value: "'30 18 * * 1-5'" },
+  { name: 'tz', value: 'America/New_York' },
+  { name: 'retry-minutes', value: '5,15,45' },
+];
+
 export const COMMANDS: readonly CommandUse[] = [
   {
     command: 'generate',
@@ -46,6 +66,9 @@ export const COMMANDS: readonly CommandUse[] = [
           { name: 'from', value: '1970-01-01' },
           { name: 'to', value: 'last-close' },
           { name: 'daily-days', value: '0' },
+          // Plan the universe to here and write it as it stands on --to: refresh --provider
+          // synthetic then delivers the days after --to.
+          { name: 'horizon', value: 'YYYY-MM-DD' },
           THREADS,
         ],
       },
@@ -67,6 +90,26 @@ export const COMMANDS: readonly CommandUse[] = [
         ],
       },
     ],
+  },
+  {
+    command: 'refresh',
+    summary: 'fetch the missing trading days from a provider, check them and publish once',
+    forms: [
+      {
+        flags: [
+          ...REFRESH_SOURCE_FLAGS,
+          SNAPSHOTS,
+          { name: 'date', value: 'YYYY-MM-DD' },
+          { name: 'no-wait' },
+          JSON_OUT,
+        ],
+      },
+    ],
+  },
+  {
+    command: 'schedule',
+    summary: 'run refresh on a cron schedule in New York time, trading days only, with retries',
+    forms: [{ flags: [...REFRESH_SOURCE_FLAGS, SNAPSHOTS, ...SCHEDULE_TIME_FLAGS] }],
   },
   {
     command: 'query',
@@ -102,6 +145,11 @@ export const COMMANDS: readonly CommandUse[] = [
           { name: 'store', value: './var/store | redis://HOST:PORT' },
           { name: 'plans', value: 'FILE' },
           { name: 'mcp-origins', value: 'ORIGIN,... | *' },
+          {
+            name: 'refresh-cron',
+            value: 'EXPR',
+            text: '[--refresh-cron EXPR --refresh-source DIR (every refresh and schedule flag as --refresh-<flag>)]',
+          },
         ],
       },
     ],

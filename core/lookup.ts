@@ -6,7 +6,7 @@
 
 import { calendarFigures, defaultCalendarRow, trailingFigures } from './returns.js';
 import { calendarRowJson, fundJson, trailingRowJson } from './rows.js';
-import { NULL_DAY, type SnapshotColumns } from './snapshot/columns.js';
+import { fundRecordAt, type SnapshotColumns } from './snapshot/columns.js';
 import { StringIndex } from './string-index.js';
 import {
   type CalendarFigures,
@@ -64,18 +64,7 @@ export class SnapshotLookup {
   }
 
   record(i: number): FundRecord {
-    const f = this.cols.funds;
-    return {
-      code: f.code[i],
-      name: f.name[i],
-      country: f.country[i],
-      exchange: f.exchange[i],
-      currency: f.currency[i],
-      type: f.type[i],
-      isin: f.isin[i],
-      isInactive: f.isInactive[i] === 1,
-      inactiveDate: f.inactiveDate[i] === NULL_DAY ? null : f.inactiveDate[i],
-    };
+    return fundRecordAt(this.cols.funds, i);
   }
 
   fundJson(i: number): string {

@@ -13,9 +13,10 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { type Day, formatDay } from '../../core/dates.js';
 import { startWorker } from '../../core/worker.js';
+import { writeGeneratorRecord } from './record.js';
 import { DAILY_HEADER } from './series.js';
 import { runShard, type ShardResult, type ShardTask } from './shard.js';
-import { fundsCsv, planUniverse, type Universe } from './universe.js';
+import { dayIndexOnOrBefore, fundsCsv, planUniverse, type Universe } from './universe.js';
 import type { WorkerMessage } from './worker.js';
 
 export { cusip, cusipCheckDigit, isinCheckDigit, isValidCusip, isValidIsin, usIsin } from './isin.js';
@@ -39,6 +40,12 @@ export interface GenerateOptions {
   seed: number;
   from: Day;
   to: Day;
+  /**
+   * Plan the universe to this later day (default `to`) and write it as it stands on
+   * `to`: funds launched later are not listed yet, and the rows after `to` are what
+   * `refresh --provider synthetic` delivers day by day (issue 21).
+   */
+  horizon?: Day;
   /** The last K trading days on or before `to` go to daily files instead of price files. Default 0. */
   dailyDays?: number;
   /** Default os.availableParallelism(); 1 runs in-process. */
@@ -64,16 +71,26 @@ export async function generateUniverse(opts: GenerateOptions): Promise<GenerateS
   if (!Number.isInteger(dailyDays) || dailyDays < 0)
     throw new Error(`dailyDays must be an integer ≥ 0: ${dailyDays}`);
   if (!Number.isInteger(opts.seed)) throw new Error(`seed must be an integer: ${opts.seed}`);
-  const universe = planUniverse(opts.seed, opts.funds, opts.from, opts.to);
-  const n = universe.days.length;
+  const horizon = opts.horizon ?? opts.to;
+  if (horizon < opts.to)
+    throw new Error(`the horizon ${formatDay(horizon)} is before --to ${formatDay(opts.to)}`);
+  const universe = planUniverse(opts.seed, opts.funds, opts.from, horizon);
+  const endIdx = dayIndexOnOrBefore(universe, opts.to);
+  const n = endIdx + 1;
   if (dailyDays >= n)
     throw new Error(`dailyDays (${dailyDays}) must be below the ${n} trading days in range`);
   const total = universe.priced.length;
   const threads = Math.max(1, Math.min(opts.threads ?? availableParallelism(), total));
 
   prepareOutput(opts.out, dailyDays > 0);
-  const funds = fundsCsv(universe);
+  const funds = fundsCsv(universe, endIdx);
   writeFileSync(join(opts.out, 'funds.csv'), funds);
+  const recordBytes = writeGeneratorRecord(opts.out, {
+    seed: opts.seed,
+    funds: opts.funds,
+    from: opts.from,
+    horizon,
+  });
 
   const progress = progressReporter(total, opts.onProgress);
   const task: Omit<ShardTask, 'shard' | 'shards'> = {
@@ -82,6 +99,7 @@ export async function generateUniverse(opts: GenerateOptions): Promise<GenerateS
     seed: opts.seed,
     from: opts.from,
     to: opts.to,
+    horizon,
     dailyDays,
   };
   const results =
@@ -90,7 +108,7 @@ export async function generateUniverse(opts: GenerateOptions): Promise<GenerateS
       : await runWorkers(task, threads, progress);
 
   let priceRows = 0;
-  let bytes = Buffer.byteLength(funds);
+  let bytes = Buffer.byteLength(funds) + recordBytes;
   for (const r of results) {
     priceRows += r.priceRows;
     bytes += r.bytes;
@@ -104,9 +122,14 @@ export async function generateUniverse(opts: GenerateOptions): Promise<GenerateS
   }
 
   let last = 0;
-  for (const p of universe.priced) last = Math.max(last, p.lastIdx);
+  let listed = 0;
+  for (const p of universe.priced) {
+    if (p.firstIdx > endIdx) continue;
+    listed++;
+    last = Math.max(last, Math.min(p.lastIdx, endIdx));
+  }
   return {
-    funds: total,
+    funds: listed,
     priceRows,
     dailyFiles: dailyDays,
     dailyRows,

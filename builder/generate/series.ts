@@ -58,9 +58,16 @@ function toCents(p: number): number {
 
 /**
  * Simulates `plan`'s series into `out` (allocated with the universe's trading-day
- * count, or fresh when omitted). Deterministic in (universe seed, plan.index).
+ * count, or fresh when omitted), up to trading day `stopIdx` (default: the fund's
+ * last). Deterministic in (universe seed, plan.index): stopping early gives a prefix
+ * of the same series, which is what lets a refresh extend a generated universe.
  */
-export function simulateFund(universe: Universe, plan: FundPlan, out?: FundSeries): FundSeries {
+export function simulateFund(
+  universe: Universe,
+  plan: FundPlan,
+  out?: FundSeries,
+  stopIdx: number = plan.lastIdx,
+): FundSeries {
   if (!plan.priced) throw new Error(`${plan.code} has no price series`);
   const s = out ?? allocSeries(universe.days.length);
   const rng = new Rng(universe.seed, Stream.series, plan.index);
@@ -92,7 +99,8 @@ export function simulateFund(universe: Universe, plan: FundPlan, out?: FundSerie
   s.adj[0] = adj;
   len = 1;
 
-  for (k = k + 1; k <= plan.lastIdx; k++) {
+  const stop = Math.min(plan.lastIdx, stopIdx);
+  for (k = k + 1; k <= stop; k++) {
     const pStart = p;
     p *= Math.exp(driftDaily + plan.beta * market[k] + idioDaily * rng.normal());
 

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Day } from '../../core/dates.js';
 import { allocSeries, dailyRowText, priceFileText, simulateFund } from './series.js';
-import { planUniverse, type Universe } from './universe.js';
+import { dayIndexOnOrBefore, planUniverse, type Universe } from './universe.js';
 
 export interface ShardTask {
   readonly out: string;
@@ -15,6 +15,8 @@ export interface ShardTask {
   readonly seed: number;
   readonly from: Day;
   readonly to: Day;
+  /** The day the universe is planned to (≥ to); rows are written up to `to` only. */
+  readonly horizon: Day;
   readonly dailyDays: number;
   readonly shard: number;
   readonly shards: number;
@@ -28,10 +30,10 @@ export interface ShardResult {
 }
 
 export function runShard(task: ShardTask, onFund: () => void, universe?: Universe): ShardResult {
-  const u = universe ?? planUniverse(task.seed, task.funds, task.from, task.to);
-  const n = u.days.length;
-  const dailyStart = n - task.dailyDays;
-  const series = allocSeries(n);
+  const u = universe ?? planUniverse(task.seed, task.funds, task.from, task.horizon);
+  const endIdx = dayIndexOnOrBefore(u, task.to);
+  const dailyStart = endIdx + 1 - task.dailyDays;
+  const series = allocSeries(u.days.length);
   const daily = Array.from({ length: task.dailyDays }, () => ({
     positions: [] as number[],
     rows: [] as string[],
@@ -42,7 +44,12 @@ export function runShard(task: ShardTask, onFund: () => void, universe?: Univers
 
   for (let pos = task.shard; pos < u.priced.length; pos += task.shards) {
     const plan = u.priced[pos];
-    simulateFund(u, plan, series);
+    // Not launched yet on `to` (a universe planned to a later horizon).
+    if (plan.firstIdx > endIdx) {
+      onFund();
+      continue;
+    }
+    simulateFund(u, plan, series, endIdx);
     const text = priceFileText(u, series, plan.type === 'ETF', dailyStart);
     writeFileSync(join(pricesDir, `${plan.code}.csv`), text);
     // Price files are pure ASCII, so characters are bytes.

@@ -675,11 +675,40 @@ function csvField(s: string): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-export function fundsCsv(universe: Universe): string {
+/**
+ * funds.csv as it reads on trading day `endIdx` (default the universe's last): a priced
+ * fund is listed from its first row on, and is inactive once its InactiveDate has come.
+ * A universe planned past `to` (a horizon) thus gains funds and loses some as the days
+ * go by, which is what a refresh's fund list does (issue 21).
+ */
+export function fundsCsv(universe: Universe, endIdx: number = universe.days.length - 1): string {
   let out = FUNDS_HEADER;
-  for (const r of universe.rows) {
-    const inactiveDate = r.inactiveDate === null ? '' : formatDay(r.inactiveDate);
-    out += `${r.code},${csvField(r.name)},USA,${r.exchange},USD,${r.type},${r.isin},${r.inactive},${inactiveDate}\n`;
+  for (const r of listedRows(universe, endIdx)) {
+    const inactive = inactiveAt(r, universe.days[endIdx]);
+    const inactiveDate = inactive && r.inactiveDate !== null ? formatDay(r.inactiveDate) : '';
+    out += `${r.code},${csvField(r.name)},USA,${r.exchange},USD,${r.type},${r.isin},${inactive},${inactiveDate}\n`;
   }
   return out;
+}
+
+/** The funds.csv rows listed on trading day `endIdx`, in code order. */
+export function listedRows(universe: Universe, endIdx: number): FundPlan[] {
+  return universe.rows.filter((r) => !r.priced || r.firstIdx <= endIdx);
+}
+
+/** Whether a fund is listed inactive on `day`. */
+export function inactiveAt(plan: FundPlan, day: Day): boolean {
+  return plan.inactive && plan.inactiveDate !== null && plan.inactiveDate <= day;
+}
+
+/** Index of the last trading day on or before `day` (-1 when `day` is before the first). */
+export function dayIndexOnOrBefore(universe: Universe, day: Day): number {
+  let lo = 0;
+  let hi = universe.days.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (universe.days[mid] <= day) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
 }

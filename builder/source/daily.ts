@@ -42,12 +42,14 @@ export interface DailyFileResult {
 
 /**
  * `latest` is the last date a row may carry (C36: today in UTC plus FUTURE_GRACE_DAYS);
- * by default read from the clock when the file is parsed.
+ * by default read from the clock when the file is parsed. A refresh passes the last
+ * closed session, and `latestIs` says so in the rows' reports.
  */
 export function parseDailyFile(
   bytes: Uint8Array,
   file: string,
   latest: Day = latestAcceptedDay(),
+  latestIs = `today + ${FUTURE_GRACE_DAYS} days of grace`,
 ): DailyFileResult {
   const problems: Problem[] = [];
   const codes: string[] = [];
@@ -135,10 +137,7 @@ export function parseDailyFile(
     }
     if (day > latest) {
       // Accepted, it would freeze the fund: every real row after it is stale (C36, C37).
-      bad(
-        `dated ${formatDay(day)}, after ${formatDay(latest)}, today + ${FUTURE_GRACE_DAYS} days of grace`,
-        code,
-      );
+      bad(`dated ${formatDay(day)}, after ${formatDay(latest)}, ${latestIs}`, code);
       continue;
     }
     const c = parseDecimal(src, r.starts[closeCol], r.ends[closeCol]);

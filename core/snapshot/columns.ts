@@ -3,7 +3,7 @@
  * reader returns. Numeric columns are plain typed arrays so the server can use them
  * directly; after loading they are views onto the files' SharedArrayBuffers.
  */
-import type { FundType } from '../types.js';
+import type { FundRecord, FundType } from '../types.js';
 
 /** Marks a null day in an Int32Array of days (the Arrow data slot under a null bit holds it too). */
 export const NULL_DAY = -2147483648;
@@ -58,4 +58,19 @@ export interface SnapshotColumns {
   series: SeriesColumns;
   trailing: TrailingColumns;
   calendar: CalendarColumns;
+}
+
+/** Fund i's metadata as a record (the snapshot's columns, one row). */
+export function fundRecordAt(f: FundColumns, i: number): FundRecord {
+  return {
+    code: f.code[i],
+    name: f.name[i],
+    country: f.country[i],
+    exchange: f.exchange[i],
+    currency: f.currency[i],
+    type: f.type[i],
+    isin: f.isin[i],
+    isInactive: f.isInactive[i] === 1,
+    inactiveDate: f.inactiveDate[i] === NULL_DAY ? null : f.inactiveDate[i],
+  };
 }

@@ -1,0 +1,323 @@
+/**
+ * The append step shared by `build --daily` and `refresh` (C37): extend a snapshot's
+ * columns with days of rows, and (for a refresh) with the universe's changes, without
+ * reading any history. New funds are merged into code order with their own history;
+ * the old funds' trailing and calendar rows are reused where their series did not grow.
+ */
+import { isTradingDay } from '../core/calendar.js';
+import { compareCodes } from '../core/codes.js';
+import { type Day, formatDay } from '../core/dates.js';
+import { dailyGrowth, nextIndexValue } from '../core/growth.js';
+import {
+  type CalendarColumns,
+  type FundColumns,
+  fundRecordAt,
+  NULL_DAY,
+  type SnapshotColumns,
+} from '../core/snapshot/columns.js';
+import type { FundRecord } from '../core/types.js';
+import { deriveRows, UNCHANGED } from './derive.js';
+import type { BuildReport } from './report.js';
+import type { DailyRows } from './source/daily.js';
+
+/** One day's (or one file's) rows, in the order they are applied. */
+export interface RowBatch {
+  /** The file name the rows are reported under. */
+  file: string;
+  rows: DailyRows;
+}
+
+/** A fund that enters the universe with its own history (a price file's rows). */
+export interface NewFund {
+  record: FundRecord;
+  dates: Int32Array;
+  values: Float64Array;
+  /** Raw close of the last history row (C37); NaN when unknown. */
+  lastClose: number;
+}
+
+/** Checks a refresh applies to each row before it enters a series (issue 21's quality gates). */
+export interface RowGates {
+  /** A row dated on a day the NYSE was closed (C0) is reported `non_trading_day`, not applied. */
+  tradingDaysOnly: boolean;
+  /**
+   * A day whose growth factor moves a fund by more than this share (0.5 = ±50 %) with
+   * no split on the row is held back (`suspicious_move`), with that fund's later rows.
+   */
+  maxMove: number;
+}
+
+export const NO_GATES: RowGates = { tradingDaysOnly: false, maxMove: Number.POSITIVE_INFINITY };
+
+export interface AppendInput {
+  batches: readonly RowBatch[];
+  newFunds?: readonly NewFund[];
+  /** New metadata for funds already in the snapshot, by code (name, exchange, ISIN, inactive). */
+  updates?: ReadonlyMap<string, FundRecord>;
+  gates?: RowGates;
+}
+
+export interface AppendOutput {
+  columns: SnapshotColumns;
+  /** Observations added to funds already in the snapshot. */
+  added: number;
+  /** Per batch, 1 for each row that was applied. */
+  applied: Uint8Array[];
+  /** Funds with a row applied, per date. */
+  fundsPerDay: Map<Day, number>;
+  /** Whether anything changes (rows, new funds or metadata). */
+  changed: boolean;
+}
+
+interface Appended {
+  dates: number[];
+  values: number[];
+  lastClose: number;
+}
+
+/** Where a fund of the merged universe comes from: old index ≥ 0, or -(new index) - 1. */
+function mergeCodes(old: readonly string[], added: readonly NewFund[]): Int32Array {
+  const order = Int32Array.from({ length: added.length }, (_, j) => j).sort((a, b) =>
+    compareCodes(added[a].record.code, added[b].record.code),
+  );
+  const src = new Int32Array(old.length + added.length);
+  let i = 0;
+  let j = 0;
+  for (let f = 0; f < src.length; f++) {
+    if (j < order.length && (i >= old.length || compareCodes(added[order[j]].record.code, old[i]) < 0))
+      src[f] = -order[j++] - 1;
+    else src[f] = i++;
+  }
+  return src;
+}
+
+export function appendRows(prev: SnapshotColumns, input: AppendInput, report: BuildReport): AppendOutput {
+  const gates = input.gates ?? NO_GATES;
+  const newFunds = input.newFunds ?? [];
+  const updates = input.updates ?? new Map<string, FundRecord>();
+  const pf = prev.funds;
+  const src = mergeCodes(pf.code, newFunds);
+  const n = src.length;
+  const index = new Map<string, number>();
+  for (let f = 0; f < n; f++) index.set(src[f] >= 0 ? pf.code[src[f]] : newFunds[-src[f] - 1].record.code, f);
+
+  const appended = new Map<number, Appended>();
+  const held = new Set<number>();
+  const applied: Uint8Array[] = [];
+  const fundsPerDay = new Map<Day, number>();
+  for (const { file, rows } of input.batches) {
+    const mark = new Uint8Array(rows.length);
+    applied.push(mark);
+    // A batch's rows apply per fund in date order; the file name only orders files (C37).
+    const order = Array.from({ length: rows.length }, (_, i) => i).sort(
+      (a, b) => rows.dates[a] - rows.dates[b],
+    );
+    for (const r of order) {
+      const code = rows.codes[r];
+      const f = index.get(code);
+      const line = rows.lines[r];
+      const day = rows.dates[r];
+      if (f === undefined) {
+        report.add({ reason: 'daily_unknown_fund', file, line, code });
+        continue;
+      }
+      if (gates.tradingDaysOnly && !isTradingDay(day)) {
+        report.add({
+          reason: 'non_trading_day',
+          file,
+          line,
+          code,
+          detail: `${formatDay(day)}: the NYSE was closed`,
+        });
+        continue;
+      }
+      const s = src[f];
+      const nf = s < 0 ? newFunds[-s - 1] : null;
+      let a = appended.get(f);
+      let lastDate: number;
+      let lastValue: number;
+      if (a && a.dates.length > 0) {
+        lastDate = a.dates[a.dates.length - 1];
+        lastValue = a.values[a.values.length - 1];
+      } else if (nf) {
+        lastDate = nf.dates[nf.dates.length - 1];
+        lastValue = nf.values[nf.values.length - 1];
+      } else {
+        const lastIdx = pf.seriesOffset[s] + pf.seriesLength[s] - 1;
+        lastDate = prev.series.date[lastIdx];
+        lastValue = prev.series.value[lastIdx];
+      }
+      const lastClose = a ? a.lastClose : nf ? nf.lastClose : pf.lastClose[s];
+      // A new fund's history already covers the days it was fetched with: not news, not stale.
+      if (nf && day <= nf.dates[nf.dates.length - 1]) continue;
+      if (day <= lastDate) {
+        report.add({
+          reason: 'daily_stale_row',
+          file,
+          line,
+          code,
+          detail: `${formatDay(day)} is not after the fund's last observation ${formatDay(lastDate)}`,
+        });
+        continue;
+      }
+      if (!(lastClose > 0)) {
+        report.add({ reason: 'daily_no_previous_close', file, line, code });
+        continue;
+      }
+      if (held.has(f)) {
+        report.add({
+          reason: 'suspicious_move',
+          file,
+          line,
+          code,
+          detail: 'after a held-back day of this fund',
+        });
+        continue;
+      }
+      const close = rows.close[r];
+      const dividend = rows.dividend[r];
+      const split = rows.split[r];
+      const growth = dailyGrowth(close, dividend, split, lastClose);
+      if (split === 1 && Math.abs(growth - 1) > gates.maxMove) {
+        // A missing split or a wrong distribution is the usual cause: better a day late than wrong.
+        held.add(f);
+        report.add({
+          reason: 'suspicious_move',
+          file,
+          line,
+          code,
+          detail: `${formatDay(day)}: ${((growth - 1) * 100).toFixed(1)} % with no split (bound ±${(gates.maxMove * 100).toFixed(0)} %)`,
+        });
+        continue;
+      }
+      const value = nextIndexValue(lastValue, close, dividend, split, lastClose);
+      if (!Number.isFinite(value) || value <= 0) {
+        report.add({
+          reason: 'daily_bad_row',
+          file,
+          line,
+          code,
+          detail: 'growth factor is not finite and positive',
+        });
+        continue;
+      }
+      if (!a) {
+        a = { dates: [], values: [], lastClose };
+        appended.set(f, a);
+      }
+      a.dates.push(day);
+      a.values.push(value);
+      a.lastClose = close;
+      mark[r] = 1;
+      fundsPerDay.set(day, (fundsPerDay.get(day) ?? 0) + 1);
+    }
+  }
+
+  let added = 0;
+  for (const a of appended.values()) added += a.dates.length;
+  const changed = added > 0 || newFunds.length > 0 || updates.size > 0;
+  if (!changed) return { columns: prev, added, applied, fundsPerDay, changed };
+
+  // One pass copying each fund's old slice (or new history) plus its new observations.
+  let total = prev.series.date.length + added;
+  for (const nf of newFunds) total += nf.dates.length;
+  // Shared memory lets the writer hash the series in a helper thread while it writes.
+  const date = new Int32Array(new SharedArrayBuffer(total * 4));
+  const value = new Float64Array(new SharedArrayBuffer(total * 8));
+  const seriesOffset = new Int32Array(n);
+  const seriesLength = new Int32Array(n);
+  const lastClose = new Float64Array(n);
+  const firstNewDay = new Int32Array(n).fill(UNCHANGED);
+  let cursor = 0;
+  for (let f = 0; f < n; f++) {
+    const s = src[f];
+    seriesOffset[f] = cursor;
+    if (s >= 0) {
+      const from = pf.seriesOffset[s];
+      const len = pf.seriesLength[s];
+      date.set(prev.series.date.subarray(from, from + len), cursor);
+      value.set(prev.series.value.subarray(from, from + len), cursor);
+      cursor += len;
+      lastClose[f] = pf.lastClose[s];
+    } else {
+      const nf = newFunds[-s - 1];
+      date.set(nf.dates, cursor);
+      value.set(nf.values, cursor);
+      cursor += nf.dates.length;
+      lastClose[f] = nf.lastClose;
+      firstNewDay[f] = nf.dates[0];
+    }
+    const a = appended.get(f);
+    if (a) {
+      date.set(a.dates, cursor);
+      value.set(a.values, cursor);
+      cursor += a.dates.length;
+      lastClose[f] = a.lastClose;
+      if (s >= 0) firstNewDay[f] = a.dates[0];
+    }
+    seriesLength[f] = cursor - seriesOffset[f];
+  }
+  const series = { date, value };
+  const reuse = remapRows(prev, src);
+  const derived = deriveRows(series, seriesOffset, seriesLength, { ...reuse, firstNewDay });
+  const funds = mergedFunds(pf, src, newFunds, updates, { seriesOffset, seriesLength, lastClose });
+  return {
+    columns: { funds, series, trailing: derived.trailing, calendar: derived.calendar },
+    added,
+    applied,
+    fundsPerDay,
+    changed,
+  };
+}
+
+/** The old trailing and calendar rows under the merged universe's fund indices (new funds: none). */
+function remapRows(prev: SnapshotColumns, src: Int32Array): Pick<SnapshotColumns, 'trailing' | 'calendar'> {
+  if (src.length === prev.funds.length) return { trailing: prev.trailing, calendar: prev.calendar };
+  const n = src.length;
+  const asOf = new Int32Array(n);
+  const values = prev.trailing.values.map(() => new Float64Array(n).fill(Number.NaN));
+  const toNew = new Int32Array(prev.funds.length);
+  for (let f = 0; f < n; f++) {
+    const s = src[f];
+    if (s < 0) continue;
+    toNew[s] = f;
+    asOf[f] = prev.trailing.asOf[s];
+    for (let k = 0; k < values.length; k++) values[k][f] = prev.trailing.values[k][s];
+  }
+  // Insertion keeps the old funds' relative order, so the rows stay sorted by (fund, year).
+  const c = prev.calendar;
+  const calendar: CalendarColumns = { ...c, fund: Int32Array.from(c.fund, (s) => toNew[s]) };
+  return { trailing: { asOf, values }, calendar };
+}
+
+function mergedFunds(
+  pf: FundColumns,
+  src: Int32Array,
+  newFunds: readonly NewFund[],
+  updates: ReadonlyMap<string, FundRecord>,
+  series: Pick<FundColumns, 'seriesOffset' | 'seriesLength' | 'lastClose'>,
+): FundColumns {
+  const n = src.length;
+  const records: FundRecord[] = [];
+  for (let f = 0; f < n; f++) {
+    const s = src[f];
+    if (s < 0) {
+      records.push(newFunds[-s - 1].record);
+      continue;
+    }
+    records.push(updates.get(pf.code[s]) ?? fundRecordAt(pf, s));
+  }
+  return {
+    length: n,
+    code: records.map((r) => r.code),
+    name: records.map((r) => r.name),
+    country: records.map((r) => r.country),
+    exchange: records.map((r) => r.exchange),
+    currency: records.map((r) => r.currency),
+    type: records.map((r) => r.type),
+    isin: records.map((r) => r.isin),
+    isInactive: Uint8Array.from(records, (r) => (r.isInactive ? 1 : 0)),
+    inactiveDate: Int32Array.from(records, (r) => r.inactiveDate ?? NULL_DAY),
+    ...series,
+  };
+}

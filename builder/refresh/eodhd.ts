@@ -1,0 +1,221 @@
+/**
+ * The eodhd provider: EOD Historical Data's HTTP API, the dialect the builder already
+ * reads for price files. What this relies on, from the provider's public pages:
+ *
+ * - Bulk API (https://eodhd.com/financial-apis/bulk-api-eod-splits-dividends): a whole
+ *   exchange's day in one request, `GET /api/eod-bulk-last-day/US?api_token=…&fmt=csv&date=YYYY-MM-DD`
+ *   with CSV columns `Code,Ex,Date,Open,High,Low,Close,Adjusted_close,Volume` (mutual
+ *   funds carry their NAV in every price field and volume 0); `&type=dividends` gives
+ *   `Code,Ex,Date,Dividend,Currency`, `&type=splits` gives `Code,Ex,Date,Split` with the
+ *   split written `new/old` (`2.000000/1.000000` is two for one).
+ * - End-of-day API (https://eodhd.com/financial-apis/api-for-historical-data-and-volumes):
+ *   `GET /api/eod/{CODE}.US?api_token=…&fmt=csv`, `Date,Open,High,Low,Close,Adjusted_close,Volume`.
+ * - Exchanges API, list of tickers (https://eodhd.com/financial-apis/exchanges-api-list-of-tickers-and-trading-hours):
+ *   `GET /api/exchange-symbol-list/US?api_token=…&fmt=csv&type=fund|etf`, CSV columns
+ *   `Code,Name,Country,Exchange,Currency,Type,Isin`; only tickers active in the last
+ *   month are listed (`delisted=1` lists the others), so a fund gone from it is delisted.
+ * - API limits (https://eodhd.com/financial-apis/api-limits): a per-minute request limit
+ *   (answered 429) and a daily call limit reset at midnight GMT (answered 402); a bulk
+ *   request costs 100 calls.
+ * - The nightly maintenance window (the provider's status page): answers 503, or a
+ *   page that is not CSV, for a while; waited out like a 5xx.
+ *
+ * The token travels only in the request URL. Every message and error names the URL
+ * with `api_token` redacted, and never carries the provider's response body.
+ */
+import { type Day, formatDay } from '../../core/dates.js';
+import { normalizeHeader, RecordReader } from '../source/csv.js';
+import { type Provider, ProviderError } from './provider.js';
+
+export const DEFAULT_EODHD_URL = 'https://eodhd.com';
+
+export interface EodhdOptions {
+  baseUrl: string;
+  token: string;
+  /** Per request (default 120 s: a bulk day of the US exchange is tens of MB). */
+  timeoutMs?: number;
+  /** Tries after the first for 429, 5xx, maintenance, timeouts and network errors (default 4). */
+  retries?: number;
+  /** Wait before retry `attempt` (0-based) after `status` (0: no answer). */
+  backoffMs?: (attempt: number, status: number, retryAfterS: number | null) => number;
+  sleep?: (ms: number) => Promise<void>;
+  say?: (line: string) => void;
+}
+
+/** 429: the minute's limit (its Retry-After, else a minute); 5xx and timeouts: 5, 10, 20, 40 s. */
+export function defaultBackoffMs(attempt: number, status: number, retryAfterS: number | null): number {
+  if (status === 429) return (retryAfterS ?? 60) * 1000;
+  if (status === 503) return Math.min(15 * 60_000, 60_000 * 2 ** attempt);
+  return 5000 * 2 ** attempt;
+}
+
+/** A URL as it may be printed: the token replaced. */
+export function redactToken(url: string): string {
+  return url.replace(/([?&]api_token=)[^&#]*/gi, '$1REDACTED');
+}
+
+const encoder = new TextEncoder();
+
+export function eodhdProvider(opts: EodhdOptions): Provider {
+  const base = opts.baseUrl.replace(/\/+$/, '');
+  const retries = opts.retries ?? 4;
+  const backoff = opts.backoffMs ?? defaultBackoffMs;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const say = opts.say ?? (() => {});
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  let listed: Map<string, string[]> | null = null;
+
+  /** GET one API path as text, with the retries the provider's answers call for. */
+  const get = async (path: string, query: Record<string, string>): Promise<string> => {
+    const params = new URLSearchParams({ ...query, fmt: 'csv' });
+    const shown = `${base}/api/${path}?${params}`;
+    params.set('api_token', opts.token);
+    const url = `${base}/api/${path}?${params}`;
+    for (let attempt = 0; ; attempt++) {
+      let status = 0;
+      let retryAfter: number | null = null;
+      let why: string;
+      try {
+        const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+        status = res.status;
+        const body = await res.text();
+        const type = res.headers.get('content-type') ?? '';
+        if (status === 200 && !/html/i.test(type)) return body;
+        const ra = Number(res.headers.get('retry-after'));
+        retryAfter = Number.isFinite(ra) && ra > 0 ? ra : null;
+        if (status === 200) status = 503; // a maintenance page served as 200
+        if (status === 401 || status === 403)
+          throw new ProviderError(
+            `eodhd refused the token (${status}) for ${shown}: check --token-file or FUNDRETURNS_EODHD_TOKEN`,
+            false,
+          );
+        if (status === 402)
+          throw new ProviderError(
+            `eodhd: the daily API limit is reached (402) at ${shown}; it resets at midnight GMT, the refresh will be retried`,
+            true,
+          );
+        if (status === 404) throw new ProviderError(`eodhd: ${shown} is not found (404)`, false);
+        why =
+          status === 429
+            ? 'the per-minute request limit (429)'
+            : status === 503
+              ? 'maintenance or overload (503)'
+              : `a server error (${status})`;
+        if (status < 500 && status !== 429)
+          throw new ProviderError(`eodhd answered ${status} for ${shown}`, false);
+      } catch (e) {
+        if (e instanceof ProviderError) throw e;
+        const name = (e as Error).name;
+        why = name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : 'a network error';
+        status = 0;
+      }
+      if (attempt >= retries)
+        throw new ProviderError(`eodhd: ${shown} failed ${attempt + 1} times, last with ${why}`, true);
+      const wait = backoff(attempt, status, retryAfter);
+      say(`eodhd: ${why} at ${shown}; retry ${attempt + 1} of ${retries} in ${(wait / 1000).toFixed(0)} s`);
+      await sleep(wait);
+    }
+  };
+
+  const fundList = async (): Promise<Map<string, string[]>> => {
+    if (listed !== null) return listed;
+    const rows = new Map<string, string[]>();
+    for (const type of ['fund', 'etf']) {
+      const text = await get('exchange-symbol-list/US', { type });
+      const table = readCsv(text, ['code', 'type']);
+      if (table === null)
+        throw new ProviderError(`eodhd: the ${type} symbol list has no Code and Type columns`, true);
+      const col = (n: string): number => table.header.indexOf(n);
+      const want = ['code', 'name', 'country', 'exchange', 'currency', 'type', 'isin'].map(col);
+      for (const r of table.rows) {
+        const cells = want.map((i) => (i < 0 ? '' : (r[i] ?? '')));
+        // The list names mutual funds `FUND` (and on some pages `Mutual Fund`).
+        if (/^mutual fund$/i.test(cells[5])) cells[5] = 'FUND';
+        cells[5] = cells[5].toUpperCase();
+        if (cells[5] === 'FUND' || cells[5] === 'ETF') rows.set(cells[0], cells);
+      }
+    }
+    listed = rows;
+    return rows;
+  };
+
+  return {
+    name: 'eodhd',
+    async prepare() {
+      await fundList();
+    },
+    async day(day: Day) {
+      const date = formatDay(day);
+      const funds = await fundList();
+      const eod = readCsv(await get('eod-bulk-last-day/US', { date }), ['code', 'date', 'close']);
+      if (eod === null || eod.rows.length === 0)
+        throw new ProviderError(`eodhd: the bulk file for ${date} is empty (not published yet?)`, true);
+      const div = readCsv(await get('eod-bulk-last-day/US', { date, type: 'dividends' }), [
+        'code',
+        'dividend',
+      ]);
+      const spl = readCsv(await get('eod-bulk-last-day/US', { date, type: 'splits' }), ['code', 'split']);
+      const dividends = byCode(div, 'dividend', date);
+      const splits = byCode(spl, 'split', date);
+      const h = eod.header;
+      const [c, d, cl, adj] = ['code', 'date', 'close', 'adjusted_close'].map((n) => h.indexOf(n));
+      let out = 'Code,Date,Close,Adjusted_close,Dividend,Split\n';
+      for (const r of eod.rows) {
+        const code = r[c];
+        if (!funds.has(code)) continue;
+        const split = splitRatio(splits.get(code));
+        out += `${code},${r[d]},${r[cl]},${adj < 0 ? '' : r[adj]},${dividends.get(code) ?? ''},${split}\n`;
+      }
+      return encoder.encode(out);
+    },
+    async fundList() {
+      const rows = await fundList();
+      let out = 'Code,Name,Country,Exchange,Currency,Type,Isin\n';
+      for (const cells of rows.values()) out += `${cells.map(csvCell).join(',')}\n`;
+      return encoder.encode(out);
+    },
+    async history(code: string) {
+      const text = await get(`eod/${encodeURIComponent(code)}.US`, {});
+      return text.trim() === '' ? null : encoder.encode(text);
+    },
+  };
+}
+
+/** `2.000000/1.000000` → 2 (shares after / before, C37); blank when there is none. */
+export function splitRatio(text: string | undefined): string {
+  if (text === undefined || text === '') return '';
+  const m = /^\s*([0-9.]+)\s*[/:]\s*([0-9.]+)\s*$/.exec(text);
+  if (m === null) return text; // left for the daily reader to refuse with its reason
+  const r = Number(m[1]) / Number(m[2]);
+  return Number.isFinite(r) && r > 0 ? String(r) : text;
+}
+
+function byCode(table: CsvTable | null, column: string, date: string): Map<string, string> {
+  const out = new Map<string, string>();
+  if (table === null) return out;
+  const c = table.header.indexOf('code');
+  const v = table.header.indexOf(column);
+  const d = table.header.indexOf('date');
+  for (const r of table.rows) if (d < 0 || r[d] === date) out.set(r[c], r[v] ?? '');
+  return out;
+}
+
+interface CsvTable {
+  header: string[];
+  rows: string[][];
+}
+
+/** A small CSV as rows of cells (header lower-cased), or null when `required` columns are missing. */
+function readCsv(text: string, required: string[]): CsvTable | null {
+  const r = new RecordReader(encoder.encode(text));
+  if (!r.next()) return required.length === 0 ? { header: [], rows: [] } : null;
+  const header = normalizeHeader(r.texts());
+  if (required.some((n) => !header.includes(n))) return null;
+  const rows: string[][] = [];
+  while (r.next()) rows.push(r.texts());
+  return { header, rows };
+}
+
+function csvCell(s: string): string {
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}

@@ -1,0 +1,34 @@
+/**
+ * What a refresh asks of a data provider (issue 21). Everything comes back in the
+ * formats the builder already reads, so the bytes can be checked by the same readers
+ * and kept in the source directory as the record: a day as a C37 daily file, the fund
+ * list as a funds.csv (C35), a new fund's history as a price file (EODHD dialect).
+ */
+import type { Day } from '../../core/dates.js';
+
+export interface Provider {
+  /** For logs and the manifest: `inbox`, `eodhd`, `synthetic`. */
+  readonly name: string;
+  /** Called once before any other call, with the trading days the refresh will ask for. */
+  prepare?(days: readonly Day[]): Promise<void>;
+  /** Trading day `day`'s rows as a daily file, or null when the provider has nothing for it (yet). */
+  day(day: Day): Promise<Uint8Array | null>;
+  /** The fund list as it stands on `day`, or null when this provider keeps no list. */
+  fundList(day: Day): Promise<Uint8Array | null>;
+  /** A fund's history up to `day` as a price file, or null when the provider has none. */
+  history(code: string, day: Day): Promise<Uint8Array | null>;
+  /** The refresh published `days`: the provider may let go of what it delivered (the inbox moves its files). */
+  committed?(days: readonly Day[], source: string): void;
+}
+
+/** A provider failure the operator must hear about in one sentence (never carrying a secret). */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    /** Whether trying again later can help (a limit, a maintenance window, a 5xx). */
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}

@@ -1,0 +1,431 @@
+/**
+ * `fundreturns refresh`: one refresh, end to end (issue 21). Works out the trading days
+ * (C0) between the live snapshot's as_of and the last closed session, obtains each from
+ * the provider, checks them (the quality gates), writes them into the source directory
+ * as the record a rebuild reproduces the snapshot from, applies them in date order
+ * (C37) with the universe's changes, and publishes once, under the builds' lock.
+ */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tradingDaysInRange } from '../../core/calendar.js';
+import { compareCodes } from '../../core/codes.js';
+import { type Day, formatDay, parseDay } from '../../core/dates.js';
+import { fundRecordAt } from '../../core/snapshot/columns.js';
+import { readCurrent } from '../../core/snapshot/directory.js';
+import { type LoadedSnapshot, loadSnapshot, readManifest } from '../../core/snapshot/reader.js';
+import type { FundRecord } from '../../core/types.js';
+import { lastClosedDay } from '../../core/us-close.js';
+import { appendRows, type NewFund, type RowBatch } from '../append.js';
+import { BuildError, checkBound, phaseTimer, snapshotAsOf, writeAndPublish } from '../build.js';
+import { takeBuildLock } from '../lock.js';
+import { BuildReport } from '../report.js';
+import { type DailyRows, parseDailyFile } from '../source/daily.js';
+import { parseFundsFile } from '../source/funds.js';
+import { parsePriceFile } from '../source/prices.js';
+import { type Provider, ProviderError } from './provider.js';
+
+export interface RefreshGates {
+  /** A day whose rows move a fund by more than this share without a split is held back (default 0.5). */
+  maxMove: number;
+  /** A day covering fewer than this share of the live (active) funds fails the refresh (default 0.9). */
+  minCoverage: number;
+}
+
+export const DEFAULT_GATES: RefreshGates = { maxMove: 0.5, minCoverage: 0.9 };
+
+export interface RefreshOptions {
+  source: string;
+  snapshots: string;
+  provider: Provider;
+  keep: number;
+  maxBadShare: number;
+  gates: RefreshGates;
+  /** The service's clock in ms (core/clock.ts's `now` in production). */
+  now: () => number;
+  /** Fetch this one trading day only (a re-fetch after loosening a gate), not every missing day. */
+  date?: Day;
+  /** When another build holds the lock: wait (default) or fail at once. */
+  wait?: boolean;
+  say?: (line: string) => void;
+}
+
+export interface RefreshResult {
+  outcome: 'published' | 'up_to_date';
+  /** The live snapshot afterwards. */
+  id: string;
+  asOf: string;
+  days: string[];
+  rows: number;
+  newFunds: number;
+  inactive: number;
+  /** Rows refused by a gate or a reader (bad, future, non-trading day, suspicious, stale, unknown). */
+  refused: number;
+  report: BuildReport;
+  durationMs: number;
+}
+
+/** A refresh that must not publish; the live snapshot is unchanged. */
+export class RefreshError extends BuildError {
+  constructor(
+    message: string,
+    report: BuildReport,
+    /** Whether running again later can help (the provider's data not there yet, a limit). */
+    readonly retryable = false,
+  ) {
+    super(message, report);
+    this.name = 'RefreshError';
+  }
+}
+
+/** Reasons counted as refused rows in a refresh's log line. */
+const REFUSED = [
+  'daily_bad_row',
+  'daily_stale_row',
+  'daily_unknown_fund',
+  'daily_no_previous_close',
+  'non_trading_day',
+  'suspicious_move',
+] as const;
+
+export async function refresh(opts: RefreshOptions): Promise<RefreshResult> {
+  const say = opts.say ?? (() => {});
+  const release = await takeBuildLock(opts.snapshots, say, opts.wait ?? true);
+  try {
+    return await refreshLocked(opts);
+  } finally {
+    await release();
+  }
+}
+
+async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
+  const say = opts.say ?? (() => {});
+  const started = Date.now();
+  const { timings, lap } = phaseTimer();
+  const report = new BuildReport();
+  const current = readCurrent(opts.snapshots);
+  if (current === null)
+    throw new RefreshError(
+      `no snapshot in ${opts.snapshots} to refresh: run a full build first (fundreturns build --source DIR)`,
+      report,
+    );
+  const liveAsOf = parseDay(readManifest(join(opts.snapshots, current)).as_of) as Day;
+  // A session counts once 16:00 New York has passed; never a day after it (no future rows).
+  const lastClosed = lastClosedDay(opts.now());
+  const days = opts.date !== undefined ? [opts.date] : tradingDaysInRange(liveAsOf + 1, lastClosed);
+  const done = (outcome: RefreshResult['outcome'], id: string, asOf: string, rows = 0): RefreshResult => ({
+    outcome,
+    id,
+    asOf,
+    days: days.map(formatDay),
+    rows,
+    newFunds: report.universe?.newFunds.length ?? 0,
+    inactive: report.universe?.inactive.length ?? 0,
+    refused: REFUSED.reduce((a, r) => a + (report.reasons.get(r)?.count ?? 0), 0),
+    report,
+    durationMs: Date.now() - started,
+  });
+  if (days.length === 0) return done('up_to_date', current, formatDay(liveAsOf));
+  if (opts.date !== undefined && opts.date > lastClosed)
+    throw new RefreshError(
+      `--date ${formatDay(opts.date)} is after the last closed session ${formatDay(lastClosed)}`,
+      report,
+    );
+
+  const provider = opts.provider;
+  await provider.prepare?.(days);
+  const fetched: { day: Day; bytes: Uint8Array }[] = [];
+  for (const day of days) {
+    const bytes = await provider.day(day);
+    if (bytes === null) break;
+    fetched.push({ day, bytes });
+  }
+  if (fetched.length === 0)
+    throw new RefreshError(
+      `the ${provider.name} provider has no data for ${formatDay(days[0])} yet: nothing published`,
+      report,
+      true,
+    );
+  if (fetched.length < days.length)
+    say(
+      `the ${provider.name} provider has no data for ${formatDay(days[fetched.length])} yet: refreshing up to ${formatDay(fetched[fetched.length - 1].day)}`,
+    );
+  const lastDay = fetched[fetched.length - 1].day;
+  lap('fetch');
+
+  const base = await loadSnapshot(join(opts.snapshots, current));
+  const prev = base.columns;
+  lap('load');
+
+  const batches: RowBatch[] = [];
+  for (const { day, bytes } of fetched) {
+    const file = `daily/${formatDay(day)}.csv`;
+    const parsed = parseDailyFile(bytes, file, lastClosed, 'the last closed session');
+    report.dataRows += parsed.dataRows;
+    for (const p of parsed.problems) report.add(p);
+    if (report.reasons.has('missing_header_column'))
+      throw new RefreshError(
+        `${provider.name}: ${file} cannot be read as a daily file (${report.reasons.get('missing_header_column')?.first.detail}): nothing published`,
+        report,
+      );
+    batches.push({ file, rows: parsed.rows });
+  }
+  report.fundsIn = prev.funds.length;
+  checkBound(report, opts.maxBadShare);
+
+  const universe = await universeChanges(provider, base, lastDay, lastClosed, opts.gates, report);
+  lap('universe');
+
+  const out = appendRows(
+    prev,
+    {
+      batches,
+      newFunds: universe.newFunds,
+      updates: universe.updates,
+      gates: { tradingDaysOnly: true, maxMove: opts.gates.maxMove },
+    },
+    report,
+  );
+  lap('derive');
+
+  checkCoverage(prev, fetched, out.fundsPerDay, opts.gates.minCoverage, report);
+  if (!out.changed) {
+    // Only stale rows (the days were applied already): nothing to publish.
+    return done('up_to_date', current, base.manifest.as_of, 0);
+  }
+
+  const asOf = snapshotAsOf(out.columns);
+  if (asOf < base.manifest.as_of)
+    // Cannot happen through an append (dates only grow); checked because a publish that
+    // moved as_of back would make /healthz and every "latest" answer lie.
+    throw new RefreshError(
+      `as_of would move back from ${base.manifest.as_of} to ${asOf}: nothing published`,
+      report,
+    );
+  writeRecords(opts.source, batches, out.applied, universe, out.columns.funds);
+  const result = await writeAndPublish(
+    out.columns,
+    report,
+    {
+      kind: 'refresh',
+      provider: provider.name,
+      base: current,
+      days: fetched.map((f) => formatDay(f.day)),
+      appendedRows: out.added,
+    },
+    { snapshots: opts.snapshots, keep: opts.keep, now: () => new Date(opts.now()) },
+    timings,
+    lap,
+  );
+  if (result.manifest.as_of < base.manifest.as_of) {
+    // Cannot happen through an append (dates only grow); checked because a publish that
+    // moved as_of back would make /healthz and every "latest" answer lie.
+    throw new RefreshError(
+      `as_of would move back from ${base.manifest.as_of} to ${result.manifest.as_of}`,
+      report,
+    );
+  }
+  provider.committed?.(
+    fetched.map((f) => f.day),
+    opts.source,
+  );
+  let rows = 0;
+  for (const v of out.fundsPerDay.values()) rows += v;
+  return done('published', result.id, result.manifest.as_of, rows);
+}
+
+/**
+ * A day of rows that covers fewer than `minCoverage` of the live funds (not inactive)
+ * is a short delivery: publishing it would stop half the funds a day behind.
+ */
+function checkCoverage(
+  prev: LoadedSnapshot['columns'],
+  fetched: readonly { day: Day }[],
+  perDay: ReadonlyMap<Day, number>,
+  minCoverage: number,
+  report: BuildReport,
+): void {
+  let live = 0;
+  for (let i = 0; i < prev.funds.length; i++) if (prev.funds.isInactive[i] === 0) live++;
+  if (live === 0) return;
+  for (const { day } of fetched) {
+    const n = perDay.get(day) ?? 0;
+    if (n < minCoverage * live)
+      throw new RefreshError(
+        `${formatDay(day)} has rows for ${n} of the ${live} live funds (${((n / live) * 100).toFixed(1)} %), ` +
+          `under the ${(minCoverage * 100).toFixed(0)} % a day must cover: nothing published ` +
+          '(a short or empty delivery? --min-coverage loosens this)',
+        report,
+        true,
+      );
+  }
+}
+
+interface UniverseUpdate {
+  newFunds: NewFund[];
+  /** The raw history of each new fund, kept in the source as prices/<code>.csv. */
+  histories: Map<string, Uint8Array>;
+  updates: Map<string, FundRecord>;
+  /** Whether the list said anything (else funds.csv is left as it is). */
+  listed: boolean;
+}
+
+/**
+ * The provider's fund list against the snapshot's: new funds enter with their
+ * history, funds gone from the list or marked inactive turn inactive (keeping their
+ * history), name/exchange/ISIN changes apply. A list that lost more than the coverage
+ * bound of the live funds is a broken download, not a market event: refused.
+ */
+async function universeChanges(
+  provider: Provider,
+  base: LoadedSnapshot,
+  lastDay: Day,
+  latest: Day,
+  gates: RefreshGates,
+  report: BuildReport,
+): Promise<UniverseUpdate> {
+  const none: UniverseUpdate = { newFunds: [], histories: new Map(), updates: new Map(), listed: false };
+  const bytes = await provider.fundList(lastDay);
+  if (bytes === null) return none;
+  const parsed = parseFundsFile(bytes, 'funds.csv');
+  if (parsed.problems.some((p) => p.reason === 'missing_header_column'))
+    throw new RefreshError(`${provider.name}: the fund list cannot be read (no Code or Type column)`, report);
+  const pf = base.columns.funds;
+  const listed = new Map(parsed.funds.map((f) => [f.code, f]));
+  let live = 0;
+  let liveListed = 0;
+  const updates = new Map<string, FundRecord>();
+  const inactive: string[] = [];
+  const changed: string[] = [];
+  for (let i = 0; i < pf.length; i++) {
+    const old = fundRecordAt(pf, i);
+    const now = listed.get(old.code);
+    if (!old.isInactive) {
+      live++;
+      if (now !== undefined) liveListed++;
+    }
+    if (now === undefined) {
+      // Gone from the list: delisted. It keeps its history; it stops being current.
+      if (!old.isInactive) {
+        updates.set(old.code, { ...old, isInactive: true, inactiveDate: lastDay });
+        inactive.push(old.code);
+      }
+      continue;
+    }
+    const next: FundRecord = {
+      ...old,
+      name: now.name ?? old.name,
+      exchange: now.exchange ?? old.exchange,
+      isin: now.isin ?? old.isin,
+      country: now.country ?? old.country,
+      currency: now.currency ?? old.currency,
+      isInactive: old.isInactive || now.isInactive,
+      inactiveDate: old.isInactive ? old.inactiveDate : now.isInactive ? (now.inactiveDate ?? lastDay) : null,
+    };
+    if (next.isInactive && !old.isInactive) inactive.push(old.code);
+    else if (next.name !== old.name || next.exchange !== old.exchange || next.isin !== old.isin)
+      changed.push(old.code);
+    if (!sameRecord(old, next)) updates.set(old.code, next);
+  }
+  if (live > 0 && liveListed < gates.minCoverage * live)
+    throw new RefreshError(
+      `the ${provider.name} fund list names ${liveListed} of the ${live} live funds: refusing to mark the rest inactive ` +
+        '(a truncated list? --min-coverage loosens this)',
+      report,
+      true,
+    );
+
+  const known = new Set(pf.code);
+  const newFunds: NewFund[] = [];
+  const histories = new Map<string, Uint8Array>();
+  const fresh = parsed.funds.filter((f) => !known.has(f.code)).sort((a, b) => compareCodes(a.code, b.code));
+  for (const record of fresh) {
+    const history = await provider.history(record.code, lastDay);
+    const file = `prices/${record.code}.csv`;
+    if (history === null) {
+      report.add({ reason: 'fund_without_prices', file: 'funds.csv', line: 0, code: record.code });
+      continue;
+    }
+    const p = parsePriceFile(history, file, record.code, latest);
+    report.dataRows += p.dataRows;
+    for (const x of p.problems) report.add(x);
+    if (p.dates.length === 0) {
+      report.add({ reason: 'fund_without_valid_rows', file, line: 0, code: record.code });
+      continue;
+    }
+    newFunds.push({ record, dates: p.dates, values: p.values, lastClose: p.lastClose });
+    histories.set(record.code, history);
+  }
+  report.universe = { newFunds: newFunds.map((f) => f.record.code), inactive, changed };
+  return { newFunds, histories, updates, listed: true };
+}
+
+function sameRecord(a: FundRecord, b: FundRecord): boolean {
+  return (
+    a.name === b.name &&
+    a.country === b.country &&
+    a.exchange === b.exchange &&
+    a.currency === b.currency &&
+    a.isin === b.isin &&
+    a.isInactive === b.isInactive &&
+    a.inactiveDate === b.inactiveDate
+  );
+}
+
+/**
+ * The source directory's record of this refresh, written before the publish so that
+ * `build --source` then `build --daily <source>/daily` reproduces the snapshot: each
+ * day's applied rows as daily/<date>.csv, each new fund's history as prices/<code>.csv,
+ * and funds.csv with every fund's current metadata. Each file is written whole and
+ * renamed into place.
+ */
+function writeRecords(
+  source: string,
+  batches: readonly RowBatch[],
+  applied: readonly Uint8Array[],
+  universe: UniverseUpdate,
+  funds: LoadedSnapshot['columns']['funds'],
+): void {
+  mkdirSync(join(source, 'daily'), { recursive: true });
+  for (let b = 0; b < batches.length; b++)
+    writeWhole(join(source, batches[b].file), dailyText(batches[b].rows, applied[b]));
+  if (universe.histories.size > 0) mkdirSync(join(source, 'prices'), { recursive: true });
+  for (const [code, bytes] of universe.histories) writeWhole(join(source, 'prices', `${code}.csv`), bytes);
+  if (universe.listed || universe.updates.size > 0) writeWhole(join(source, 'funds.csv'), fundsText(funds));
+}
+
+function writeWhole(path: string, data: string | Uint8Array): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, path);
+}
+
+const DAILY_RECORD_HEADER = 'Code,Date,Close,Dividend,Split\n';
+
+/** Applied rows only: what the snapshot holds is what a rebuild applies. Numbers round-trip exactly. */
+function dailyText(rows: DailyRows, applied: Uint8Array): string {
+  let out = DAILY_RECORD_HEADER;
+  for (let r = 0; r < rows.length; r++) {
+    if (applied[r] !== 1) continue;
+    const div = rows.dividend[r] === 0 ? '' : String(rows.dividend[r]);
+    const split = rows.split[r] === 1 ? '' : String(rows.split[r]);
+    out += `${rows.codes[r]},${formatDay(rows.dates[r])},${String(rows.close[r])},${div},${split}\n`;
+  }
+  return out;
+}
+
+function csvCell(s: string | null): string {
+  if (s === null) return '';
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function fundsText(f: LoadedSnapshot['columns']['funds']): string {
+  let out = 'Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n';
+  for (let i = 0; i < f.length; i++) {
+    const r = fundRecordAt(f, i);
+    const inactiveDate = r.inactiveDate === null ? '' : formatDay(r.inactiveDate);
+    out += `${csvCell(r.code)},${csvCell(r.name)},${csvCell(r.country)},${csvCell(r.exchange)},${csvCell(r.currency)},${r.type},${csvCell(r.isin)},${r.isInactive},${inactiveDate}\n`;
+  }
+  return out;
+}
+
+export { ProviderError };

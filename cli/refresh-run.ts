@@ -1,0 +1,92 @@
+/**
+ * The plain functions the command line calls for `refresh` and `schedule` (and `serve
+ * --refresh-cron` through a child `refresh`): the wiring stays a flag parser.
+ */
+
+import { type RefreshResult, refresh } from '../builder/refresh/refresh.js';
+import { type RunSummary, startSchedule } from '../builder/refresh/schedule.js';
+import { now } from '../core/clock.js';
+import type { Day } from '../core/dates.js';
+import { openProvider, type RefreshConfig, type ScheduleConfig } from './refresh-config.js';
+
+export interface RefreshRun {
+  snapshots: string;
+  date?: Day;
+  wait?: boolean;
+  env: NodeJS.ProcessEnv;
+  say: (line: string) => void;
+  clock?: () => number;
+}
+
+export async function refreshOnce(cfg: RefreshConfig, run: RefreshRun): Promise<RefreshResult> {
+  return await refresh({
+    source: cfg.source,
+    snapshots: run.snapshots,
+    provider: openProvider(cfg, run.env, run.say),
+    keep: cfg.keep,
+    maxBadShare: cfg.maxBadShare,
+    gates: cfg.gates,
+    now: run.clock ?? now,
+    date: run.date,
+    wait: run.wait,
+    say: run.say,
+  });
+}
+
+export function runSummary(r: RefreshResult): RunSummary {
+  return {
+    outcome: r.outcome,
+    days: r.outcome === 'published' ? r.days : [],
+    rows: r.rows,
+    newFunds: r.newFunds,
+    inactive: r.inactive,
+    refused: r.refused,
+    asOf: r.asOf,
+  };
+}
+
+/** The one line a refresh ends with. */
+export function resultLine(r: RefreshResult): string {
+  if (r.outcome === 'up_to_date') return `up to date: ${r.id} (as_of ${r.asOf}) stays live`;
+  return (
+    `published ${r.id} (as_of ${r.asOf}): ${r.days.length} days ${r.days[0]}..${r.days[r.days.length - 1]}, ` +
+    `${r.rows} rows, ${r.newFunds} new funds, ${r.inactive} turned inactive, ${r.refused} refused rows, ` +
+    `${(r.durationMs / 1000).toFixed(1)} s`
+  );
+}
+
+/**
+ * `fundreturns schedule`: refreshes in this process on the schedule until SIGTERM or
+ * SIGINT, then waits for a refresh in progress to finish (it publishes whole or not).
+ */
+export async function runScheduleUntilSignal(
+  cfg: RefreshConfig,
+  sched: ScheduleConfig,
+  snapshots: string,
+  io: { err: (s: string) => void; env: NodeJS.ProcessEnv },
+): Promise<void> {
+  const log = (line: string): void => io.err(`${new Date(now()).toISOString()} fundreturns: ${line}`);
+  const schedule = startSchedule({
+    cron: sched.cron,
+    tz: sched.tz,
+    retryMinutes: sched.retryMinutes,
+    now,
+    log,
+    run: async () => runSummary(await refreshOnce(cfg, { snapshots, env: io.env, say: log })),
+  });
+  log(
+    `schedule: ${JSON.stringify(sched.cron)} in ${sched.tz} (NYSE trading days only), provider ${cfg.provider}, ` +
+      `next at ${schedule.nextTick()?.toISOString() ?? 'never'}`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  log('schedule: stopping (waiting for a refresh in progress)');
+  await schedule.stop();
+}
