@@ -1,6 +1,6 @@
 /**
  * HTTP load suite (issue 3 targets), wrk on loopback, every figure a ratio to a
- * trivial uWS server (bench/baseline-server.ts) measured in the same run with the
+ * trivial uWS server (cli/bench/baseline-server.ts) measured in the same run with the
  * same tool, connection count and thread layout:
  *   latest trailing and fund metadata ≥ 80 %, as_of ≥ 70 %, batch of 100 ≥ 60 % of
  *   the baseline answering a fixed body of the same size, q search ≥ 50 %;
@@ -16,9 +16,9 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Shape } from '../cli/bench/baseline-server.js';
 import { listSnapshots, readCurrent, setCurrent } from '../core/snapshot/directory.js';
 import { seededRandom } from '../test/seeded-random.js';
-import type { Shape } from './baseline-server.js';
 import { benchArgs, DEFAULT_SNAPSHOTS } from './setup.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -342,7 +342,7 @@ const base = await startProcess(
     // The server itself, not a tsx wrapper process, so its CPU can be read.
     '--import',
     'tsx',
-    join(root, 'bench/baseline-server.ts'),
+    join(root, 'cli/bench/baseline-server.ts'),
     String(basePort),
     String(threads),
     String(batchBytes),

@@ -1,0 +1,137 @@
+/**
+ * A bench run as files people read: a Markdown table, the JSON it is made from (what
+ * `bench compare` reads) and an SVG chart a browser opens, all named by date and commit.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BenchResult, ScenarioResult } from './run.js';
+
+const int = (x: number) => Math.round(x).toLocaleString('en-US');
+const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+const msText = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+
+/** `2026-11-26T1530-093f0cb`: sorts by time, says which code ran. */
+export function runName(r: BenchResult): string {
+  const t = r.started_at.replace(/:\d\d\.\d+Z$/, '').replace(':', '');
+  return `${t}-${r.commit ?? 'nocommit'}`;
+}
+
+export function markdownReport(r: BenchResult): string {
+  const local = r.mode === 'local';
+  const head = local
+    ? '| scenario | req/s | baseline req/s | ratio | ratios of the pairs | spread | p50 ms | p90 ms | p99 ms | errors |'
+    : '| scenario | req/s | runs req/s | spread | p50 ms | p90 ms | p99 ms | errors |';
+  const rows = r.scenarios.map((s) =>
+    local
+      ? `| ${s.label} | ${int(s.ours.rps)} | ${s.baseline ? int(s.baseline.rps) : 'n/a'} | ${s.ratio === null ? 'n/a' : pct(s.ratio)} | ${s.runs.map((x) => (x.ratio === null ? '-' : pct(x.ratio))).join(', ')} | ${pct(s.spread)} | ${msText(s.ours.p50ms)} | ${msText(s.ours.p90ms)} | ${msText(s.ours.p99ms)} | ${s.ours.errors + s.ours.non2xx} |`
+      : `| ${s.label} | ${int(s.ours.rps)} | ${s.runs.map((x) => int(x.rps)).join(', ')} | ${pct(s.spread)} | ${msText(s.ours.p50ms)} | ${msText(s.ours.p90ms)} | ${msText(s.ours.p99ms)} | ${s.ours.errors + s.ours.non2xx} |`,
+  );
+  const sep = `|${head
+    .split('|')
+    .slice(1, -1)
+    .map(() => '---')
+    .join('|')}|`;
+  const h = r.hot_swap;
+  const c = r.cold_start;
+  return [
+    `# fundreturns bench ${runName(r)}`,
+    '',
+    `${local ? `Local server on \`${r.target}\`` : `Deployment ${r.target}`} (${r.universe.funds.toLocaleString('en-US')} funds${r.universe.snapshot ? `, snapshot ${r.universe.snapshot}` : ''}); ` +
+      `${r.tool}, ${r.settings.connections} connections, ${r.settings.load_threads} load thread${r.settings.load_threads === 1 ? '' : 's'}, ` +
+      `${r.settings.seconds} s per run, ${r.settings.pairs} ${local ? 'alternating pairs (baseline, then ours)' : 'runs'} per scenario` +
+      `${local ? `; server and baseline with ${r.settings.server_threads} thread${r.settings.server_threads === 1 ? '' : 's'}` : ''}. ` +
+      `Commit ${r.commit ?? 'unknown'}, ${r.started_at}, ${r.machine.cpus} CPUs, load average ${r.machine.loadavg.join(' ')} at the end, Node ${r.machine.node}; ${r.seconds_total} s in all.`,
+    '',
+    local
+      ? 'Ratio: our throughput over the trivial uWS baseline (a fixed small body for GET, a fixed body the size of a batch answer for POST) on the same requests, the median of the pairs; spread: (max − min) / median of the pairs, the run-to-run noise `bench compare` allows for.'
+      : 'Absolute figures against the deployment (no baseline); spread: (max − min) / median of the runs.',
+    '',
+    head,
+    sep,
+    ...rows,
+    '',
+    h === null
+      ? 'Hot swap under load: not run.'
+      : `Hot swap under load: CURRENT flipped ${h.swaps} times during latest-trailing load; ${h.requests.toLocaleString('en-US')} requests, ${h.errors} socket errors, ${h.non2xx} non-2xx; served ${h.served.join(' → ') || 'n/a'}; ${int(h.rps)} req/s, p99 ${msText(h.p99ms)} ms.`,
+    c === null
+      ? 'Cold start: not run.'
+      : `Cold start: ${c.ms.toLocaleString('en-US')} ms from process start to the first answered lookup, RSS ${c.rss_mib} MiB then.`,
+    r.rss_mib === null ? '' : `Server RSS after the load runs: ${r.rss_mib} MiB.`,
+    '',
+  ].join('\n');
+}
+
+const esc = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/**
+ * Two panels per scenario row: throughput (ratio to the baseline, or req/s against a
+ * URL) and latency p50/p99. Each bar's `data-value` carries the JSON figure it draws.
+ */
+export function svgChart(r: BenchResult): string {
+  const ratios = r.mode === 'local';
+  const rowH = 34;
+  const top = 64;
+  const labelW = 210;
+  const panelW = 330;
+  const gap = 60;
+  const width = labelW + panelW * 2 + gap + 40;
+  const height = top + rowH * r.scenarios.length + 40;
+  const value = (s: ScenarioResult) => (ratios ? (s.ratio ?? 0) : s.ours.rps);
+  const maxV = Math.max(ratios ? 1 : 1, ...r.scenarios.map(value));
+  const maxMs = Math.max(
+    0.001,
+    ...r.scenarios.flatMap((s) => [s.ours.p99ms, s.ours.p50ms].filter(Number.isFinite)),
+  );
+  const x0 = labelW;
+  const x1 = labelW + panelW + gap;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
+    `<title>fundreturns bench ${esc(runName(r))}</title>`,
+    '<rect width="100%" height="100%" fill="#fff"/>',
+    `<text x="10" y="20" font-size="15" font-weight="bold">fundreturns bench ${esc(runName(r))}</text>`,
+    `<text x="10" y="38" fill="#555">${esc(`${r.universe.funds} funds, ${r.tool} ${r.settings.connections} connections, ${r.settings.seconds} s × ${r.settings.pairs}${ratios ? ' pairs' : ' runs'}`)}</text>`,
+    `<text x="${x0}" y="${top - 8}" font-weight="bold">${ratios ? 'throughput, share of the uWS baseline' : 'throughput, req/s'}</text>`,
+    `<text x="${x1}" y="${top - 8}" font-weight="bold">latency, ms (p50 dark, p99 light)</text>`,
+  ];
+  if (ratios) {
+    const x = x0 + (panelW * 1) / maxV;
+    parts.push(
+      `<line x1="${x}" y1="${top}" x2="${x}" y2="${top + rowH * r.scenarios.length}" stroke="#999" stroke-dasharray="4 3"/>`,
+      `<text x="${x}" y="${top + rowH * r.scenarios.length + 14}" text-anchor="middle" fill="#555">100 %</text>`,
+    );
+  }
+  r.scenarios.forEach((s, i) => {
+    const y = top + i * rowH;
+    const v = value(s);
+    const w = (panelW * v) / maxV;
+    const shown = ratios ? (s.ratio === null ? 'n/a' : pct(s.ratio)) : `${int(s.ours.rps)}/s`;
+    parts.push(
+      `<text x="${labelW - 8}" y="${y + 20}" text-anchor="end">${esc(s.label)}</text>`,
+      `<rect class="throughput" data-scenario="${s.name}" data-value="${v}" x="${x0}" y="${y + 6}" width="${w.toFixed(1)}" height="20" fill="#3b7dd8"/>`,
+      `<text x="${x0 + w + 4}" y="${y + 20}">${shown}</text>`,
+    );
+    const p50 = Number.isFinite(s.ours.p50ms) ? s.ours.p50ms : 0;
+    const p99 = Number.isFinite(s.ours.p99ms) ? s.ours.p99ms : 0;
+    const w99 = (panelW * p99) / maxMs;
+    const w50 = (panelW * p50) / maxMs;
+    parts.push(
+      `<rect class="p99" data-scenario="${s.name}" data-value="${s.ours.p99ms}" x="${x1}" y="${y + 6}" width="${w99.toFixed(1)}" height="20" fill="#f2a65a"/>`,
+      `<rect class="p50" data-scenario="${s.name}" data-value="${s.ours.p50ms}" x="${x1}" y="${y + 11}" width="${w50.toFixed(1)}" height="10" fill="#b5531c"/>`,
+      `<text x="${x1 + w99 + 4}" y="${y + 20}">${msText(s.ours.p50ms)} / ${msText(s.ours.p99ms)}</text>`,
+    );
+  });
+  parts.push('</svg>', '');
+  return parts.join('\n');
+}
+
+/** Write NAME.md, NAME.json and NAME.svg into `dir`; returns their paths. */
+export function writeReports(r: BenchResult, dir: string): { md: string; json: string; svg: string } {
+  mkdirSync(dir, { recursive: true });
+  const base = join(dir, runName(r));
+  const paths = { md: `${base}.md`, json: `${base}.json`, svg: `${base}.svg` };
+  writeFileSync(paths.json, `${JSON.stringify(r, null, 2)}\n`);
+  writeFileSync(paths.md, markdownReport(r));
+  writeFileSync(paths.svg, svgChart(r));
+  return paths;
+}
