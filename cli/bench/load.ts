@@ -27,6 +27,11 @@ export interface LoadResult {
   errors: number;
   /** Answers that were not 2xx or 3xx. */
   non2xx: number;
+  /**
+   * The run reached --max-requests before its duration: wrk's threads stopped early
+   * while its clock ran on, so `rps` understates the server. Raise the cap or shorten the run.
+   */
+  capped?: boolean;
 }
 
 export type LoadTool = 'wrk' | 'autocannon';
@@ -97,7 +102,9 @@ const AUTOCANNON = 'autocannon';
 export async function runLoad(tool: LoadTool, o: LoadOptions): Promise<LoadResult> {
   checkTarget(o.url, o.allowRemote);
   if (o.requests.length === 0) throw new BenchError('BENCH_NO_REQUESTS', `${o.name}: no requests to send`);
-  return tool === 'wrk' ? await runWrk(o) : await runAutocannon(o);
+  const r = tool === 'wrk' ? await runWrk(o) : await runAutocannon(o);
+  // In-flight requests finish after a thread stops itself: near the cap is at it.
+  return r.requests >= o.maxRequests - o.connections ? { ...r, capped: true } : r;
 }
 
 /** Milliseconds from one of wrk's figures (`812.00us`, `1.20ms`, `2.00s`). */

@@ -57,6 +57,12 @@ export function markdownReport(r: BenchResult): string {
       ? 'Cold start: not run.'
       : `Cold start: ${c.ms.toLocaleString('en-US')} ms from process start to the first answered lookup, RSS ${c.rss_mib} MiB then.`,
     r.rss_mib === null ? '' : `Server RSS after the load runs: ${r.rss_mib} MiB.`,
+    r.scenarios.some((s) => s.ours.capped || s.baseline?.capped)
+      ? `\nWARNING: some runs reached --max-requests (${r.settings.max_requests}) before their duration ended; their req/s understate the server (${r.scenarios
+          .filter((s) => s.ours.capped || s.baseline?.capped)
+          .map((s) => s.name)
+          .join(', ')}).`
+      : '',
     '',
   ].join('\n');
 }

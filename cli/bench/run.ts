@@ -3,7 +3,7 @@
  * baseline beside it in alternating pairs (every figure has its ratio), plus a hot
  * swap under load and a cold start; or against a deployment (--url), absolute figures.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import {
   mkdirSync,
   mkdtempSync,
@@ -15,6 +15,7 @@ import {
 } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { now } from '../../core/clock.js';
 import { readCurrent, setCurrent } from '../../core/snapshot/directory.js';
 import {
   BenchError,
@@ -188,9 +189,21 @@ async function startLocal(o: BenchOptions, work: string): Promise<Local> {
 
 export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const started = performance.now();
-  const startedAt = new Date().toISOString();
+  // The service's clock (a test moves it): the run's name and time.
+  const startedAt = new Date(now()).toISOString();
   const work = mkdtempSync(join(tmpdir(), 'fundreturns-bench-'));
   const children: Started[] = [];
+  /** Started outside startProcess (the cold start). */
+  const loose = new Set<ChildProcess>();
+  // Interrupted (Ctrl-C, a kill): the servers it started go with it, and so does the scratch directory.
+  const interrupted = (signal: NodeJS.Signals) => {
+    for (const c of children) c.child.kill('SIGKILL');
+    for (const c of loose) c.kill('SIGKILL');
+    rmSync(work, { recursive: true, force: true });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   try {
     let local: Local | null = null;
     let url: string;
@@ -303,7 +316,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     let coldStart: BenchResult['cold_start'] = null;
     if (local !== null && extra.includes('cold-start')) {
       step('cold start');
-      coldStart = await coldStartOf(local, headers, lists.trailing[0].path);
+      coldStart = await coldStartOf(local, headers, lists.trailing[0].path, loose);
     }
     o.onProgress?.(total, total, 'done');
     return {
@@ -335,6 +348,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       rss_mib: rss === null || Number.isNaN(rss) ? null : Math.round(rss),
     };
   } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
     for (const c of children) await c.stop();
     rmSync(work, { recursive: true, force: true });
   }
@@ -415,10 +430,12 @@ async function coldStartOf(
   local: Local,
   headers: Record<string, string>,
   path: string,
+  loose: Set<ChildProcess>,
 ): Promise<NonNullable<BenchResult['cold_start']>> {
   const port = await freePort();
   const t0 = performance.now();
   const child = spawn(process.execPath, local.serveArgs(port), { stdio: 'ignore' });
+  loose.add(child);
   try {
     const deadline = t0 + 300_000;
     while (performance.now() < deadline) {
@@ -446,5 +463,6 @@ async function coldStartOf(
       child.once('exit', () => res());
       child.kill('SIGTERM');
     });
+    loose.delete(child);
   }
 }
