@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { boolFlag, floatFlag, intFlag, parseArgs, stringFlag, UsageError } from './args.js';
 import { compareRuns, compareText, readRun } from './bench/compare.js';
 import { pickTool } from './bench/load.js';
-import { markdownReport, writeReports } from './bench/report.js';
+import { markdownReport, rerender, writeReports } from './bench/report.js';
 import { EXTRA_SCENARIOS, type ExtraScenario, runBench } from './bench/run.js';
 import { SCENARIOS, type ScenarioName } from './bench/workload.js';
 import type { CliIo } from './io.js';
@@ -25,6 +25,13 @@ export async function runBenchCommand(argv: string[], io: CliIo): Promise<number
     const c = compareRuns(readRun(a), readRun(b), floatFlag(args, 'noise-factor', 2, 0, 100));
     io.out(compareText(c, 'A', 'B'));
     return c.regressions > 0 ? 1 : 0;
+  }
+  if (sub === 'report') {
+    if (rest.length !== 1 || !rest[0].endsWith('.json'))
+      throw new UsageError("bench report: one run's JSON file is needed, RUN.json");
+    const paths = rerender(readRun(rest[0]), rest[0]);
+    io.err(`bench: wrote ${paths.md} and ${paths.svg}`);
+    return 0;
   }
   if (sub !== undefined) throw new UsageError(`bench: unexpected argument ${JSON.stringify(sub)}`);
 

@@ -157,6 +157,7 @@ export const COMMANDS: readonly CommandUse[] = [
         ],
       },
       { args: 'compare A.json B.json', flags: [{ name: 'noise-factor', value: '2' }] },
+      { args: 'report RUN.json', flags: [] },
     ],
   },
 ];

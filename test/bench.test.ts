@@ -4,7 +4,7 @@
  * and `bench compare` passes an equal run and flags a planted regression.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BenchResult } from '../cli/bench/run.js';
@@ -128,6 +128,18 @@ describe.skipIf(!hasWrk)('fundreturns bench against a local test server', () => 
     expect(flagged.status).toBe(1);
     expect(flagged.stdout).toMatch(/\| mcp \| [\d.]+ % \| [\d.]+ % \| -50\.0 % \| [\d.]+ % \| REGRESSION \|/);
     expect(flagged.stdout).toMatch(/\| trailing \|.*\| ok \|/);
+  });
+
+  it("bench report makes the same Markdown and chart again from a run's JSON alone", () => {
+    const again = tempDir('bench-report');
+    const json = files.find((f) => f.endsWith('.json')) ?? 'missing.json';
+    copyFileSync(join(out, json), join(again, json));
+    const r = cli(['bench', 'report', join(again, json)]);
+    expect(r.status, r.stderr).toBe(0);
+    for (const ext of ['.md', '.svg']) {
+      const name = json.replace(/\.json$/, ext);
+      expect(readFileSync(join(again, name), 'utf8')).toBe(readFileSync(join(out, name), 'utf8'));
+    }
   });
 });
 

@@ -56,9 +56,9 @@ export function markdownReport(r: BenchResult): string {
     c === null
       ? 'Cold start: not run.'
       : `Cold start: ${c.ms.toLocaleString('en-US')} ms from process start to the first answered lookup, RSS ${c.rss_mib} MiB then.`,
-    r.rss_mib === null ? '' : `Server RSS after the load runs: ${r.rss_mib} MiB.`,
+    ...(r.rss_mib === null ? [] : [`Server RSS after the load runs: ${r.rss_mib} MiB.`]),
     r.scenarios.some((s) => s.ours.capped || s.baseline?.capped)
-      ? `\nWARNING: some runs reached --max-requests (${r.settings.max_requests}) before their duration ended; their req/s understate the server (${r.scenarios
+      ? `WARNING: some runs reached --max-requests (${r.settings.max_requests}) before their duration ended; their req/s understate the server (${r.scenarios
           .filter((s) => s.ours.capped || s.baseline?.capped)
           .map((s) => s.name)
           .join(', ')}).`
@@ -72,7 +72,8 @@ const esc = (s: string) =>
 
 /**
  * Two panels per scenario row: throughput (ratio to the baseline, or req/s against a
- * URL) and latency p50/p99. Each bar's `data-value` carries the JSON figure it draws.
+ * URL) and latency p50/p99 on a log scale. Each bar's `data-value` carries the JSON
+ * figure it draws.
  */
 export function svgChart(r: BenchResult): string {
   const ratios = r.mode === 'local';
@@ -80,17 +81,22 @@ export function svgChart(r: BenchResult): string {
   const top = 64;
   const labelW = 210;
   const panelW = 330;
-  const gap = 60;
-  const width = labelW + panelW * 2 + gap + 40;
-  const height = top + rowH * r.scenarios.length + 40;
+  const gap = 70;
+  const width = labelW + panelW * 2 + gap + 90;
+  const bottom = top + rowH * r.scenarios.length;
+  const height = bottom + 40;
   const value = (s: ScenarioResult) => (ratios ? (s.ratio ?? 0) : s.ours.rps);
   const maxV = Math.max(ratios ? 1 : 1, ...r.scenarios.map(value));
-  const maxMs = Math.max(
-    0.001,
-    ...r.scenarios.flatMap((s) => [s.ours.p99ms, s.ours.p50ms].filter(Number.isFinite)),
-  );
+  // Whole decades, so a p50 of 0.3 ms and a p99 of 100 ms both show.
+  const finite = r.scenarios
+    .flatMap((s) => [s.ours.p50ms, s.ours.p99ms])
+    .filter((v) => Number.isFinite(v) && v > 0);
+  const lo = Math.floor(Math.log10(Math.min(1, ...finite)));
+  const hi = Math.max(lo + 1, Math.ceil(Math.log10(Math.max(1, ...finite))));
+  const msX = (v: number) => (Number.isFinite(v) && v > 0 ? (panelW * (Math.log10(v) - lo)) / (hi - lo) : 0);
   const x0 = labelW;
   const x1 = labelW + panelW + gap;
+  const f1 = (v: number) => v.toFixed(1);
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
     `<title>fundreturns bench ${esc(runName(r))}</title>`,
@@ -98,13 +104,21 @@ export function svgChart(r: BenchResult): string {
     `<text x="10" y="20" font-size="15" font-weight="bold">fundreturns bench ${esc(runName(r))}</text>`,
     `<text x="10" y="38" fill="#555">${esc(`${r.universe.funds} funds, ${r.tool} ${r.settings.connections} connections, ${r.settings.seconds} s × ${r.settings.pairs}${ratios ? ' pairs' : ' runs'}`)}</text>`,
     `<text x="${x0}" y="${top - 8}" font-weight="bold">${ratios ? 'throughput, share of the uWS baseline' : 'throughput, req/s'}</text>`,
-    `<text x="${x1}" y="${top - 8}" font-weight="bold">latency, ms (p50 dark, p99 light)</text>`,
+    `<text x="${x1}" y="${top - 8}" font-weight="bold">latency, ms, log scale (p50 dark, p99 light)</text>`,
   ];
-  if (ratios) {
-    const x = x0 + (panelW * 1) / maxV;
+  for (let d = lo; d <= hi; d++) {
+    const x = f1(x1 + msX(10 ** d));
+    const label = d >= 0 ? String(10 ** d) : (10 ** d).toFixed(-d);
     parts.push(
-      `<line x1="${x}" y1="${top}" x2="${x}" y2="${top + rowH * r.scenarios.length}" stroke="#999" stroke-dasharray="4 3"/>`,
-      `<text x="${x}" y="${top + rowH * r.scenarios.length + 14}" text-anchor="middle" fill="#555">100 %</text>`,
+      `<line x1="${x}" y1="${top}" x2="${x}" y2="${bottom}" stroke="#ddd"/>`,
+      `<text x="${x}" y="${bottom + 14}" text-anchor="middle" fill="#555">${label}</text>`,
+    );
+  }
+  if (ratios) {
+    const x = f1(x0 + panelW / maxV);
+    parts.push(
+      `<line x1="${x}" y1="${top}" x2="${x}" y2="${bottom}" stroke="#999" stroke-dasharray="4 3"/>`,
+      `<text x="${x}" y="${bottom + 14}" text-anchor="middle" fill="#555">100 %</text>`,
     );
   }
   r.scenarios.forEach((s, i) => {
@@ -112,23 +126,28 @@ export function svgChart(r: BenchResult): string {
     const v = value(s);
     const w = (panelW * v) / maxV;
     const shown = ratios ? (s.ratio === null ? 'n/a' : pct(s.ratio)) : `${int(s.ours.rps)}/s`;
+    const w99 = msX(s.ours.p99ms);
+    const w50 = msX(s.ours.p50ms);
     parts.push(
       `<text x="${labelW - 8}" y="${y + 20}" text-anchor="end">${esc(s.label)}</text>`,
-      `<rect class="throughput" data-scenario="${s.name}" data-value="${v}" x="${x0}" y="${y + 6}" width="${w.toFixed(1)}" height="20" fill="#3b7dd8"/>`,
-      `<text x="${x0 + w + 4}" y="${y + 20}">${shown}</text>`,
-    );
-    const p50 = Number.isFinite(s.ours.p50ms) ? s.ours.p50ms : 0;
-    const p99 = Number.isFinite(s.ours.p99ms) ? s.ours.p99ms : 0;
-    const w99 = (panelW * p99) / maxMs;
-    const w50 = (panelW * p50) / maxMs;
-    parts.push(
-      `<rect class="p99" data-scenario="${s.name}" data-value="${s.ours.p99ms}" x="${x1}" y="${y + 6}" width="${w99.toFixed(1)}" height="20" fill="#f2a65a"/>`,
-      `<rect class="p50" data-scenario="${s.name}" data-value="${s.ours.p50ms}" x="${x1}" y="${y + 11}" width="${w50.toFixed(1)}" height="10" fill="#b5531c"/>`,
-      `<text x="${x1 + w99 + 4}" y="${y + 20}">${msText(s.ours.p50ms)} / ${msText(s.ours.p99ms)}</text>`,
+      `<rect class="throughput" data-scenario="${s.name}" data-value="${v}" x="${x0}" y="${y + 6}" width="${f1(w)}" height="20" fill="#3b7dd8"/>`,
+      `<text x="${f1(x0 + w + 4)}" y="${y + 20}">${shown}</text>`,
+      `<rect class="p99" data-scenario="${s.name}" data-value="${s.ours.p99ms}" x="${x1}" y="${y + 6}" width="${f1(w99)}" height="20" fill="#f2a65a"/>`,
+      `<rect class="p50" data-scenario="${s.name}" data-value="${s.ours.p50ms}" x="${x1}" y="${y + 11}" width="${f1(w50)}" height="10" fill="#b5531c"/>`,
+      `<text x="${f1(x1 + Math.max(w99, w50) + 4)}" y="${y + 20}">${msText(s.ours.p50ms)} / ${msText(s.ours.p99ms)}</text>`,
     );
   });
   parts.push('</svg>', '');
   return parts.join('\n');
+}
+
+/** Make NAME.md and NAME.svg again beside a run's NAME.json (after the report's code changed). */
+export function rerender(r: BenchResult, jsonPath: string): { md: string; svg: string } {
+  const base = jsonPath.replace(/\.json$/, '');
+  const paths = { md: `${base}.md`, svg: `${base}.svg` };
+  writeFileSync(paths.md, markdownReport(r));
+  writeFileSync(paths.svg, svgChart(r));
+  return paths;
 }
 
 /** Write NAME.md, NAME.json and NAME.svg into `dir`; returns their paths. */
