@@ -6,9 +6,17 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchResult } from '../cli/bench/run.js';
-import { cli, cliAsync, generateAndBuild, tempDir } from './harness.js';
+import {
+  cli,
+  cliAsync,
+  generateAndBuild,
+  type ServerProcess,
+  setupAccess,
+  startServe,
+  tempDir,
+} from './harness.js';
 
 const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
 const dir = tempDir('bench');
@@ -140,6 +148,59 @@ describe.skipIf(!hasWrk)('fundreturns bench against a local test server', () => 
       const name = json.replace(/\.json$/, ext);
       expect(readFileSync(join(again, name), 'utf8')).toBe(readFileSync(join(out, name), 'utf8'));
     }
+  });
+});
+
+describe.skipIf(!hasWrk)('fundreturns bench --url against a running deployment', () => {
+  let server: ServerProcess | undefined;
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('reports absolute figures from the served universe, each run listed, no baseline and no local-only scenarios', async () => {
+    const d = tempDir('bench-url');
+    const { snapshots: snaps } = generateAndBuild(d, 20);
+    const access = setupAccess(d);
+    server = await startServe([...access.flags, '--snapshots', snaps, '--threads', '1']);
+    const results = join(d, 'results');
+    const r = await cliAsync([
+      'bench',
+      '--url',
+      server.url,
+      '--key',
+      access.key,
+      '--scenarios',
+      'as-of',
+      '--duration',
+      '1',
+      '--pairs',
+      '2',
+      '--connections',
+      '2',
+      '--load-threads',
+      '1',
+      '--out',
+      results,
+      '--json',
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    const run = JSON.parse(r.stdout) as BenchResult;
+    expect(run).toMatchObject({
+      mode: 'url',
+      target: server.url,
+      hot_swap: null,
+      cold_start: null,
+      rss_mib: null,
+    });
+    expect(run.universe.funds).toBe(20);
+    const [s] = run.scenarios;
+    expect(s).toMatchObject({ name: 'as-of', ratio: null, baseline: null });
+    expect(s.runs).toHaveLength(2);
+    // Dates drawn within each fund's history: every as_of lookup finds a row.
+    expect(s.ours.requests).toBeGreaterThan(0);
+    expect(s.ours.errors + s.ours.non2xx).toBe(0);
+    const md = readFileSync(join(results, readdirSync(results).find((f) => f.endsWith('.md')) ?? ''), 'utf8');
+    expect(md).toContain(`| ${s.label} | ${int(s.ours.rps)} | ${s.runs.map((x) => int(x.rps)).join(', ')} |`);
   });
 });
 

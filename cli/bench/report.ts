@@ -33,6 +33,7 @@ export function markdownReport(r: BenchResult): string {
     .join('|')}|`;
   const h = r.hot_swap;
   const c = r.cold_start;
+  const failed = r.scenarios.filter((s) => s.ours.errors + s.ours.non2xx > 0).map((s) => s.name);
   return [
     `# fundreturns bench ${runName(r)}`,
     '',
@@ -51,10 +52,10 @@ export function markdownReport(r: BenchResult): string {
     ...rows,
     '',
     h === null
-      ? 'Hot swap under load: not run.'
+      ? `Hot swap under load: not run${local ? '' : ' (a local server only)'}.`
       : `Hot swap under load: CURRENT flipped ${h.swaps} times during latest-trailing load; ${h.requests.toLocaleString('en-US')} requests, ${h.errors} socket errors, ${h.non2xx} non-2xx; served ${h.served.join(' → ') || 'n/a'}; ${int(h.rps)} req/s, p99 ${msText(h.p99ms)} ms.`,
     c === null
-      ? 'Cold start: not run.'
+      ? `Cold start: not run${local ? '' : ' (a local server only)'}.`
       : `Cold start: ${c.ms.toLocaleString('en-US')} ms from process start to the first answered lookup, RSS ${c.rss_mib} MiB then.`,
     ...(r.rss_mib === null ? [] : [`Server RSS after the load runs: ${r.rss_mib} MiB.`]),
     r.scenarios.some((s) => s.ours.capped || s.baseline?.capped)
@@ -63,8 +64,16 @@ export function markdownReport(r: BenchResult): string {
           .map((s) => s.name)
           .join(', ')}).`
       : '',
-    '',
-  ].join('\n');
+    ...(failed.length === 0
+      ? []
+      : [
+          `Failed requests (socket errors or answers other than 2xx/3xx) in ${failed.join(', ')}: their figures include refused answers; against a deployment, 429s mean the key's plan limits the run.`,
+        ]),
+  ]
+    .filter((line, k, all) => line !== '' || (k > 0 && all[k - 1] !== ''))
+    .join('\n')
+    .trimEnd()
+    .concat('\n');
 }
 
 const esc = (s: string) =>
