@@ -53,10 +53,15 @@ export async function runBenchCommand(argv: string[], io: CliIo): Promise<number
   )
     throw new UsageError('bench: hot-swap and cold-start need a local server, not --url');
 
-  const tool = await pickTool();
+  const wanted = stringFlag(args, 'tool', 'auto');
+  if (wanted !== 'auto' && wanted !== 'wrk' && wanted !== 'autocannon')
+    throw new UsageError(`bench: --tool is auto, wrk or autocannon, not ${JSON.stringify(wanted)}`);
+  const tool = await pickTool(wanted);
   if (tool === null)
     throw new Error(
-      'bench needs a load generator: install wrk (Debian: apt-get install wrk) or autocannon (npm install autocannon)',
+      wanted === 'wrk'
+        ? 'bench: wrk is not installed (Debian: apt-get install wrk)'
+        : 'bench needs a load generator: install wrk (Debian: apt-get install wrk), or run `npm ci` for autocannon',
     );
   const progress = io.isTty ? progressWriter() : undefined;
   const result = await runBench({

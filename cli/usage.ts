@@ -152,6 +152,7 @@ export const COMMANDS: readonly CommandUse[] = [
           { name: 'threads', value: '2' },
           { name: 'load-threads', value: '2' },
           { name: 'max-requests', value: '1000000' },
+          { name: 'tool', value: 'auto|wrk|autocannon' },
           { name: 'out', value: './bench/results' },
           JSON_OUT,
         ],

@@ -86,18 +86,24 @@ export function checkTarget(url: string, allowRemote: boolean): URL {
   return u;
 }
 
-/** wrk when installed, else autocannon when importable, else null. */
-export async function pickTool(): Promise<LoadTool | null> {
-  if (spawnSync('wrk', ['--version'], { encoding: 'utf8' }).error === undefined) return 'wrk';
+const hasWrk = () => spawnSync('wrk', ['--version'], { encoding: 'utf8' }).error === undefined;
+const hasAutocannon = async () => {
   try {
     await import(AUTOCANNON);
-    return 'autocannon';
+    return true;
   } catch {
-    return null;
+    return false;
   }
-}
-// A variable, so TypeScript does not need autocannon's types to build without it.
+};
+// A variable, so the build does not need autocannon's types (it ships none we use).
 const AUTOCANNON = 'autocannon';
+
+/** The tool asked for (`auto`: wrk when installed, else autocannon), or null when it cannot run here. */
+export async function pickTool(wanted: 'auto' | LoadTool = 'auto'): Promise<LoadTool | null> {
+  if (wanted !== 'autocannon' && hasWrk()) return 'wrk';
+  if (wanted !== 'wrk' && (await hasAutocannon())) return 'autocannon';
+  return null;
+}
 
 export async function runLoad(tool: LoadTool, o: LoadOptions): Promise<LoadResult> {
   checkTarget(o.url, o.allowRemote);
@@ -236,8 +242,8 @@ async function runAutocannon(o: LoadOptions): Promise<LoadResult> {
     url: o.url,
     connections: o.connections,
     duration: o.seconds,
-    amount: o.maxRequests,
-    workers: o.threads > 1 ? o.threads : undefined,
+    // Not `amount`, which would override the duration: this ends the run at whichever comes first.
+    maxOverallRequests: Math.max(o.connections, o.maxRequests),
     headers: { 'content-type': 'application/json', ...o.headers },
     requests: o.requests.map((q) => ({ method: q.method, path: q.path, body: q.body })),
   });
