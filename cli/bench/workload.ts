@@ -4,6 +4,7 @@
  * requests over random codes drawn from it, never one hot key. Seeded, so two runs
  * send the same requests.
  */
+import { Rng } from '../../builder/generate/prng.js';
 import { BATCH_MAX_CODES, LIMIT_MAX } from '../../schemas/common.js';
 import type { BenchRequest } from './load.js';
 import { BenchError } from './load.js';
@@ -47,18 +48,6 @@ export async function fetchUniverse(url: string, headers: Record<string, string>
   }
   if (funds.length === 0) throw new BenchError('BENCH_UNIVERSE', 'the server lists no funds');
   return funds;
-}
-
-/** Mulberry32: a small seeded generator, so a run's requests can be made again. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export const SCENARIOS = [
@@ -105,6 +94,9 @@ export const MIXED_WEIGHTS: Readonly<Record<Exclude<ScenarioName, 'mixed'>, numb
 const LIST = 2000;
 const BATCH_LIST = 100;
 
+/** Not one of the universe's streams (builder/generate/prng.ts Stream): the bench's own. */
+const BENCH_STREAM = 0xbe;
+
 const MCP_TOOLS = ['getTrailingReturns', 'getFund', 'getCalendarReturns'] as const;
 
 /** The requests of every scenario, over `funds`. */
@@ -112,7 +104,9 @@ export function scenarioRequests(
   funds: readonly ServedFund[],
   seed = 42,
 ): Record<ScenarioName, BenchRequest[]> {
-  const rand = seeded(seed);
+  // The generator's own seeded stream (its own stream number), so two runs send the same requests.
+  const rng = new Rng(seed, BENCH_STREAM, 0);
+  const rand = () => rng.next();
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
   const codes = funds.map((f) => f.code);
   const withHistory = funds.filter((f) => f.first !== null && f.last !== null);
