@@ -1,6 +1,6 @@
 /**
  * HTTP load suite (issue 3 targets), wrk on loopback, every figure a ratio to a
- * trivial uWS server (bench/baseline-server.ts) measured in the same run with the
+ * trivial uWS server (cli/bench/baseline-server.ts) measured in the same run with the
  * same tool, connection count and thread layout:
  *   latest trailing and fund metadata ≥ 80 %, as_of ≥ 70 %, batch of 100 ≥ 60 % of
  *   the baseline answering a fixed body of the same size, q search ≥ 50 %;
@@ -13,12 +13,13 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Shape } from '../cli/bench/baseline-server.js';
+import { type BenchRequest, luaScript, parseWrk } from '../cli/bench/load.js';
+import { freePort, rssMiB } from '../cli/bench/processes.js';
 import { listSnapshots, readCurrent, setCurrent } from '../core/snapshot/directory.js';
 import { seededRandom } from '../test/seeded-random.js';
-import type { Shape } from './baseline-server.js';
 import { benchArgs, DEFAULT_SNAPSHOTS } from './setup.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -40,15 +41,6 @@ const onCpu = (cpu: number, cmd: string, argv: string[]): [string, string[]] =>
 const work = '/tmp/fr-http-bench';
 mkdirSync(work, { recursive: true });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
 async function startProcess(cmd: string[], ready: RegExp): Promise<ChildProcess> {
   const child = spawn(...onCpu(1, process.execPath, cmd), { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -64,11 +56,6 @@ async function startProcess(cmd: string[], ready: RegExp): Promise<ChildProcess>
   child.stdout!.resume();
   child.stderr!.resume();
   return child;
-}
-
-function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
 interface WrkResult {
@@ -87,11 +74,6 @@ interface WrkResult {
   errors: number;
   non2xx: number;
   requests: number;
-}
-
-function ms(v: string, unit: string): number {
-  const n = Number(v);
-  return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : n;
 }
 
 /** CPU ticks (user + system) of every thread of a process. */
@@ -131,14 +113,7 @@ function wrk(port: number, script: string, duration = seconds, pid?: number): Wr
       encoding: 'utf8',
     },
   );
-  const out = r.stdout;
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
-  const p50 = /50%\s+([\d.]+)(us|ms|s)/.exec(out);
-  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
-  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const errors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const { rps, p50ms, p99ms, errors, non2xx, requests } = parseWrk(r.stdout);
   const cpuUs = pid === undefined ? Number.NaN : ((cpuTicks(pid) - before) * TICK_US) / Math.max(1, requests);
   const preempted =
     pid === undefined ? Number.NaN : (preemptions(pid) - switchesBefore) / Math.max(1, requests);
@@ -146,36 +121,21 @@ function wrk(port: number, script: string, duration = seconds, pid?: number): Wr
     rps,
     cpuUs,
     preemptions: preempted,
-    p50ms: p50 ? ms(p50[1], p50[2]) : Number.NaN,
-    p99ms: p99 ? ms(p99[1], p99[2]) : Number.NaN,
+    p50ms,
+    p99ms,
     errors,
     non2xx,
     requests,
   };
 }
 
-/**
- * A wrk Lua script cycling through pre-built requests (the same script drives both
- * servers). Requests formatted at load time get no Host header from wrk, and uWS
- * rightly drops HTTP/1.1 requests without one, so it is set explicitly.
- */
-function script(
-  name: string,
-  requests: Array<{ method: string; path: string; body?: string }>,
-  key = benchKey,
-): string {
-  const lua = [
-    'local reqs = {}',
-    ...requests.map(
-      (r, i) =>
-        `reqs[${i + 1}] = wrk.format(${JSON.stringify(r.method)}, ${JSON.stringify(r.path)}, {["Host"]="127.0.0.1", ["Content-Type"]="application/json", ["Authorization"]="Bearer ${key}"}, ${r.body === undefined ? 'nil' : JSON.stringify(r.body)})`,
-    ),
-    'local n = #reqs',
-    'local i = 0',
-    'function request() i = (i % n) + 1 return reqs[i] end',
-  ].join('\n');
+/** A wrk Lua script cycling through pre-built requests (the same script drives both servers). */
+function script(name: string, requests: BenchRequest[], key = benchKey): string {
   const path = join(work, `${name}.lua`);
-  writeFileSync(path, lua);
+  writeFileSync(
+    path,
+    luaScript(requests, '127.0.0.1', '', { Authorization: `Bearer ${key}` }, Number.MAX_SAFE_INTEGER),
+  );
   return path;
 }
 
@@ -342,7 +302,7 @@ const base = await startProcess(
     // The server itself, not a tsx wrapper process, so its CPU can be read.
     '--import',
     'tsx',
-    join(root, 'bench/baseline-server.ts'),
+    join(root, 'cli/bench/baseline-server.ts'),
     String(basePort),
     String(threads),
     String(batchBytes),
@@ -429,21 +389,7 @@ if (others.length > 0) {
       out += d;
     });
     child.on('exit', () => {
-      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
-      const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-      resolve({
-        rps,
-        cpuUs: Number.NaN,
-        preemptions: Number.NaN,
-        p50ms: Number.NaN,
-        p99ms: ms(
-          /99%\s+([\d.]+)(us|ms|s)/.exec(out)?.[1] ?? 'NaN',
-          /99%\s+([\d.]+)(us|ms|s)/.exec(out)?.[2] ?? 'ms',
-        ),
-        errors: sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
-        non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
-        requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
-      });
+      resolve({ ...parseWrk(out), cpuUs: Number.NaN, preemptions: Number.NaN, p50ms: Number.NaN });
     });
   });
   swap = await p;

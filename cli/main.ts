@@ -62,6 +62,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       case 'mcp':
         // Only the MCP session: its stdout must carry JSON-RPC alone.
         return await (await import('./mcp.js')).runMcp(rest, io);
+      case 'bench':
+        // Load generation and reports: nothing else needs them loaded.
+        return await (await import('./bench.js')).runBenchCommand(rest, io);
       case 'accounts':
       case 'keys': {
         // Store administration only: no uWS, no snapshot.

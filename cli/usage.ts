@@ -184,6 +184,31 @@ export const COMMANDS: readonly CommandUse[] = [
       },
     ],
   },
+  {
+    command: 'bench',
+    summary: 'load-test a local server (beside a trivial uWS baseline) or a deployment; compare two runs',
+    forms: [
+      {
+        flags: [
+          SNAPSHOTS,
+          { name: 'url', value: 'URL', text: '[--url URL --key KEY]' },
+          { name: 'key', value: 'KEY', text: '' },
+          { name: 'scenarios', value: 'all' },
+          { name: 'duration', value: '5' },
+          { name: 'connections', value: '64' },
+          { name: 'pairs', value: '3' },
+          { name: 'threads', value: '2' },
+          { name: 'load-threads', value: '2' },
+          { name: 'max-requests', value: '1000000' },
+          { name: 'tool', value: 'auto|wrk|autocannon' },
+          { name: 'out', value: './bench/results' },
+          JSON_OUT,
+        ],
+      },
+      { args: 'compare A.json B.json', flags: [{ name: 'noise-factor', value: '2' }] },
+      { args: 'report RUN.json', flags: [] },
+    ],
+  },
 ];
 
 const WIDTH = 110;

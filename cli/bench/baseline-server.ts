@@ -9,10 +9,10 @@
  * work: how throughput falls with work per request on this machine, which tells
  * what a ratio target leaves for everything a server does besides sending bytes.
  *
- *   npx tsx bench/baseline-server.ts PORT THREADS POST_BODY_BYTES [SHAPE_JSON]
+ *   npx tsx cli/bench/baseline-server.ts PORT THREADS POST_BODY_BYTES [SHAPE_JSON]
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { loadUws } from '../server/uws.js';
+import { loadUws } from '../../server/uws.js';
 
 /** One of our answers as bytes on the wire: its header lines after Content-Type, and its body size. */
 export interface Shape {

@@ -1,0 +1,468 @@
+/**
+ * One bench run: against a local server started on a snapshot, with the trivial uWS
+ * baseline beside it in alternating pairs (every figure has its ratio), plus a hot
+ * swap under load and a cold start; or against a deployment (--url), absolute figures.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { now } from '../../core/clock.js';
+import { readCurrent, setCurrent } from '../../core/snapshot/directory.js';
+import {
+  BenchError,
+  type BenchRequest,
+  checkTarget,
+  type LoadResult,
+  type LoadTool,
+  runLoad,
+} from './load.js';
+import {
+  baselineCommand,
+  CLI_PATH,
+  commitOf,
+  freePort,
+  packageRoot,
+  rssMiB,
+  runCli,
+  type Started,
+  startProcess,
+} from './processes.js';
+import {
+  fetchUniverse,
+  SCENARIO_LABELS,
+  SCENARIOS,
+  type ScenarioName,
+  scenarioRequests,
+} from './workload.js';
+
+/** Scenarios beyond the request mixes: only against a local server. */
+export const EXTRA_SCENARIOS = ['hot-swap', 'cold-start'] as const;
+export type ExtraScenario = (typeof EXTRA_SCENARIOS)[number];
+
+export interface BenchOptions {
+  /** Local mode: the snapshots directory to serve (its CURRENT). */
+  snapshots: string;
+  /** Deployment mode: its base URL and an API key. */
+  url?: string;
+  key?: string;
+  scenarios: ReadonlyArray<ScenarioName | ExtraScenario>;
+  /** Seconds per measured run. */
+  seconds: number;
+  connections: number;
+  /** Alternating pairs per scenario (runs per scenario against a URL). */
+  pairs: number;
+  /** Worker threads of the local server and the baseline. */
+  serverThreads: number;
+  /** wrk threads. */
+  loadThreads: number;
+  maxRequests: number;
+  tool: LoadTool;
+  /** Called between runs with what it is doing (the progress line). */
+  onProgress?: (done: number, total: number, what: string) => void;
+}
+
+export interface ScenarioRun {
+  rps: number;
+  baselineRps: number | null;
+  ratio: number | null;
+}
+
+export interface ScenarioResult {
+  name: ScenarioName;
+  label: string;
+  /** The median run's figures (by throughput). */
+  ours: LoadResult;
+  baseline: LoadResult | null;
+  runs: ScenarioRun[];
+  /** Median of the pairs' ratios; null against a URL. */
+  ratio: number | null;
+  /**
+   * Run-to-run noise: (max − min) / median of the pairs' ratios (of throughput against
+   * a URL). `compare` judges a drop against it.
+   */
+  spread: number;
+}
+
+export interface BenchResult {
+  format: 1;
+  started_at: string;
+  seconds_total: number;
+  commit: string | null;
+  mode: 'local' | 'url';
+  target: string;
+  tool: LoadTool;
+  machine: { cpus: number; loadavg: number[]; node: string; platform: string };
+  settings: {
+    seconds: number;
+    connections: number;
+    pairs: number;
+    server_threads: number | null;
+    load_threads: number;
+    max_requests: number;
+  };
+  universe: { funds: number; snapshot: string | null };
+  scenarios: ScenarioResult[];
+  hot_swap: {
+    requests: number;
+    errors: number;
+    non2xx: number;
+    swaps: number;
+    /** Snapshot ids /healthz reported while the load ran, in order. */
+    served: string[];
+    rps: number;
+    p99ms: number;
+  } | null;
+  cold_start: { ms: number; rss_mib: number } | null;
+  /** Our server's RSS after the load runs (local). */
+  rss_mib: number | null;
+}
+
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const relRange = (xs: readonly number[]) => {
+  const m = median(xs);
+  return m > 0 ? (Math.max(...xs) - Math.min(...xs)) / m : 0;
+};
+
+/** A plans file no run reaches, yet with small integers like every real plan's (C26). */
+const PLANS = { business: { burst: 1_000_000_000, monthly: 1_000_000_000 } };
+
+interface Local {
+  server: Started;
+  url: string;
+  key: string;
+  served: string;
+  current: string;
+  serveArgs: (port: number) => string[];
+}
+
+/** A private snapshots directory linking to the snapshot to serve: the bench flips its CURRENT, never the operator's. */
+async function startLocal(o: BenchOptions, work: string): Promise<Local> {
+  const source = resolve(o.snapshots);
+  const current = readCurrent(source);
+  if (current === null)
+    throw new BenchError(
+      'BENCH_NO_SNAPSHOT',
+      `no snapshot published in ${source}: run \`make demo\` or \`fundreturns build\` first, or pass --snapshots DIR`,
+    );
+  const served = join(work, 'snapshots');
+  runCli(['accounts', 'create', 'bench', '--plan', 'business', '--store', join(work, 'store'), '--json']);
+  const key = (
+    JSON.parse(runCli(['keys', 'create', 'bench', '--json', '--store', join(work, 'store')])) as {
+      key: string;
+    }
+  ).key;
+  writeFileSync(join(work, 'plans.json'), JSON.stringify(PLANS));
+  mkdirSync(served);
+  symlinkSync(join(source, current), join(served, current));
+  setCurrent(served, current);
+  const serveArgs = (port: number) => [
+    CLI_PATH,
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--threads',
+    String(o.serverThreads),
+    '--snapshots',
+    served,
+    '--store',
+    join(work, 'store'),
+    '--plans',
+    join(work, 'plans.json'),
+  ];
+  const server = await startProcess(serveArgs(0), /serving on http:\/\/[^:]+:(\d+)/);
+  return { server, url: `http://127.0.0.1:${server.match[1]}`, key, served, current, serveArgs };
+}
+
+export async function runBench(o: BenchOptions): Promise<BenchResult> {
+  const started = performance.now();
+  // The service's clock (a test moves it): the run's name and time.
+  const startedAt = new Date(now()).toISOString();
+  const work = mkdtempSync(join(tmpdir(), 'fundreturns-bench-'));
+  const children: Started[] = [];
+  /** Started outside startProcess (the cold start). */
+  const loose = new Set<ChildProcess>();
+  // Interrupted (Ctrl-C, a kill): the servers it started go with it, and so does the scratch directory.
+  const interrupted = (signal: NodeJS.Signals) => {
+    for (const c of children) c.child.kill('SIGKILL');
+    for (const c of loose) c.kill('SIGKILL');
+    rmSync(work, { recursive: true, force: true });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    let local: Local | null = null;
+    let url: string;
+    let key: string;
+    if (o.url !== undefined) {
+      url = checkTarget(o.url, true).href.replace(/\/$/, '');
+      if (o.key === undefined) throw new BenchError('BENCH_NO_KEY', '--url needs --key KEY');
+      key = o.key;
+    } else {
+      local = await startLocal(o, work);
+      children.push(local.server);
+      url = local.url;
+      key = local.key;
+    }
+    const headers = { Authorization: `Bearer ${key}`, Accept: 'application/json' };
+    const funds = await fetchUniverse(url, headers);
+    const lists = scenarioRequests(funds);
+    const wanted = SCENARIOS.filter((s) => o.scenarios.includes(s));
+
+    let baseline: { url: string; proc: Started } | null = null;
+    if (local !== null && wanted.length > 0) {
+      // The POST baseline answers with a body the size of our batch answer.
+      const res = await fetch(`${url}/v1/trailing-returns/batch`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: lists['batch-trailing'][0].body,
+      });
+      const postBytes = (await res.arrayBuffer()).byteLength;
+      const port = await freePort();
+      const proc = await startProcess(
+        [...baselineCommand(), String(port), String(o.serverThreads), String(postBytes)],
+        /baseline listening/,
+      );
+      children.push(proc);
+      baseline = { url: `http://127.0.0.1:${port}`, proc };
+    }
+
+    const extra = EXTRA_SCENARIOS.filter((s) => local !== null && o.scenarios.includes(s));
+    const total = wanted.length * o.pairs * (baseline ? 2 : 1) + (wanted.length > 0 ? 1 : 0) + extra.length;
+    let done = 0;
+    const step = (what: string) => o.onProgress?.(done++, total, what);
+    const load = (target: string, name: string, requests: readonly BenchRequest[], seconds = o.seconds) =>
+      runLoad(o.tool, {
+        url: target,
+        requests,
+        headers,
+        seconds,
+        connections: o.connections,
+        threads: o.loadThreads,
+        maxRequests: o.maxRequests,
+        workDir: work,
+        name,
+        allowRemote: local === null,
+      });
+
+    // Both JITs warm before anything counts.
+    if (wanted.length > 0) {
+      step('warming up');
+      const warm = Math.min(2, o.seconds);
+      if (baseline) await load(baseline.url, 'warm-baseline', lists.mixed, warm);
+      await load(url, 'warm', lists.mixed, warm);
+    }
+
+    const scenarios: ScenarioResult[] = [];
+    for (const name of wanted) {
+      const ours: LoadResult[] = [];
+      const base: LoadResult[] = [];
+      for (let p = 0; p < o.pairs; p++) {
+        // The baseline then ours, back to back: a pair shares what else the machine does.
+        if (baseline) {
+          step(`${name}: baseline, pair ${p + 1}/${o.pairs}`);
+          base.push(await load(baseline.url, `${name}-baseline`, lists[name]));
+        }
+        step(`${name}${baseline ? `: ours, pair ${p + 1}/${o.pairs}` : `: run ${p + 1}/${o.pairs}`}`);
+        ours.push(await load(url, name, lists[name]));
+      }
+      const runs: ScenarioRun[] = ours.map((r, i) => ({
+        rps: r.rps,
+        baselineRps: base[i]?.rps ?? null,
+        ratio: base[i] ? r.rps / base[i].rps : null,
+      }));
+      const byRps = (xs: LoadResult[]) =>
+        [...xs].sort((a, b) => a.rps - b.rps)[Math.floor((xs.length - 1) / 2)];
+      const ratios = runs.flatMap((r) => (r.ratio === null ? [] : [r.ratio]));
+      scenarios.push({
+        name,
+        label: SCENARIO_LABELS[name],
+        ours: byRps(ours),
+        baseline: base.length > 0 ? byRps(base) : null,
+        runs,
+        ratio: ratios.length > 0 ? median(ratios) : null,
+        spread: relRange(ratios.length > 0 ? ratios : runs.map((r) => r.rps)),
+      });
+    }
+    if (baseline) await baseline.proc.stop();
+    const rss = local === null ? null : rssMiB(local.server.child.pid!);
+
+    let hotSwap: BenchResult['hot_swap'] = null;
+    if (local !== null && extra.includes('hot-swap')) {
+      step('hot swap under load');
+      hotSwap = await hotSwapUnderLoad(
+        local,
+        url,
+        lists.trailing,
+        (requests, seconds) => load(url, 'hot-swap', requests, seconds),
+        Math.max(3, o.seconds),
+      );
+    }
+    if (local !== null) await local.server.stop();
+    let coldStart: BenchResult['cold_start'] = null;
+    if (local !== null && extra.includes('cold-start')) {
+      step('cold start');
+      coldStart = await coldStartOf(local, headers, lists.trailing[0].path, loose);
+    }
+    o.onProgress?.(total, total, 'done');
+    return {
+      format: 1,
+      started_at: startedAt,
+      seconds_total: Math.round((performance.now() - started) / 100) / 10,
+      commit: commitOf(packageRoot()),
+      mode: local === null ? 'url' : 'local',
+      target: local === null ? url : resolve(o.snapshots),
+      tool: o.tool,
+      machine: {
+        cpus: availableParallelism(),
+        loadavg: loadavg().map((x) => Math.round(x * 100) / 100),
+        node: process.version,
+        platform: `${process.platform}-${process.arch}`,
+      },
+      settings: {
+        seconds: o.seconds,
+        connections: o.connections,
+        pairs: o.pairs,
+        server_threads: local === null ? null : o.serverThreads,
+        load_threads: o.loadThreads,
+        max_requests: o.maxRequests,
+      },
+      universe: { funds: funds.length, snapshot: local?.current ?? null },
+      scenarios,
+      hot_swap: hotSwap,
+      cold_start: coldStart,
+      rss_mib: rss === null || Number.isNaN(rss) ? null : Math.round(rss),
+    };
+  } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    for (const c of children) await c.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function healthId(url: string): Promise<string | null> {
+  try {
+    const h = (await (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) })).json()) as {
+      snapshot: { id: string } | null;
+    };
+    return h.snapshot?.id ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Latest trailing under load while CURRENT names a second snapshot (a link to the
+ * same files under another id, so it loads afresh) and then the first again: every
+ * request must still be answered. /healthz is polled meanwhile to show the swaps happened.
+ */
+async function hotSwapUnderLoad(
+  local: Local,
+  url: string,
+  requests: readonly BenchRequest[],
+  load: (requests: readonly BenchRequest[], seconds: number) => Promise<LoadResult>,
+  seconds: number,
+): Promise<NonNullable<BenchResult['hot_swap']>> {
+  const other = `${local.current.slice(0, -4)}${local.current.endsWith('beef') ? 'cafe' : 'beef'}`;
+  const target = readFileSync(join(local.served, 'CURRENT'), 'utf8').trim();
+  symlinkSync(realpathSync(join(local.served, target)), join(local.served, other));
+  const served: string[] = [];
+  let swaps = 0;
+  const watch = setInterval(async () => {
+    const id = await healthId(url);
+    if (id !== null && served[served.length - 1] !== id) served.push(id);
+  }, 100);
+  const timers = [
+    setTimeout(
+      () => {
+        setCurrent(local.served, other);
+        swaps++;
+      },
+      (seconds * 1000) / 3,
+    ),
+    setTimeout(
+      () => {
+        setCurrent(local.served, local.current);
+        swaps++;
+      },
+      (seconds * 2000) / 3,
+    ),
+  ];
+  try {
+    const r = await load(requests, seconds);
+    // The last swap may still be loading: wait (bounded) until it serves.
+    for (let t = 0; t < 120 && (await healthId(url)) !== local.current; t++)
+      await new Promise((res) => setTimeout(res, 250));
+    const last = await healthId(url);
+    if (last !== null && served[served.length - 1] !== last) served.push(last);
+    return {
+      requests: r.requests,
+      errors: r.errors,
+      non2xx: r.non2xx,
+      swaps,
+      served,
+      rps: r.rps,
+      p99ms: r.p99ms,
+    };
+  } finally {
+    for (const t of timers) clearTimeout(t);
+    clearInterval(watch);
+  }
+}
+
+/** Process start to the first answered lookup, and RSS at that moment. */
+async function coldStartOf(
+  local: Local,
+  headers: Record<string, string>,
+  path: string,
+  loose: Set<ChildProcess>,
+): Promise<NonNullable<BenchResult['cold_start']>> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawn(process.execPath, local.serveArgs(port), { stdio: 'ignore' });
+  loose.add(child);
+  try {
+    const deadline = t0 + 300_000;
+    while (performance.now() < deadline) {
+      if (child.exitCode !== null)
+        throw new BenchError('BENCH_START_FAILED', `cold start: serve exited ${child.exitCode}`);
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}${path}`, {
+          headers,
+          signal: AbortSignal.timeout(1000),
+        });
+        await r.arrayBuffer();
+        if (r.status === 200) {
+          const ms = performance.now() - t0;
+          return { ms: Math.round(ms), rss_mib: Math.round(rssMiB(child.pid!)) };
+        }
+      } catch {
+        // not listening yet
+      }
+      await new Promise((res) => setTimeout(res, 5));
+    }
+    throw new BenchError('BENCH_START_FAILED', 'cold start: no answer within 300 s');
+  } finally {
+    await new Promise<void>((res) => {
+      if (child.exitCode !== null || child.signalCode !== null) return res();
+      child.once('exit', () => res());
+      child.kill('SIGTERM');
+    });
+    loose.delete(child);
+  }
+}
