@@ -1,0 +1,177 @@
+/**
+ * /metrics end to end (issue 23, docs/monitoring.md): a real `fundreturns serve` with
+ * an admin listener, sent a known set of requests; the scrape must parse with
+ * Prometheus's own parser (`promtool check metrics`) and count exactly what was sent,
+ * and the public port must not serve it.
+ */
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SnapshotLookup } from '../core/lookup.js';
+import { readCurrent } from '../core/snapshot/directory.js';
+import { loadSnapshot } from '../core/snapshot/reader.js';
+import {
+  cli,
+  freePort,
+  generateAndBuild,
+  type ServerProcess,
+  setupAccess,
+  startServe,
+  type TestAccess,
+  tempDir,
+} from './harness.js';
+import { toolForTest } from './system-tool.js';
+
+let dir: string;
+let server: ServerProcess;
+let access: TestAccess;
+let limitedKey: string;
+let adminPort: number;
+let codes: string[];
+
+beforeAll(async () => {
+  dir = tempDir('metrics');
+  const { snapshots } = generateAndBuild(dir, 40);
+  codes = new SnapshotLookup((await loadSnapshot(join(snapshots, readCurrent(snapshots)!))).columns).cols
+    .funds.code;
+  // `business` never limits the test; `free` here allows one request a minute, so a second is a 429 (burst).
+  access = setupAccess(dir, 'business', {
+    business: { burst: 1_000_000, monthly: 100_000_000 },
+    free: { burst: 1, monthly: 1000 },
+  });
+  const store = ['--store', access.store];
+  expect(cli(['accounts', 'create', 'limited', '--plan', 'free', ...store]).status).toBe(0);
+  const k = cli(['keys', 'create', 'limited', '--json', ...store]);
+  limitedKey = (JSON.parse(k.stdout) as { key: string }).key;
+  adminPort = await freePort();
+  server = await startServe([
+    ...access.flags,
+    '--snapshots',
+    snapshots,
+    '--threads',
+    '2',
+    '--admin-port',
+    String(adminPort),
+  ]);
+});
+
+afterAll(async () => {
+  await server?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const scrape = async () => {
+  const r = await fetch(`http://127.0.0.1:${adminPort}/metrics`);
+  expect(r.status).toBe(200);
+  expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return r.text();
+};
+
+/** The value of one sample, by metric name and exact label set as the text shows it. */
+function sample(text: string, series: string): number | undefined {
+  for (const line of text.split('\n'))
+    if (line.startsWith(`${series} `)) return Number(line.slice(series.length + 1));
+  return undefined;
+}
+
+describe('the admin listener', () => {
+  it('is not the public port: /metrics there is a 404 like any unknown path', async () => {
+    const r = await fetch(`${server.url}/metrics`);
+    expect(r.status).toBe(404);
+    expect(server.logs()).toContain(`metrics on http://127.0.0.1:${adminPort}/metrics`);
+  });
+
+  it('counts exactly what it was sent: 3 trailing 200s, a 404, a 401, a 429, a 422 and one MCP tools/call', async () => {
+    const code = codes[0];
+    const trailing = `${server.url}/v1/funds/${code}/trailing-returns`;
+    const auth = access.headers;
+    // Two answered straight from the route callback (prepared row), one through the general path (MessagePack).
+    expect((await fetch(trailing, { headers: auth })).status).toBe(200);
+    expect((await fetch(trailing, { headers: auth })).status).toBe(200);
+    expect((await fetch(trailing, { headers: { ...auth, accept: 'application/msgpack' } })).status).toBe(200);
+    expect((await fetch(`${server.url}/no/such/path`, { headers: auth })).status).toBe(404);
+    expect((await fetch(trailing)).status).toBe(401);
+    expect((await fetch(`${trailing}?as_of=yesterday`, { headers: auth })).status).toBe(422);
+    const limited = { authorization: `Bearer ${limitedKey}` };
+    expect((await fetch(`${server.url}/v1/funds/${code}`, { headers: limited })).status).toBe(200);
+    expect((await fetch(`${server.url}/v1/funds/${code}`, { headers: limited })).status).toBe(429);
+    const mcp = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'getFund', arguments: { code } },
+      }),
+    });
+    expect(mcp.status).toBe(200);
+    expect(((await mcp.json()) as { result?: { isError?: boolean } }).result?.isError).not.toBe(true);
+
+    const text = await scrape();
+    const t = '/v1/funds/{code}/trailing-returns';
+    const f = '/v1/funds/{code}';
+    expect(sample(text, `fundreturns_http_requests_total{route="${t}",status_class="2xx"}`)).toBe(3);
+    expect(sample(text, `fundreturns_http_requests_total{route="${t}",status_class="4xx"}`)).toBe(2);
+    expect(sample(text, `fundreturns_http_unprocessable_total{route="${t}"}`)).toBe(1);
+    expect(sample(text, `fundreturns_http_request_duration_seconds_count{route="${t}"}`)).toBe(5);
+    expect(sample(text, `fundreturns_http_request_duration_seconds_bucket{route="${t}",le="+Inf"}`)).toBe(5);
+    expect(sample(text, `fundreturns_http_requests_total{route="${f}",status_class="2xx"}`)).toBe(1);
+    expect(sample(text, `fundreturns_http_requests_total{route="${f}",status_class="4xx"}`)).toBe(1);
+    // The unknown path, and /metrics asked of the public port by the test before.
+    expect(sample(text, 'fundreturns_http_requests_total{route="unmatched",status_class="4xx"}')).toBe(2);
+    expect(sample(text, 'fundreturns_http_requests_total{route="/mcp",status_class="2xx"}')).toBe(1);
+    expect(sample(text, 'fundreturns_gate_refusals_total{reason="unauthorized"}')).toBe(1);
+    expect(sample(text, 'fundreturns_gate_refusals_total{reason="rate-limited"}')).toBe(1);
+    expect(sample(text, 'fundreturns_gate_refusals_total{reason="forbidden"}')).toBe(0);
+    expect(sample(text, 'fundreturns_gate_refusals_total{reason="quota-exceeded"}')).toBe(0);
+    expect(sample(text, 'fundreturns_mcp_tool_calls_total{tool="getFund",result="ok"}')).toBe(1);
+    expect(sample(text, 'fundreturns_mcp_tool_calls_total{tool="getFund",result="error"}')).toBe(0);
+    expect(sample(text, 'fundreturns_http_internal_errors_total')).toBe(0);
+    // Nothing else was answered: the classes over every route add up to the 11 requests.
+    const all = text
+      .split('\n')
+      .filter((l) => l.startsWith('fundreturns_http_requests_total{'))
+      .reduce((n, l) => n + Number(l.split(' ')[1]), 0);
+    expect(all).toBe(10);
+  });
+
+  it('describes the snapshot, the build and every thread', async () => {
+    const text = await scrape();
+    const id = /fundreturns_snapshot_info\{id="([^"]+)",as_of="(\d{4}-\d{2}-\d{2})"\} 1/.exec(text);
+    expect(id).not.toBeNull();
+    expect(sample(text, 'fundreturns_snapshot_funds')).toBe(40);
+    expect(sample(text, 'fundreturns_snapshot_freshness_limit_seconds')).toBe(120 * 3600);
+    expect(sample(text, 'fundreturns_snapshot_as_of_timestamp_seconds')).toBe(
+      Date.parse(`${id![2]}T00:00:00Z`) / 1000,
+    );
+    expect(sample(text, 'fundreturns_snapshot_age_seconds')).toBeGreaterThan(0);
+    expect(sample(text, 'fundreturns_snapshot_refused{reason=""}')).toBe(0);
+    expect(text).toMatch(
+      /^fundreturns_build_info\{version="[^"]+",node_version="\d+\.\d+\.\d+",commit="[^"]+"\} 1$/m,
+    );
+    for (const thread of ['main', 'worker-1', 'worker-2']) {
+      expect(
+        sample(text, `fundreturns_event_loop_delay_seconds{thread="${thread}",stat="p99"}`),
+      ).toBeGreaterThanOrEqual(0);
+      expect(sample(text, `fundreturns_heap_bytes{thread="${thread}",kind="used"}`)).toBeGreaterThan(0);
+    }
+    // No Redis here: nothing to say about it.
+    expect(text).not.toMatch(/^fundreturns_redis_up\{/m);
+  });
+
+  it("parses with Prometheus's own parser (promtool check metrics), our names lint-clean", async (ctx) => {
+    if (!toolForTest('promtool', 'prometheus', true)) return ctx.skip();
+    const text = await scrape();
+    const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    // 1: the text did not parse. 3: lint findings, allowed only for prom-client's default nodejs_* gauges.
+    expect(r.status === 0 || r.status === 3, r.stderr + r.stdout).toBe(true);
+    const findings = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.trim() !== '');
+    expect(findings.filter((l) => !l.startsWith('nodejs_'))).toEqual([]);
+  });
+
+  it('answers only /metrics: another path there is a 404', async () => {
+    expect((await fetch(`http://127.0.0.1:${adminPort}/`)).status).toBe(404);
+  });
+});
