@@ -155,7 +155,11 @@ describe('deploy/: every query names a metric the server exports', () => {
     const names = await exportedNames();
     const exprs = dashboardExprs();
     expect(exprs.length).toBeGreaterThan(15);
-    const unknown = exprs.flatMap((e) => metricNames(e).filter((n) => !names.has(n)).map((n) => `${n} in ${e}`));
+    const unknown = exprs.flatMap((e) =>
+      metricNames(e)
+        .filter((n) => !names.has(n))
+        .map((n) => `${n} in ${e}`),
+    );
     expect(unknown).toEqual([]);
   });
 
@@ -164,7 +168,11 @@ describe('deploy/: every query names a metric the server exports', () => {
     const { exprs, recorded } = rules();
     expect(exprs.length).toBe(10);
     const known = (n: string) => names.has(n) || recorded.includes(n) || n === 'up';
-    const unknown = exprs.flatMap((e) => metricNames(e).filter((n) => !known(n)).map((n) => `${n} in ${e}`));
+    const unknown = exprs.flatMap((e) =>
+      metricNames(e)
+        .filter((n) => !known(n))
+        .map((n) => `${n} in ${e}`),
+    );
     expect(unknown).toEqual([]);
   });
 });
@@ -207,8 +215,13 @@ describe('deploy/: the nginx example and the systemd units', () => {
     for (const sub of readdirSync(DEPLOY)) {
       for (const f of readdirSync(join(DEPLOY, sub))) {
         const text = readFileSync(join(DEPLOY, sub, f), 'utf8');
-        if (f.endsWith('.json')) expect((JSON.parse(text) as { __comment?: string }).__comment, f).toBeTruthy();
-        else expect(text.split('\n').find((l) => !l.startsWith('#!')), f).toMatch(/^# \S/);
+        if (f.endsWith('.json'))
+          expect((JSON.parse(text) as { __comment?: string }).__comment, f).toBeTruthy();
+        else
+          expect(
+            text.split('\n').find((l) => !l.startsWith('#!')),
+            f,
+          ).toMatch(/^# \S/);
       }
     }
   });

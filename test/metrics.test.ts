@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SnapshotLookup } from '../core/lookup.js';
+import { recordRefresh } from '../core/refresh-stats.js';
 import { readCurrent } from '../core/snapshot/directory.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import {
@@ -29,10 +30,12 @@ let access: TestAccess;
 let limitedKey: string;
 let adminPort: number;
 let codes: string[];
+let snapshotsDir: string;
 
 beforeAll(async () => {
   dir = tempDir('metrics');
   const { snapshots } = generateAndBuild(dir, 40);
+  snapshotsDir = snapshots;
   codes = new SnapshotLookup((await loadSnapshot(join(snapshots, readCurrent(snapshots)!))).columns).cols
     .funds.code;
   // `business` never limits the test; `free` here allows one request a minute, so a second is a 429 (burst).
@@ -169,6 +172,24 @@ describe('the admin listener', () => {
     expect(r.status === 0 || r.status === 3, r.stderr + r.stdout).toBe(true);
     const findings = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.trim() !== '');
     expect(findings.filter((l) => !l.startsWith('nodejs_'))).toEqual([]);
+  });
+
+  it('shows the refresh runs recorded in the snapshots directory (the hook `fundreturns refresh` calls)', async () => {
+    expect(await scrape()).not.toMatch(/^fundreturns_refresh_runs_total/m);
+    const at = Date.parse('2026-11-23T22:30:00Z');
+    recordRefresh(snapshotsDir, { outcome: 'ok', seconds: 12.5, rows: 3000 }, at);
+    recordRefresh(snapshotsDir, { outcome: 'failed', seconds: 2, rows: 0 }, at + 3_600_000);
+    const text = await scrape();
+    expect(sample(text, 'fundreturns_refresh_runs_total{outcome="ok"}')).toBe(1);
+    expect(sample(text, 'fundreturns_refresh_runs_total{outcome="failed"}')).toBe(1);
+    expect(sample(text, 'fundreturns_refresh_duration_seconds_total{outcome="ok"}')).toBe(12.5);
+    expect(sample(text, 'fundreturns_refresh_last_success_timestamp_seconds')).toBe(at / 1000);
+    expect(sample(text, 'fundreturns_refresh_last_run_timestamp_seconds{outcome="failed"}')).toBe(
+      at / 1000 + 3600,
+    );
+    expect(sample(text, 'fundreturns_refresh_last_rows')).toBe(0);
+    // The served snapshot is untouched by the stats file beside it.
+    expect(sample(text, 'fundreturns_snapshot_refused{reason=""}')).toBe(0);
   });
 
   it('answers only /metrics: another path there is a 404', async () => {
