@@ -5,7 +5,7 @@
  * and the public port must not serve it.
  */
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { cpSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SnapshotLookup } from '../core/lookup.js';
@@ -21,6 +21,7 @@ import {
   startServe,
   type TestAccess,
   tempDir,
+  waitFor,
 } from './harness.js';
 import { toolForTest } from './system-tool.js';
 
@@ -31,11 +32,13 @@ let limitedKey: string;
 let adminPort: number;
 let codes: string[];
 let snapshotsDir: string;
+let sourceDir: string;
 
 beforeAll(async () => {
   dir = tempDir('metrics');
-  const { snapshots } = generateAndBuild(dir, 40);
+  const { source, snapshots } = generateAndBuild(dir, 40);
   snapshotsDir = snapshots;
+  sourceDir = source;
   codes = new SnapshotLookup((await loadSnapshot(join(snapshots, readCurrent(snapshots)!))).columns).cols
     .funds.code;
   // `business` never limits the test; `free` here allows one request a minute, so a second is a 429 (burst).
@@ -190,6 +193,35 @@ describe('the admin listener', () => {
     expect(sample(text, 'fundreturns_refresh_last_rows')).toBe(0);
     // The served snapshot is untouched by the stats file beside it.
     expect(sample(text, 'fundreturns_snapshot_refused{reason=""}')).toBe(0);
+  });
+
+  it('counts a swap, then a refused snapshot with its reason while the older one keeps serving', async () => {
+    const before = readCurrent(snapshotsDir);
+    expect(cli(['build', '--source', sourceDir, '--snapshots', snapshotsDir]).status).toBe(0);
+    const swapped = readCurrent(snapshotsDir)!;
+    expect(swapped).not.toBe(before);
+    await waitFor(async () => (await scrape()).includes(`id="${swapped}"`), 15_000, 'the swap', server.logs);
+    expect(sample(await scrape(), 'fundreturns_snapshot_swaps_total')).toBe(1);
+    // A newer snapshot whose file no longer matches its manifest's checksum (same size).
+    const other = join(dir, 'other');
+    expect(cli(['build', '--source', sourceDir, '--snapshots', other]).status).toBe(0);
+    const bad = readCurrent(other)!;
+    cpSync(join(other, bad), join(snapshotsDir, bad), { recursive: true });
+    const file = join(snapshotsDir, bad, 'funds.arrow');
+    const bytes = readFileSync(file);
+    bytes[bytes.length >> 1] ^= 0xff;
+    writeFileSync(file, bytes);
+    writeFileSync(join(snapshotsDir, 'CURRENT.part'), `${bad}\n`);
+    renameSync(join(snapshotsDir, 'CURRENT.part'), join(snapshotsDir, 'CURRENT'));
+    await waitFor(
+      async () => sample(await scrape(), 'fundreturns_snapshot_refused{reason="CHECKSUM_MISMATCH"}') === 1,
+      15_000,
+      'the refusal',
+      server.logs,
+    );
+    const text = await scrape();
+    expect(sample(text, 'fundreturns_snapshot_refusals_total{reason="CHECKSUM_MISMATCH"}')).toBe(1);
+    expect(text).toContain(`fundreturns_snapshot_info{id="${swapped}"`);
   });
 
   it('answers only /metrics: another path there is a 404', async () => {
