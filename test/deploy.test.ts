@@ -58,7 +58,7 @@ const KEYWORDS = new Set([
 ]);
 
 /** The metric names a PromQL expression reads (not functions, labels, keywords or Grafana variables). */
-export function metricNames(expr: string): string[] {
+function metricNames(expr: string): string[] {
   const bare = expr
     .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '')
     .replace(/\{[^}]*\}/g, '')

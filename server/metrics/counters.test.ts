@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MCP_TOOL_INPUT_SCHEMAS } from '../../schemas/mcp.js';
+import { TOOLS } from '../mcp/tools.js';
 import {
   BUCKET_SLOTS,
   countReply,
@@ -16,8 +16,8 @@ import {
 afterEach(() => disableCounters());
 
 describe('a thread’s counters', () => {
-  it('name every MCP tool, so no tools/call goes uncounted', () => {
-    expect([...TOOL_LABELS].sort()).toEqual(Object.keys(MCP_TOOL_INPUT_SCHEMAS).sort());
+  it('name every MCP tool tools/list offers, so no tools/call goes uncounted', () => {
+    expect([...TOOL_LABELS].sort()).toEqual(TOOLS.map((t) => t.name).sort());
   });
 
   it('count an answer by route and status class, a 422 apart, and its latency in one bucket', () => {

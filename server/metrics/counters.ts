@@ -10,7 +10,7 @@
  * a count one request behind, which a scrape tolerates. While metrics are off (no
  * --admin-port), `enabled` is false and the request path skips all of it.
  */
-import type { McpToolName } from '../../schemas/mcp.js';
+import { MCP_TOOL_INPUT_SCHEMAS, type McpToolName } from '../../schemas/mcp.js';
 import { ROUTES } from '../../schemas/routes.js';
 
 /** The `route` label: each route's path template, then `unmatched` (C21's 404 for any other path). */
@@ -43,14 +43,7 @@ export const GATE_REASONS = ['unauthorized', 'forbidden', 'rate-limited', 'quota
 export type GateReason = (typeof GATE_REASONS)[number];
 
 /** MCP tools in the order of their schemas (schemas/mcp.ts), each counted ok and error. */
-export const TOOL_LABELS: readonly McpToolName[] = [
-  'searchFunds',
-  'getFund',
-  'getTrailingReturns',
-  'batchTrailingReturns',
-  'getCalendarReturns',
-  'batchCalendarReturns',
-];
+export const TOOL_LABELS = Object.keys(MCP_TOOL_INPUT_SCHEMAS) as readonly McpToolName[];
 
 /** Per-thread gauges the thread's sampler writes (metrics/sampler.ts); NaN: not known. */
 export const Gauge = {
