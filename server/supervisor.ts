@@ -182,13 +182,8 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
   let listeningPort = port;
   let admin: AdminListener | null = null;
   try {
-    await manager.start();
-    const first = await spawn(port);
-    workers.push(first.worker);
-    for (let k = 1; k < config.threads; k++) workers.push((await spawn(first.port)).worker);
-    // A swap that came while the threads started reached only some of them.
-    if (latest) await waitAll((latest as SnapshotMessage).id, 30_000);
-    listeningPort = first.port;
+    // Before any thread: a port in use refuses the start before a worker listens (a
+    // listening uWS worker cannot be terminated cleanly).
     if (metrics !== null && config.adminPort !== null)
       admin = await startAdmin(
         metricsRegistry({
@@ -201,7 +196,15 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
         config.adminHost,
         config.adminPort,
       );
+    await manager.start();
+    const first = await spawn(port);
+    workers.push(first.worker);
+    for (let k = 1; k < config.threads; k++) workers.push((await spawn(first.port)).worker);
+    // A swap that came while the threads started reached only some of them.
+    if (latest) await waitAll((latest as SnapshotMessage).id, 30_000);
+    listeningPort = first.port;
   } catch (e) {
+    await admin?.close();
     metrics?.stop();
     manager.stop();
     for (const w of workers) void w.terminate();

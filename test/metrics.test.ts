@@ -5,7 +5,9 @@
  * and the public port must not serve it.
  */
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { cpSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SnapshotLookup } from '../core/lookup.js';
@@ -222,6 +224,29 @@ describe('the admin listener', () => {
     const text = await scrape();
     expect(sample(text, 'fundreturns_snapshot_refusals_total{reason="CHECKSUM_MISMATCH"}')).toBe(1);
     expect(text).toContain(`fundreturns_snapshot_info{id="${swapped}"`);
+  });
+
+  it('a port in use for it refuses the start, naming the flag, before any thread listens', async () => {
+    const holder = createServer().listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    const taken = (holder.address() as AddressInfo).port;
+    try {
+      const r = cli([
+        'serve',
+        '--port',
+        '0',
+        '--admin-port',
+        String(taken),
+        '--snapshots',
+        snapshotsDir,
+        '--store',
+        join(dir, 'other-store'),
+      ]);
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`--admin-port ${taken} on 127.0.0.1 is in use`);
+    } finally {
+      holder.close();
+    }
   });
 
   it('answers only /metrics: another path there is a 404', async () => {
