@@ -8,15 +8,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
-import {
-  cli,
-  freePort,
-  generateAndBuild,
-  type ServerProcess,
-  startServe,
-  tempDir,
-  waitFor,
-} from './harness.js';
+import { cli, generateAndBuild, type ServerProcess, tempDir, waitFor } from './harness.js';
+import { startServeWithMetrics } from './metrics-server.js';
 
 let dir: string;
 let redis: RedisServer | null = null;
@@ -33,17 +26,7 @@ beforeAll(async () => {
   expect(cli(['accounts', 'create', 'r', '--plan', 'business', '--store', redis.url]).status).toBe(0);
   const created = cli(['keys', 'create', 'r', '--json', '--store', redis.url]);
   auth = `Bearer ${(JSON.parse(created.stdout) as { key: string }).key}`;
-  adminPort = await freePort();
-  server = await startServe([
-    '--store',
-    redis.url,
-    '--snapshots',
-    snapshots,
-    '--threads',
-    '2',
-    '--admin-port',
-    String(adminPort),
-  ]);
+  ({ server, adminPort } = await startServeWithMetrics(['--store', redis.url, '--snapshots', snapshots]));
 });
 
 afterAll(async () => {

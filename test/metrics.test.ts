@@ -16,15 +16,14 @@ import { readCurrent } from '../core/snapshot/directory.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import {
   cli,
-  freePort,
   generateAndBuild,
   type ServerProcess,
   setupAccess,
-  startServe,
   type TestAccess,
   tempDir,
   waitFor,
 } from './harness.js';
+import { startServeWithMetrics } from './metrics-server.js';
 import { toolForTest } from './system-tool.js';
 
 let dir: string;
@@ -52,16 +51,7 @@ beforeAll(async () => {
   expect(cli(['accounts', 'create', 'limited', '--plan', 'free', ...store]).status).toBe(0);
   const k = cli(['keys', 'create', 'limited', '--json', ...store]);
   limitedKey = (JSON.parse(k.stdout) as { key: string }).key;
-  adminPort = await freePort();
-  server = await startServe([
-    ...access.flags,
-    '--snapshots',
-    snapshots,
-    '--threads',
-    '2',
-    '--admin-port',
-    String(adminPort),
-  ]);
+  ({ server, adminPort } = await startServeWithMetrics([...access.flags, '--snapshots', snapshots]));
 });
 
 afterAll(async () => {
