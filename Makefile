@@ -82,9 +82,11 @@ run: demo demo-key
 	  --refresh-cron '$(REFRESH_CRON)' --refresh-provider synthetic --refresh-source $(DEMO_SOURCE)
 
 # The Redis store's tests start their own redis-server (free loopback port, no
-# persistence); the second pass of the end-to-end tests runs under libfaketime. Both
-# from Debian's packages, installed here when missing.
-SYSTEM_PACKAGES := redis-server:redis-server faketime:faketime
+# persistence); the second pass of the end-to-end tests runs under libfaketime; the
+# deploy/ tests check the alert rules and /metrics with promtool and the nginx example
+# with `nginx -t` (test/deploy.test.ts, test/metrics.test.ts: under CI=true a missing
+# one fails them). All from Debian's packages, installed here when missing.
+SYSTEM_PACKAGES := redis-server:redis-server faketime:faketime promtool:prometheus nginx:nginx
 system-deps:
 	@missing=; for p in $(SYSTEM_PACKAGES); do command -v $${p%%:*} >/dev/null || missing="$$missing $${p#*:}"; done; \
 	if [ -n "$$missing" ]; then \

@@ -7,7 +7,7 @@
  *   p99 of single lookups < 5 ms at 64 connections; 0 failed requests during a hot
  *   swap under load; RSS with the full snapshot and 2 threads < 1.5 × disk + 200 MiB.
  *
- *   npm run build && npx tsx bench/http.bench.ts --snapshots /tmp/fr-bench/snapshots [--seconds 10]
+ *   npm run build && npx tsx bench/http.bench.ts --snapshots /tmp/fr-bench/snapshots [--seconds 10] [--metrics 1]
  *
  * Needs wrk (apt-get install -y wrk) and a built snapshot (bench/build.bench.ts makes one).
  */
@@ -38,6 +38,11 @@ const only = args.get('cases')?.split(',') ?? null;
 const pin = args.get('pin') === '1';
 const onCpu = (cpu: number, cmd: string, argv: string[]): [string, string[]] =>
   pin ? ['taskset', ['-c', String(cpu), cmd, ...argv]] : [cmd, argv];
+/**
+ * --metrics 1: our server counts for /metrics (`--admin-port 0`, a free port), so runs
+ * with 1 and 0 show what counting costs (docs/monitoring.md).
+ */
+const metricsOn = args.get('metrics') === '1';
 const work = '/tmp/fr-http-bench';
 mkdirSync(work, { recursive: true });
 
@@ -172,6 +177,7 @@ function serveArgs(port: number, store: string): string[] {
     store,
     '--plans',
     plansFile,
+    ...(metricsOn ? ['--admin-port', '0'] : []),
   ];
 }
 

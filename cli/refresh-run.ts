@@ -7,6 +7,7 @@ import { type RefreshResult, refresh } from '../builder/refresh/refresh.js';
 import { type RunSummary, startSchedule } from '../builder/refresh/schedule.js';
 import { now } from '../core/clock.js';
 import type { Day } from '../core/dates.js';
+import { recordRefresh } from '../core/refresh-stats.js';
 import { openProvider, type RefreshConfig, type ScheduleConfig } from './refresh-config.js';
 
 export interface RefreshRun {
@@ -19,7 +20,33 @@ export interface RefreshRun {
 }
 
 export async function refreshOnce(cfg: RefreshConfig, run: RefreshRun): Promise<RefreshResult> {
-  return await refresh({
+  const started = Date.now();
+  // What the run did goes to the snapshots directory for the server's /metrics
+  // (core/refresh-stats.ts); a stats file that cannot be written costs a warning, never the refresh.
+  const record = (outcome: string, rows: number) => {
+    try {
+      recordRefresh(
+        run.snapshots,
+        { outcome, seconds: (Date.now() - started) / 1000, rows },
+        (run.clock ?? now)(),
+      );
+    } catch (e) {
+      run.say(`warning: cannot record the run for /metrics: ${(e as Error).message}`);
+    }
+  };
+  let result: RefreshResult;
+  try {
+    result = await refreshRun(cfg, run);
+  } catch (e) {
+    record('failed', 0);
+    throw e;
+  }
+  record(result.outcome === 'published' ? 'ok' : 'unchanged', result.rows);
+  return result;
+}
+
+function refreshRun(cfg: RefreshConfig, run: RefreshRun): Promise<RefreshResult> {
+  return refresh({
     source: cfg.source,
     snapshots: run.snapshots,
     provider: openProvider(cfg, run.env, run.say),

@@ -101,3 +101,29 @@ describe('serve configuration: --mcp-origins', () => {
     expect(() => origins(v)).toThrow(/^--mcp-origins takes \* or comma-separated origins/);
   });
 });
+
+describe('serve configuration: the admin listener (/metrics)', () => {
+  it('is off unless a port is given, and on loopback by default', () => {
+    const off = parseServeConfig([], {});
+    expect(off.adminPort).toBeNull();
+    expect(off.adminHost).toBe('127.0.0.1');
+    const on = parseServeConfig(['--admin-port', '9464'], {});
+    expect([on.adminPort, on.adminHost]).toEqual([9464, '127.0.0.1']);
+  });
+
+  it('FUNDRETURNS_ADMIN_PORT and FUNDRETURNS_ADMIN_HOST work like every flag, the flag winning', () => {
+    const env = { FUNDRETURNS_ADMIN_PORT: '9464', FUNDRETURNS_ADMIN_HOST: '10.0.0.5' };
+    expect(parseServeConfig([], env)).toMatchObject({ adminPort: 9464, adminHost: '10.0.0.5' });
+    expect(parseServeConfig(['--admin-port', '9500'], env).adminPort).toBe(9500);
+    expect(() => parseServeConfig([], { FUNDRETURNS_ADMIN_PORT: 'x' })).toThrow(
+      /^FUNDRETURNS_ADMIN_PORT \(--admin-port\) must be a whole number/,
+    );
+  });
+
+  it('refuses the public port: /metrics is never served there', () => {
+    expect(() => parseServeConfig(['--port', '8080', '--admin-port', '8080'], {})).toThrow(
+      /--admin-port must differ from --port/,
+    );
+    expect(() => parseServeConfig(['--admin-host', 'a b', '--admin-port', '1'], {})).toThrow(/--admin-host/);
+  });
+});

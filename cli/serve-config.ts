@@ -66,6 +66,16 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
   const store = storeFlag(args);
   const plansFile = stringFlag(args, 'plans');
   const mcpOrigins = parseOrigins(stringFlag(args, 'mcp-origins', ''), flagLabel(args, 'mcp-origins'));
+  const adminPort = args.flags.has('admin-port') ? intFlag(args, 'admin-port', 0, 0, 65535) : null;
+  const adminHost = stringFlag(args, 'admin-host', '127.0.0.1');
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(adminHost))
+    throw new UsageError(
+      `${flagLabel(args, 'admin-host')} must be a host name or address, not ${JSON.stringify(adminHost)}`,
+    );
+  if (adminPort !== null && adminPort !== 0 && adminPort === port)
+    throw new UsageError(
+      `${flagLabel(args, 'admin-port')} must differ from ${flagLabel(args, 'port')}: /metrics is never served on the public port`,
+    );
   return {
     host,
     port,
@@ -83,6 +93,8 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     store,
     plansFile: plansFile === undefined ? null : resolve(plansFile),
     mcpOrigins,
+    adminPort,
+    adminHost,
   };
 }
 

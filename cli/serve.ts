@@ -44,6 +44,10 @@ export async function runServe(argv: string[], io: CliIo): Promise<number> {
     io.err(
       `fundreturns: serving on ${localBaseUrl(config.host, server.port)} (${config.threads} threads) from ${config.snapshots}`,
     );
+    if (server.adminPort !== null)
+      io.err(
+        `fundreturns: metrics on ${localBaseUrl(config.adminHost, server.adminPort)}/metrics (admin listener)`,
+      );
     if (unpublished !== null)
       io.err(
         `fundreturns: warning: ${unpublished}: /v1 and /mcp answer 503 until a snapshot is published there ` +

@@ -145,6 +145,8 @@ export const COMMANDS: readonly CommandUse[] = [
           { name: 'store', value: './var/store | redis://HOST:PORT' },
           { name: 'plans', value: 'FILE' },
           { name: 'mcp-origins', value: 'ORIGIN,... | *' },
+          { name: 'admin-port', value: 'N' },
+          { name: 'admin-host', value: '127.0.0.1' },
           {
             name: 'refresh-cron',
             value: 'EXPR',

@@ -25,6 +25,7 @@ import { guardRoutes } from './http/guard.js';
 import { headerBlock, NO_HEADERS, requestHeader } from './http/headers.js';
 import { parseQuery } from './http/query.js';
 import { mcpPost } from './mcp/http.js';
+import { ROUTE_UNMATCHED, requestStarted } from './metrics/counters.js';
 import { type BodyAnswer, bindingOf, type GetAnswer, patternsOf } from './routes.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
@@ -38,15 +39,15 @@ export function createApp(ctx: AppContext): TemplatedApp {
   guardRoutes(app);
 
   // HEAD through the same reply as GET: the same negotiated type, coding, Vary and length.
-  const health = (res: HttpResponse, req: HttpRequest, head: boolean) => {
-    const call = new Call(res, req, head ? 'HEAD' : 'GET', '/healthz');
+  const health = (route: number) => (res: HttpResponse, req: HttpRequest, head: boolean) => {
+    const call = new Call(res, req, head ? 'HEAD' : 'GET', '/healthz', route);
     const h = ctx.health();
     call.reply(statusLine(h.status), JSON_TYPE, h.body, NO_STORE);
   };
 
-  const serveResource = (res: HttpResponse, req: HttpRequest, head: boolean) => {
+  const serveResource = (route: number) => (res: HttpResponse, req: HttpRequest, head: boolean) => {
     const path = req.getUrl();
-    const call = new Call(res, req, head ? 'HEAD' : 'GET', path);
+    const call = new Call(res, req, head ? 'HEAD' : 'GET', path, route);
     const r = ctx.resource(path);
     if (!r) call.reply(statusLine(404), JSON_TYPE, NOT_FOUND);
     else call.reply(r.status ?? '200 OK', r.contentType, r.body, r.headers);
@@ -56,11 +57,12 @@ export function createApp(ctx: AppContext): TemplatedApp {
    * A GET data route: gate, snapshot, then the transport-free answer. A route with
    * a prepared `latest` row first tries to answer it directly (directRow).
    */
-  const data = (pattern: string, answer: GetAnswer, latest: RowKind | null) => {
+  const data = (pattern: string, route: number, answer: GetAnswer, latest: RowKind | null) => {
     const hasCode = pattern.includes(':code');
     // uWS matches no parameter to an empty segment; those routes are registered as they are.
     const emptyCode = pattern.includes('//');
     const handle = (res: HttpResponse, req: HttpRequest, head: boolean) => {
+      const started = requestStarted();
       const raw = hasCode ? req.getParameter(0) : null;
       const code = raw !== null ? pathParam(raw) : emptyCode ? '' : null;
       // `%2F` decodes to `/`: on the decoded path that is another, unknown route (as FastAPI
@@ -69,10 +71,10 @@ export function createApp(ctx: AppContext): TemplatedApp {
       const query = req.getQuery() ?? '';
       const d =
         !head && latest !== null && hasCode && code !== null
-          ? directRow(ctx, res, req, code, latest, query)
+          ? directRow(ctx, res, req, code, latest, query, route, started)
           : null;
       if (d === ANSWERED) return;
-      const call = new Call(res, req, head ? 'HEAD' : 'GET', req.getUrl());
+      const call = new Call(res, req, head ? 'HEAD' : 'GET', req.getUrl(), route, started);
       const next = () => {
         const snap = ctx.snapshot();
         if (!snap) return noData(call);
@@ -89,30 +91,32 @@ export function createApp(ctx: AppContext): TemplatedApp {
    * so it is read while an asynchronous gate decides; the answer waits for both,
    * and a refused request is answered by the gate whatever its body (C23).
    */
-  const batch = (pattern: string, answer: BodyAnswer) => (res: HttpResponse, req: HttpRequest) => {
-    const call = new Call(res, req, 'POST', pattern);
-    const contentType = req.getHeader(requestHeader.contentType);
-    gatedBody(ctx.gate, call, req, (body) => {
-      const snap = ctx.snapshot();
-      if (!snap) return noData(call);
-      send(call, snap, answer(snap, body, contentType));
-    });
-  };
+  const batch =
+    (pattern: string, route: number, answer: BodyAnswer) => (res: HttpResponse, req: HttpRequest) => {
+      const call = new Call(res, req, 'POST', pattern, route);
+      const contentType = req.getHeader(requestHeader.contentType);
+      gatedBody(ctx.gate, call, req, (body) => {
+        const snap = ctx.snapshot();
+        if (!snap) return noData(call);
+        send(call, snap, answer(snap, body, contentType));
+      });
+    };
 
   // Every route of the table (schemas/routes.ts), bound to its kind of handler
   // (server/routes.ts). HEAD wherever GET is (RFC 9110 §9.3.2), answered by the same
   // checks, so it counts one request (C23), with GET's headers and no body: this uWS
   // build does not fall through from HEAD to GET. Resources are registered by exact
   // path too, since uWS ranks the 405 catch-all of an exact path above a wildcard GET.
-  for (const route of ROUTES as readonly RouteDecl[]) {
+  // A route's index in the table is its metrics label (metrics/counters.ts ROUTE_LABELS).
+  for (const [index, route] of (ROUTES as readonly RouteDecl[]).entries()) {
     const binding = bindingOf(route);
     for (const pattern of patternsOf(route)) {
       let get: ((res: HttpResponse, req: HttpRequest, head: boolean) => void) | null = null;
-      if (binding.kind === 'health') get = health;
-      else if (binding.kind === 'resource') get = serveResource;
-      else if (binding.kind === 'get') get = data(pattern, binding.answer, binding.latest);
-      else if (binding.kind === 'post') app.post(pattern, batch(pattern, binding.answer));
-      else app.post(pattern, (res, req) => mcpPost(ctx, res, req));
+      if (binding.kind === 'health') get = health(index);
+      else if (binding.kind === 'resource') get = serveResource(index);
+      else if (binding.kind === 'get') get = data(pattern, index, binding.answer, binding.latest);
+      else if (binding.kind === 'post') app.post(pattern, batch(pattern, index, binding.answer));
+      else app.post(pattern, (res, req) => mcpPost(ctx, res, req, index));
       if (get === null) continue;
       const answer = get;
       app.get(pattern, (res, req) => answer(res, req, false));
@@ -121,11 +125,11 @@ export function createApp(ctx: AppContext): TemplatedApp {
   }
 
   // C21: a known route asked with another method is a 405 naming the methods it takes.
-  for (const route of ROUTES as readonly RouteDecl[]) {
+  for (const [index, route] of (ROUTES as readonly RouteDecl[]).entries()) {
     const allow = headerBlock([['Allow', allowOf(route)]]);
     for (const pattern of patternsOf(route)) {
       app.any(pattern, (res, req) => {
-        const call = new Call(res, req, req.getMethod().toUpperCase(), req.getUrl());
+        const call = new Call(res, req, req.getMethod().toUpperCase(), req.getUrl(), index);
         call.reply(statusLine(405), JSON_TYPE, METHOD_NOT_ALLOWED, allow);
       });
     }
@@ -136,7 +140,13 @@ export function createApp(ctx: AppContext): TemplatedApp {
 
 /** C21: a path no route answers. */
 function notFoundRoute(res: HttpResponse, req: HttpRequest, head: boolean): void {
-  const call = new Call(res, req, head ? 'HEAD' : req.getMethod().toUpperCase(), req.getUrl());
+  const call = new Call(
+    res,
+    req,
+    head ? 'HEAD' : req.getMethod().toUpperCase(),
+    req.getUrl(),
+    ROUTE_UNMATCHED,
+  );
   call.reply(statusLine(404), JSON_TYPE, NOT_FOUND);
 }
 
@@ -199,6 +209,8 @@ function directRow(
   code: string,
   kind: RowKind,
   query: string,
+  route: number,
+  started: number,
 ): typeof ANSWERED | GateDecision | Promise<GateDecision> | null {
   let day: Day | null = null;
   if (query !== '') {
@@ -221,7 +233,7 @@ function directRow(
   // An as_of row is computed only once admitted (C23: the gate comes first).
   const row = day === null ? prepared : answers.trailingRowAt(snap, i, day);
   if (row === null || !repliesAsIs('', row.length)) return d;
-  writeJsonAsIs(res, req, row, snap.dataHeaders, d.headers);
+  writeJsonAsIs(res, req, row, snap.dataHeaders, d.headers, route, started);
   return ANSWERED;
 }
 

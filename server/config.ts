@@ -28,6 +28,12 @@ export interface ServeConfig {
    * rule, server/mcp/origin.ts); '*' accepts any.
    */
   mcpOrigins: readonly string[] | '*';
+  /**
+   * The admin listener (GET /metrics, docs/monitoring.md): off (null) unless a port is
+   * given; never the public port, and loopback unless told otherwise.
+   */
+  adminPort: number | null;
+  adminHost: string;
 }
 
 /** http://host:port for a listening address (IPv6 hosts in brackets). */

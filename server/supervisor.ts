@@ -3,6 +3,7 @@
  * main thread that loads snapshots into shared memory and swaps them in. Stops on
  * SIGTERM/SIGINT: listeners close first, requests in flight finish, exit 0.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
@@ -10,12 +11,17 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Worker } from 'node:worker_threads';
 import { now as clockNow, testClockShiftMs } from '../core/clock.js';
+import { readRefreshStats } from '../core/refresh-stats.js';
 import { startWorker } from '../core/worker.js';
 import { loadPlans } from './access/plans.js';
 import { redactUrl } from './access/redact-url.js';
 import { startAccess } from './access/startup.js';
 import { localBaseUrl, type ServeConfig } from './config.js';
 import { serverLogger } from './log.js';
+import { type AdminListener, startAdmin } from './metrics/admin.js';
+import { newCounterBuffer, SLOTS } from './metrics/counters.js';
+import { metricsRegistry, type SnapshotState, type ThreadSlots } from './metrics/registry.js';
+import { startSampler } from './metrics/sampler.js';
 import { loadClaim } from './public/claim.js';
 import { SnapshotManager } from './snapshot/manager.js';
 import type { SnapshotMessage } from './snapshot/serving.js';
@@ -31,6 +37,8 @@ export interface RunningServer {
   manager: SnapshotManager;
   /** Unrevoked API keys in the access store at start: 0 means every data request answers 401. */
   keys: number;
+  /** The admin listener's port (/metrics), or null when metrics are off. */
+  adminPort: number | null;
 }
 
 export interface StartOptions {
@@ -90,6 +98,7 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
   // Port 0 is resolved here too: uWS sets SO_REUSEPORT only for a fixed port.
   const port = await probePort(config.host, config.port);
   const access = await startAccess(config.store, plans, log);
+  const metrics = config.adminPort === null ? null : new MetricsState();
   const workers: Worker[] = [];
   const serving = new Map<Worker, string | null>();
   const waiters: Array<() => void> = [];
@@ -106,6 +115,7 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
         access: { limiter: access.limiterShared, table: access.table(), redis: access.redisUrl },
         snapshot: latest,
         problem,
+        metrics: metrics?.addWorker() ?? null,
       };
       // Only the id is kept: holding the message would keep that snapshot's buffers alive after a swap.
       const startedWith = latest?.id ?? null;
@@ -159,16 +169,33 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
   const manager = new SnapshotManager(config.snapshots, config.pollMs, {
     onSnapshot: (msg) => {
       latest = msg;
+      metrics?.onSnapshot(msg);
       send(msg);
     },
     onProblem: (message) => {
       problem = message;
+      metrics?.onProblem(message);
       send({ type: 'problem', message });
     },
     log: (level, msg, fields) => log[level](fields ?? {}, msg),
   });
   let listeningPort = port;
+  let admin: AdminListener | null = null;
   try {
+    // Before any thread: a port in use refuses the start before a worker listens (a
+    // listening uWS worker cannot be terminated cleanly).
+    if (metrics !== null && config.adminPort !== null)
+      admin = await startAdmin(
+        metricsRegistry({
+          ...metrics.sources(),
+          freshnessHours: config.freshnessHours,
+          now: () => opts.fixedNow?.getTime() ?? clockNow(),
+          build: { version, node: process.versions.node, commit: buildCommit() },
+          refresh: () => readRefreshStats(config.snapshots),
+        }),
+        config.adminHost,
+        config.adminPort,
+      );
     await manager.start();
     const first = await spawn(port);
     workers.push(first.worker);
@@ -177,6 +204,8 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
     if (latest) await waitAll((latest as SnapshotMessage).id, 30_000);
     listeningPort = first.port;
   } catch (e) {
+    await admin?.close();
+    metrics?.stop();
     manager.stop();
     for (const w of workers) void w.terminate();
     await access.stop();
@@ -184,7 +213,14 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
   }
   const keys = access.table().entries.length;
   log.info(
-    { port: listeningPort, threads: config.threads, snapshot: manager.currentId, problem, keys },
+    {
+      port: listeningPort,
+      threads: config.threads,
+      snapshot: manager.currentId,
+      problem,
+      keys,
+      admin: admin === null ? null : `${config.adminHost}:${admin.port}`,
+    },
     'listening',
   );
   if (config.threads > availableParallelism())
@@ -223,6 +259,8 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
+      await admin?.close();
+      metrics?.stop();
       manager.stop();
       await access.stop();
       await Promise.all(
@@ -242,5 +280,83 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
     return stopping;
   };
 
-  return { port: listeningPort, stop, waitForSnapshot: waitAll, manager, keys };
+  return {
+    port: listeningPort,
+    stop,
+    waitForSnapshot: waitAll,
+    manager,
+    keys,
+    adminPort: admin?.port ?? null,
+  };
+}
+
+/**
+ * What /metrics reads on the main thread: each worker's counters (shared memory),
+ * this thread's own gauges, and the snapshot manager's events as they came.
+ */
+class MetricsState {
+  private readonly threads: ThreadSlots[] = [];
+  private snapshot: SnapshotState | null = null;
+  private swaps = 0;
+  private readonly refusals = new Map<string, number>();
+  private refusedNow: string | null = null;
+  private readonly stopSampler: () => void;
+
+  constructor() {
+    const main = new Float64Array(SLOTS).fill(Number.NaN);
+    this.threads.push({ name: 'main', slots: main });
+    this.stopSampler = startSampler(main, null);
+  }
+
+  addWorker(): SharedArrayBuffer {
+    const b = newCounterBuffer();
+    this.threads.push({ name: `worker-${this.threads.length}`, slots: new Float64Array(b) });
+    return b;
+  }
+
+  onSnapshot(msg: SnapshotMessage): void {
+    if (this.snapshot !== null) this.swaps++;
+    const m = msg.manifest;
+    this.snapshot = { id: msg.id, asOf: m.as_of, funds: m.counts.funds, loadedAt: Date.parse(msg.loadedAt) };
+  }
+
+  /** A problem is `CODE: sentence` (snapshot/manager.ts): the code is the reason label. */
+  onProblem(message: string | null): void {
+    if (message === null) {
+      this.refusedNow = null;
+      return;
+    }
+    const reason = /^[A-Z_]+(?=:)/.exec(message)?.[0] ?? 'OTHER';
+    this.refusals.set(reason, (this.refusals.get(reason) ?? 0) + 1);
+    this.refusedNow = reason;
+  }
+
+  sources() {
+    return {
+      threads: () => this.threads,
+      snapshot: () => this.snapshot,
+      swaps: () => this.swaps,
+      refusals: () => this.refusals,
+      refusedNow: () => this.refusedNow,
+    };
+  }
+
+  stop(): void {
+    this.stopSampler();
+  }
+}
+
+/** The build's git commit: FUNDRETURNS_COMMIT if set (packaged builds), else the checkout's, else `unknown`. */
+function buildCommit(): string {
+  const given = process.env.FUNDRETURNS_COMMIT;
+  if (given !== undefined && /^[0-9a-f]{4,40}$/.test(given)) return given;
+  const root = new URL('../..', import.meta.url);
+  const r = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 2000,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const out = r.status === 0 ? r.stdout.trim() : '';
+  return /^[0-9a-f]{4,40}$/.test(out) ? out : 'unknown';
 }

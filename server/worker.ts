@@ -21,6 +21,8 @@ import { onInternalError } from './http/guard.js';
 import { serverLogger } from './log.js';
 import { originPolicy } from './mcp/origin.js';
 import { serverInfo } from './mcp/server.js';
+import { useCounters } from './metrics/counters.js';
+import { type RedisState, startSampler } from './metrics/sampler.js';
 import { healthBody } from './public/health.js';
 import { openApiResource, staticResources } from './resources.js';
 import { ServingSnapshot, type SnapshotMessage } from './snapshot/serving.js';
@@ -42,6 +44,8 @@ export interface WorkerInput {
   /** The snapshot to serve from the start (null: none loaded), and the problem to report. */
   snapshot: SnapshotMessage | null;
   problem: string | null;
+  /** This thread's counters for /metrics (metrics/counters.ts), or null when metrics are off. */
+  metrics: SharedArrayBuffer | null;
 }
 
 export type ToWorker =
@@ -85,8 +89,8 @@ if (input.snapshot !== null) {
 }
 
 const localLimiter = new LocalLimiter(input.access.limiter);
-const limiter =
-  input.access.redis === null ? localLimiter : await redisLimiter(input.access.redis, localLimiter);
+const redis = input.access.redis === null ? null : await redisLimiter(input.access.redis, localLimiter);
+const limiter: Limiter = redis ?? localLimiter;
 /**
  * Looks at the store for a key this thread does not know (read-your-writes, lookout.ts):
  * the main thread reads the store's new changes and sends the table, then says `looked`.
@@ -112,11 +116,16 @@ const lookout = new Lookout(
     }),
   LOOK_INTERVAL_MS,
 );
+if (input.metrics !== null) {
+  useCounters(input.metrics);
+  // The Redis limiter says whether it counts locally (an outage); without Redis there is nothing to say.
+  startSampler(new Float64Array(input.metrics), redis);
+}
 const gate = new AccessGate(config.baseUrl, limiter, now, () => lookout.request());
 gate.setTable(input.access.table);
 
 /** Redis counts for every server; the shared-memory limiter takes over while Redis is unreachable. */
-async function redisLimiter(url: string, fallback: LocalLimiter): Promise<Limiter> {
+async function redisLimiter(url: string, fallback: LocalLimiter): Promise<Limiter & RedisState> {
   const { RedisLimiter } = await import('./access/limiter-redis.js');
   const log = serverLogger();
   const r = new RedisLimiter(url, {

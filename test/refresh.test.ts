@@ -9,10 +9,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeEodhd } from '../builder/refresh/eodhd-server.test-helper.js';
 import { tenFunds } from '../builder/refresh/refresh.test-helper.js';
+import { readRefreshStats } from '../core/refresh-stats.js';
 import { listSnapshots, readCurrent } from '../core/snapshot/directory.js';
 import {
   CLI,
   cli,
+  cliAsync,
   generateAndBuild,
   type ServerProcess,
   setupAccess,
@@ -97,24 +99,22 @@ describe('serve --refresh-cron', () => {
 describe('fundreturns refresh', () => {
   it('two refreshes in two processes never overlap: one publishes, the other waits for the lock and is up to date', async () => {
     const { source, snapshots } = generateAndBuild(join(dir, 'two'), 80, ['--horizon', '2027-12-31']);
-    const run = () =>
-      new Promise<{ code: number | null; err: string }>((resolve) => {
-        const c = spawn(
-          process.execPath,
-          [CLI, 'refresh', '--source', source, '--snapshots', snapshots, '--provider', 'synthetic'],
-          { env: { ...process.env, ...clockAt('2026-11-25T23:00:00Z') } },
-        );
-        let err = '';
-        c.stderr.on('data', (d) => {
-          err += d;
-        });
-        c.on('exit', (code) => resolve({ code, err }));
-      });
+    const run = async () => {
+      const r = await cliAsync(
+        ['refresh', '--source', source, '--snapshots', snapshots, '--provider', 'synthetic'],
+        clockAt('2026-11-25T23:00:00Z'),
+      );
+      return { code: r.status, err: r.stderr };
+    };
     const [a, b] = await Promise.all([run(), run()]);
     expect([a.code, b.code]).toEqual([0, 0]);
     const lines = [a.err, b.err].map((e) => (/fundreturns: (published|up to date)/.exec(e) ?? [])[1]).sort();
     expect(lines).toEqual(['published', 'up to date']);
     expect(listSnapshots(snapshots)).toHaveLength(2);
+    // Both runs are there for the server's /metrics (core/refresh-stats.ts).
+    const stats = readRefreshStats(snapshots);
+    expect(stats?.runs).toEqual({ ok: 1, unchanged: 1 });
+    expect(stats?.last?.outcome).toMatch(/^(ok|unchanged)$/);
   }, 120_000);
 
   it('eodhd: the token from FUNDRETURNS_EODHD_TOKEN is used and appears in no output', async () => {

@@ -29,6 +29,7 @@ import {
   headerBlock,
   staticHeaders,
 } from '../http/headers.js';
+import { countRefusal, GATE_REASONS } from '../metrics/counters.js';
 import { problemJson } from '../public/problems.js';
 import { KEY_BODY_LENGTH, KEY_PREFIX, looksLikeKey, parseBearer } from './keys.js';
 import { type LimitDecision, type Limiter, monthSeconds, type PlanLimits } from './model.js';
@@ -181,6 +182,7 @@ export class AccessGate implements Gate {
     headers: HeaderSource | null,
   ): GateDecision {
     const baseUrl = this.baseUrl;
+    countRefusal(GATE_REASONS.indexOf(slug));
     return { ok: false, status, body: (instance) => problemJson(baseUrl, slug, detail, instance), headers };
   }
 }

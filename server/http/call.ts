@@ -6,6 +6,7 @@
  */
 import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 import { pack } from 'msgpackr';
+import { countReply, ROUTE_UNMATCHED, requestStarted } from '../metrics/counters.js';
 import type { HttpRequest, HttpResponse } from '../uws.js';
 import {
   ascii,
@@ -77,6 +78,9 @@ export class Call {
     req: HttpRequest,
     readonly method: string,
     readonly path: string,
+    /** Index of the route answering (metrics/counters.ts ROUTE_LABELS), fixed at registration. */
+    private readonly route: number = ROUTE_UNMATCHED,
+    private readonly started: number = requestStarted(),
   ) {
     this.req = req;
     this.accept = req.getHeader(requestHeader.accept);
@@ -159,8 +163,9 @@ export class Call {
     this.logged(status);
   }
 
-  /** Count a response this request got toward the sampled access log; for writers other than `reply` (MCP). */
+  /** Count a response this request got (metrics, sampled access log); for writers other than `reply` (MCP). */
   logged(status: string): void {
+    countReply(this.route, status, this.started);
     if (sampled()) replyHook?.(this.method, this.path, status);
   }
 
@@ -235,8 +240,11 @@ export function writeJsonAsIs(
   body: Uint8Array,
   headers: HeaderBlock,
   extra: HeaderSource | null,
+  route: number,
+  started: number,
 ): void {
   write(res, OK, JSON_TYPE, JSON_TYPE, null, body, headers, extra, closingConnections);
+  countReply(route, OK, started);
   // The path only for a sampled log line (the request is still valid: same callback).
   if (sampled()) replyHook?.('GET', req.getUrl(), OK);
 }

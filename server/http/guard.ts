@@ -8,6 +8,7 @@
  * through `guardRoutes`, and every later callback (a body piece, a gate or Redis
  * decision) through `guard`.
  */
+import { countInternalError } from '../metrics/counters.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.js';
 import { INTERNAL_ERROR, JSON_TYPE, statusLine } from './errors.js';
 import { ascii } from './headers.js';
@@ -57,6 +58,7 @@ export function reportInternalError(error: unknown): void {
  */
 export function internalError(res: HttpResponse, error: unknown): void {
   reportInternalError(error);
+  countInternalError();
   try {
     res.cork(() => {
       res.writeStatus(statusLine(500));

@@ -141,9 +141,9 @@ async function serve(
  * POST /mcp (the route table binds it, schemas/routes.ts; other methods are its 405,
  * Allow: POST).
  */
-export function mcpPost(ctx: AppContext, res: HttpResponse, req: HttpRequest): void {
+export function mcpPost(ctx: AppContext, res: HttpResponse, req: HttpRequest, route: number): void {
   const { info, originAllowed } = ctx.mcp;
-  const call = new Call(res, req, 'POST', '/mcp');
+  const call = new Call(res, req, 'POST', '/mcp', route);
   const origin = req.getHeader('origin');
   // Every HTTP request to /mcp passes the gate and counts one, like a REST call (C30).
   // The request object is valid only in this callback: copy what the transport reads.

@@ -18,6 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { z } from 'zod';
+import { countToolCall, TOOL_LABELS } from '../metrics/counters.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import { callTool, isToolName, LIST_TOOLS_RESULT, SERVER_INSTRUCTIONS } from './tools.js';
 
@@ -96,7 +97,9 @@ export function createMcpServer(
       throw Object.assign(new Error(`Unknown tool: ${name.length > 60 ? `${name.slice(0, 57)}...` : name}`), {
         code: ErrorCode.InvalidParams,
       });
-    return callTool(snapshot(), name, args);
+    const result = callTool(snapshot(), name, args);
+    countToolCall(TOOL_LABELS.indexOf(name), result.isError === true);
+    return result;
   });
   return server;
 }
