@@ -16,6 +16,7 @@ import {
   type SnapshotColumns,
 } from '../core/snapshot/columns.js';
 import type { FundRecord } from '../core/types.js';
+import { fundColumns } from './build.js';
 import { deriveRows, UNCHANGED } from './derive.js';
 import type { BuildReport } from './report.js';
 import type { DailyRows } from './source/daily.js';
@@ -307,17 +308,5 @@ function mergedFunds(
     }
     records.push(updates.get(pf.code[s]) ?? fundRecordAt(pf, s));
   }
-  return {
-    length: n,
-    code: records.map((r) => r.code),
-    name: records.map((r) => r.name),
-    country: records.map((r) => r.country),
-    exchange: records.map((r) => r.exchange),
-    currency: records.map((r) => r.currency),
-    type: records.map((r) => r.type),
-    isin: records.map((r) => r.isin),
-    isInactive: Uint8Array.from(records, (r) => (r.isInactive ? 1 : 0)),
-    inactiveDate: Int32Array.from(records, (r) => r.inactiveDate ?? NULL_DAY),
-    ...series,
-  };
+  return fundColumns(records, series.seriesOffset, series.seriesLength, series.lastClose);
 }
