@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scratch } from '../builder/build.test-helper.js';
-import { takePidLock } from './pid-lock.js';
+import { LockHeld, takePidLock } from './pid-lock.js';
 
 const scratchDir = scratch('fr-lock-');
 let made = 0;
@@ -25,7 +25,7 @@ describe('a lock written on a full disk', () => {
     const path = join(dir, '.build.lock');
     for (const room of [0, 5]) {
       const failed = takePidLock(path, fullDisk(room));
-      await expect(failed).rejects.toThrow(`${path}.${process.pid}.tmp`);
+      await expect(failed).rejects.toThrow(`.${process.pid}.tmp`);
       await expect(failed).rejects.toThrow(/ENOSPC/);
       expect(readdirSync(dir)).toEqual([]);
     }
@@ -37,5 +37,22 @@ describe('a lock written on a full disk', () => {
     expect(readdirSync(dir)).toEqual(['.build.lock']);
     await release();
     expect(existsSync(path)).toBe(false);
+  });
+});
+
+describe('two takes of one lock in one process', () => {
+  it('exactly one holds it; after its release the other takes it, whatever the interleaving', async () => {
+    const dir = tempDir();
+    const path = join(dir, '.build.lock');
+    for (let round = 0; round < 50; round++) {
+      const results = await Promise.allSettled([takePidLock(path), takePidLock(path)]);
+      const held = results.filter((r) => r.status === 'fulfilled');
+      expect(held).toHaveLength(1);
+      expect(results.find((r) => r.status === 'rejected')?.reason).toBeInstanceOf(LockHeld);
+      await (held[0] as PromiseFulfilledResult<() => Promise<void>>).value();
+      // The release removed the lock: a claim of the other take, linked in its place, would stay.
+      expect(existsSync(path)).toBe(false);
+      expect(readdirSync(dir)).toEqual([]);
+    }
   });
 });

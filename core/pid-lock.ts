@@ -7,7 +7,7 @@
  * Used by `serve` (one server per embedded store) and `build` (one build at a time
  * per snapshots directory).
  *
- * The claim is written whole to `<path>.<pid>.tmp` and then linked to `path` (link(2)
+ * The claim is written whole to `<path>.<n>.<pid>.tmp` (the pid last, as store-file's sweep of dead writers' files reads it) and then linked to `path` (link(2)
  * fails when `path` exists, as O_EXCL does), so a write that fails (a full disk) leaves
  * no lock behind: an empty lock would make the next run wait on "an unknown process".
  * Mode 600: a lock in the access store is one of its files (store-perms.ts).
@@ -48,10 +48,17 @@ export interface LockFs {
 
 const realFs: LockFs = { writeFile };
 
+/** Takes made by this process, numbering each one's claim. */
+let takes = 0;
+
 /** Take the lock at `path`; resolves to its release. Throws LockHeld while a live owner holds it. */
 export async function takePidLock(path: string, fs: LockFs = realFs): Promise<() => Promise<void>> {
-  const token = JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() });
-  const tmp = `${path}.${process.pid}.tmp`;
+  // Each take has its own claim file and token: two takes in one process (two refreshes
+  // started together) sharing one claim file could link the other's claim, and the
+  // release, finding a token not its own, would leave the lock held by a live pid forever.
+  const take = ++takes;
+  const token = JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString(), take });
+  const tmp = `${path}.${take}.${process.pid}.tmp`;
   try {
     await fs.writeFile(tmp, token, { flag: 'w', mode: 0o600 });
   } catch (e) {
