@@ -82,6 +82,58 @@ export interface KeyRecord {
   readonly revoked_at: string | null;
   /** Set on the old key of a rotation: refused after this instant (grace period). */
   readonly expires_at: string | null;
+  /** What its owner calls it (the dashboard's "Label"); absent on keys made before labels. */
+  readonly label?: string;
+}
+
+export const ROLES = ['user', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+export const PERSON_STATUSES = ['active', 'disabled'] as const;
+export type PersonStatus = (typeof PERSON_STATUSES)[number];
+
+/**
+ * A person who signs in to the dashboard (issue 22). Each owns exactly one account
+ * (the one the API meters, C25–C30); an account made by the CLI has no person.
+ */
+export interface Person {
+  /** Stable, non-secret (`user_` and 12 hex digits). */
+  readonly id: string;
+  /** Lower-cased and trimmed (emailKey): unique. */
+  readonly email: string;
+  readonly account_id: string;
+  /** The encoded password hash (dashboard/password.ts); never logged, never shown. */
+  readonly password_hash: string;
+  /** When the password was last set: sessions begun before it are ended (a reset signs out everywhere). */
+  readonly password_at: string;
+  readonly role: Role;
+  readonly status: PersonStatus;
+  /** When the email address was proven (the link was followed); null until then. */
+  readonly verified_at: string | null;
+  readonly created_at: string;
+}
+
+export const REQUEST_DECISIONS = ['approved', 'declined'] as const;
+export type RequestDecision = (typeof REQUEST_DECISIONS)[number];
+
+/**
+ * A request to move an account to another plan. Today an operator decides it (admin
+ * view, `accounts approve|decline`); a payment provider would decide it in the same
+ * place later (dashboard/plan-requests.ts is that seam). Approval changes the plan at
+ * once (C28).
+ */
+export interface PlanRequest {
+  /** `req_` and 12 hex digits. */
+  readonly id: string;
+  readonly account_id: string;
+  readonly plan: PlanName;
+  /** The person who asked (null: asked another way, e.g. by an operator). */
+  readonly person_id: string | null;
+  readonly created_at: string;
+  /** null while pending. */
+  readonly decision: RequestDecision | null;
+  /** Who decided: a person id or `cli:<user>`. */
+  readonly decided_by: string | null;
+  readonly decided_at: string | null;
 }
 
 /** Everything a server needs to decide who a key belongs to. */
@@ -90,6 +142,9 @@ export interface AccessState {
   readonly version: number;
   readonly accounts: readonly Account[];
   readonly keys: readonly KeyRecord[];
+  /** Dashboard users; empty in a store no one signed up to (and absent in older logs). */
+  readonly people: readonly Person[];
+  readonly requests: readonly PlanRequest[];
 }
 
 /** One durable change to accounts and keys, as the stores record it. */
@@ -99,41 +154,77 @@ export type AccessChange =
   | { readonly op: 'account.status'; readonly account_id: string; readonly status: SubscriptionStatus }
   | { readonly op: 'key.create'; readonly key: KeyRecord }
   | { readonly op: 'key.revoke'; readonly key_id: string; readonly at: string }
-  | { readonly op: 'key.expire'; readonly key_id: string; readonly at: string };
+  | { readonly op: 'key.expire'; readonly key_id: string; readonly at: string }
+  | { readonly op: 'person.create'; readonly person: Person }
+  | { readonly op: 'person.verify'; readonly person_id: string; readonly at: string }
+  | {
+      readonly op: 'person.password';
+      readonly person_id: string;
+      readonly password_hash: string;
+      readonly at: string;
+    }
+  | { readonly op: 'person.status'; readonly person_id: string; readonly status: PersonStatus }
+  | { readonly op: 'person.role'; readonly person_id: string; readonly role: Role }
+  | { readonly op: 'request.create'; readonly request: PlanRequest }
+  | {
+      readonly op: 'request.decide';
+      readonly request_id: string;
+      readonly decision: RequestDecision;
+      readonly by: string;
+      readonly at: string;
+    };
 
 /** Apply a change to a state (pure): the one definition both stores replay. */
 export function applyChange(state: AccessState, c: AccessChange): AccessState {
-  const version = state.version + 1;
+  const next = { ...state, version: state.version + 1 };
+  const person = (id: string, f: (p: Person) => Person) => state.people.map((p) => (p.id === id ? f(p) : p));
   switch (c.op) {
     case 'account.create':
-      return { version, accounts: [...state.accounts, c.account], keys: state.keys };
+      return { ...next, accounts: [...state.accounts, c.account] };
     case 'account.plan':
       return {
-        version,
+        ...next,
         accounts: state.accounts.map((a) => (a.id === c.account_id ? { ...a, plan: c.plan } : a)),
-        keys: state.keys,
       };
     case 'account.status':
       return {
-        version,
+        ...next,
         accounts: state.accounts.map((a) => (a.id === c.account_id ? { ...a, status: c.status } : a)),
-        keys: state.keys,
       };
     case 'key.create':
-      return { version, accounts: state.accounts, keys: [...state.keys, c.key] };
+      return { ...next, keys: [...state.keys, c.key] };
     case 'key.revoke':
       return {
-        version,
-        accounts: state.accounts,
+        ...next,
         keys: state.keys.map((k) =>
           k.id === c.key_id && k.revoked_at === null ? { ...k, revoked_at: c.at } : k,
         ),
       };
     case 'key.expire':
+      return { ...next, keys: state.keys.map((k) => (k.id === c.key_id ? { ...k, expires_at: c.at } : k)) };
+    case 'person.create':
+      return { ...next, people: [...state.people, c.person] };
+    case 'person.verify':
+      return { ...next, people: person(c.person_id, (p) => ({ ...p, verified_at: p.verified_at ?? c.at })) };
+    case 'person.password':
       return {
-        version,
-        accounts: state.accounts,
-        keys: state.keys.map((k) => (k.id === c.key_id ? { ...k, expires_at: c.at } : k)),
+        ...next,
+        people: person(c.person_id, (p) => ({ ...p, password_hash: c.password_hash, password_at: c.at })),
+      };
+    case 'person.status':
+      return { ...next, people: person(c.person_id, (p) => ({ ...p, status: c.status })) };
+    case 'person.role':
+      return { ...next, people: person(c.person_id, (p) => ({ ...p, role: c.role })) };
+    case 'request.create':
+      return { ...next, requests: [...state.requests, c.request] };
+    case 'request.decide':
+      return {
+        ...next,
+        requests: state.requests.map((r) =>
+          r.id === c.request_id && r.decision === null
+            ? { ...r, decision: c.decision, decided_by: c.by, decided_at: c.at }
+            : r,
+        ),
       };
   }
 }
@@ -173,6 +264,35 @@ export function changeProblem(s: AccessState, c: AccessChange): string | null {
       return c.op === 'key.revoke'
         ? `key ${k.id} was already revoked at ${k.revoked_at}`
         : `key ${k.id} was revoked at ${k.revoked_at}`;
+    }
+    case 'person.create': {
+      const p = c.person;
+      if (noAccount(p.account_id) !== null) return noAccount(p.account_id);
+      if (s.people.some((x) => x.id === p.id)) return `person id ${p.id} already exists`;
+      if (s.people.some((x) => x.email === p.email)) return `a person with email ${p.email} already exists`;
+      if (s.people.some((x) => x.account_id === p.account_id))
+        return `account ${p.account_id} already belongs to a person`;
+      return null;
+    }
+    case 'person.verify':
+    case 'person.password':
+    case 'person.status':
+    case 'person.role':
+      return s.people.some((p) => p.id === c.person_id) ? null : `no person with id ${c.person_id}`;
+    case 'request.create': {
+      const r = c.request;
+      if (noAccount(r.account_id) !== null) return noAccount(r.account_id);
+      if (s.requests.some((x) => x.id === r.id)) return `request id ${r.id} already exists`;
+      if (r.decision !== null) return 'a new request must be pending';
+      if (s.requests.some((x) => x.account_id === r.account_id && x.decision === null))
+        return 'the account already has a pending plan request';
+      return null;
+    }
+    case 'request.decide': {
+      const r = s.requests.find((x) => x.id === c.request_id);
+      if (r === undefined) return `no plan request with id ${c.request_id}`;
+      if (r.decision !== null) return `request ${r.id} was already ${r.decision} at ${r.decided_at}`;
+      return null;
     }
   }
 }
@@ -239,7 +359,50 @@ export function isKeyRecord(v: unknown): v is KeyRecord {
     /^[0-9a-f]{64}$/.test(v.hash) &&
     isInstant(v.created_at) &&
     (v.revoked_at === null || isInstant(v.revoked_at)) &&
-    (v.expires_at === null || isInstant(v.expires_at))
+    (v.expires_at === null || isInstant(v.expires_at)) &&
+    (v.label === undefined || (typeof v.label === 'string' && v.label.length <= LABEL_MAX))
+  );
+}
+
+/** Longest key label a person may give. */
+export const LABEL_MAX = 64;
+
+function oneOf<T extends string>(values: readonly T[], v: unknown): v is T {
+  return typeof v === 'string' && (values as readonly string[]).includes(v);
+}
+
+function isHashText(v: unknown): v is string {
+  return typeof v === 'string' && v.length > 0 && v.length <= 512;
+}
+
+export function isPerson(v: unknown): v is Person {
+  return (
+    isObject(v) &&
+    isId(v.id) &&
+    typeof v.email === 'string' &&
+    v.email.length > 0 &&
+    v.email.length <= 254 &&
+    isId(v.account_id) &&
+    isHashText(v.password_hash) &&
+    isInstant(v.password_at) &&
+    oneOf(ROLES, v.role) &&
+    oneOf(PERSON_STATUSES, v.status) &&
+    (v.verified_at === null || isInstant(v.verified_at)) &&
+    isInstant(v.created_at)
+  );
+}
+
+export function isPlanRequest(v: unknown): v is PlanRequest {
+  return (
+    isObject(v) &&
+    isId(v.id) &&
+    isId(v.account_id) &&
+    isPlan(v.plan) &&
+    (v.person_id === null || isId(v.person_id)) &&
+    isInstant(v.created_at) &&
+    (v.decision === null || oneOf(REQUEST_DECISIONS, v.decision)) &&
+    (v.decided_by === null || isId(v.decided_by)) &&
+    (v.decided_at === null || isInstant(v.decided_at))
   );
 }
 
@@ -257,12 +420,26 @@ export function isChange(v: unknown): v is AccessChange {
     case 'key.revoke':
     case 'key.expire':
       return isId(v.key_id) && isInstant(v.at);
+    case 'person.create':
+      return isPerson(v.person);
+    case 'person.verify':
+      return isId(v.person_id) && isInstant(v.at);
+    case 'person.password':
+      return isId(v.person_id) && isHashText(v.password_hash) && isInstant(v.at);
+    case 'person.status':
+      return isId(v.person_id) && oneOf(PERSON_STATUSES, v.status);
+    case 'person.role':
+      return isId(v.person_id) && oneOf(ROLES, v.role);
+    case 'request.create':
+      return isPlanRequest(v.request);
+    case 'request.decide':
+      return isId(v.request_id) && oneOf(REQUEST_DECISIONS, v.decision) && isId(v.by) && isInstant(v.at);
     default:
       return false;
   }
 }
 
-export const EMPTY_STATE: AccessState = { version: 0, accounts: [], keys: [] };
+export const EMPTY_STATE: AccessState = { version: 0, accounts: [], keys: [], people: [], requests: [] };
 
 /** Usage of one account in one month (C28). */
 export interface UsageRecord {
@@ -295,7 +472,62 @@ export interface AccessStore {
    */
   readPlans(): Promise<Record<PlanName, PlanLimits> | null>;
   writePlans(plans: Readonly<Record<PlanName, PlanLimits>>): Promise<void>;
+
+  // ---- the dashboard's records (issue 22): shared by every server on the store ----
+
+  /**
+   * Expiring secrets by kind: sessions (`session`), email-verification and reset
+   * tokens (`verify`, `reset`). `id` is already a hash of the secret (never the secret
+   * itself); `value` is the record's JSON. Gone after `ttlMs`.
+   */
+  putSecret(kind: SecretKind, id: string, value: string, ttlMs: number): Promise<void>;
+  /** The value, or null when absent or expired. */
+  getSecret(kind: SecretKind, id: string): Promise<string | null>;
+  /** Read and delete in one step (a single-use token: of two takers, one gets it). */
+  takeSecret(kind: SecretKind, id: string): Promise<string | null>;
+  deleteSecret(kind: SecretKind, id: string): Promise<void>;
+  /**
+   * Count one attempt under `key` (sign-in throttling) in a fixed window of `windowMs`
+   * and return the attempts in the current window, this one included.
+   */
+  hit(key: string, windowMs: number): Promise<number>;
+  /** Append one entry to the audit log of admin actions. */
+  audit(entry: AuditEntry): Promise<void>;
+  /** The newest `limit` audit entries, newest first. */
+  readAudit(limit: number): Promise<AuditEntry[]>;
+
+  // ---- requests per key per day (issue 22, usage chart) ----
+
+  /**
+   * Add counts to days (UTC YYYY-MM-DD): key id → [admitted, refused with 429]. Adds,
+   * so several servers on one Redis each add their own.
+   */
+  addDaily(counts: ReadonlyMap<string, ReadonlyMap<string, DailyCount>>): Promise<void>;
+  /** Counts of the days `from`..`to` (inclusive, YYYY-MM-DD): day → key id → counts. Kept ≥ 400 days. */
+  readDaily(from: string, to: string): Promise<Map<string, Map<string, DailyCount>>>;
   close(): Promise<void>;
+}
+
+export const SECRET_KINDS = ['session', 'verify', 'reset'] as const;
+export type SecretKind = (typeof SECRET_KINDS)[number];
+
+/** [admitted, refused by a limit (429)] requests of one key on one day. */
+export type DailyCount = readonly [number, number];
+
+/** Days of per-key counts a store keeps at least. */
+export const DAILY_KEEP_DAYS = 400;
+
+/** One admin action (who, what, when) as the store keeps it. */
+export interface AuditEntry {
+  readonly at: string;
+  /** A person id and email (`user_… <a@b>`) or `cli:<os user>`. */
+  readonly actor: string;
+  /** e.g. `account.plan`, `request.approve`, `person.disable`. */
+  readonly action: string;
+  /** What it was done to: an account, person or request id. */
+  readonly target: string;
+  /** Free text (a plan name, a status), never a secret. */
+  readonly detail: string;
 }
 
 /** The outcome of counting one request against an account's limits (C27, C28, C29). */

@@ -51,15 +51,20 @@ import {
   type AccessChange,
   type AccessState,
   type AccessStore,
+  type AuditEntry,
   applyChange,
   assertChange,
+  type DailyCount,
   EMPTY_STATE,
   isAccount,
   isChange,
   isKeyRecord,
   isObject,
+  isPerson,
+  isPlanRequest,
   type PlanLimits,
   type PlanName,
+  type SecretKind,
 } from './model.js';
 import { parsePlans } from './plans.js';
 import { checkStorePrivate, STORE_DIR_MODE, STORE_FILE_MODE, StoreNotPrivate } from './store-perms.js';
@@ -330,6 +335,46 @@ export class FileAccessStore implements AccessStore {
     await run;
   }
 
+  // ---- dashboard records (issue 22) — PLACEHOLDERS replaced by branch issue22-store ----
+
+  async putSecret(_kind: SecretKind, _id: string, _value: string, _ttlMs: number): Promise<void> {
+    throw new Error('putSecret: not yet built');
+  }
+
+  async getSecret(_kind: SecretKind, _id: string): Promise<string | null> {
+    throw new Error('getSecret: not yet built');
+  }
+
+  async takeSecret(_kind: SecretKind, _id: string): Promise<string | null> {
+    throw new Error('takeSecret: not yet built');
+  }
+
+  async deleteSecret(_kind: SecretKind, _id: string): Promise<void> {
+    throw new Error('deleteSecret: not yet built');
+  }
+
+  async hit(_key: string, _windowMs: number): Promise<number> {
+    throw new Error('hit: not yet built');
+  }
+
+  async audit(_entry: AuditEntry): Promise<void> {
+    throw new Error('audit: not yet built');
+  }
+
+  async readAudit(_limit: number): Promise<AuditEntry[]> {
+    throw new Error('readAudit: not yet built');
+  }
+
+  // ---- per-key daily counts (issue 22) — PLACEHOLDERS replaced by branch issue22-daily ----
+
+  async addDaily(_counts: ReadonlyMap<string, ReadonlyMap<string, DailyCount>>): Promise<void> {
+    throw new Error('addDaily: not yet built');
+  }
+
+  async readDaily(_from: string, _to: string): Promise<Map<string, Map<string, DailyCount>>> {
+    throw new Error('readDaily: not yet built');
+  }
+
   async close(): Promise<void> {
     for (const u of [...this.unsubscribers]) u();
     await Promise.allSettled([this.lockChain, this.usageChain, this.refreshChain]);
@@ -507,7 +552,13 @@ export class FileAccessStore implements AccessStore {
       format: LOG_FORMAT,
       id: randomBytes(8).toString('hex'),
       at: new Date(now()).toISOString(),
-      state: { version: state.version, accounts: state.accounts, keys: state.keys },
+      state: {
+        version: state.version,
+        accounts: state.accounts,
+        keys: state.keys,
+        people: state.people,
+        requests: state.requests,
+      },
     };
     await writeAtomic(this.dir, this.logPath, `${JSON.stringify(line)}\n`);
   }
@@ -734,7 +785,10 @@ function isSnapshot(v: unknown): v is SnapshotLine {
     Array.isArray(s.accounts) &&
     s.accounts.every(isAccount) &&
     Array.isArray(s.keys) &&
-    s.keys.every(isKeyRecord)
+    s.keys.every(isKeyRecord) &&
+    // Logs written before the dashboard (issue 22) have neither list: read as empty.
+    (s.people === undefined || (Array.isArray(s.people) && s.people.every(isPerson))) &&
+    (s.requests === undefined || (Array.isArray(s.requests) && s.requests.every(isPlanRequest)))
   );
 }
 
@@ -745,6 +799,8 @@ function parseLogLine(text: string): LogLine | null {
   } catch {
     return null;
   }
-  if (isSnapshot(v) || isChange(v)) return v;
+  if (isSnapshot(v))
+    return { ...v, state: { ...v.state, people: v.state.people ?? [], requests: v.state.requests ?? [] } };
+  if (isChange(v)) return v;
   return null;
 }

@@ -106,7 +106,7 @@ describe('RedisAccessStore', () => {
     await s.change({ op: 'account.create', account: account('acct_1', 'alice') });
     expect((await s.read()).version).toBe(1);
     await flush();
-    expect(await s.read()).toEqual({ version: 0, accounts: [], keys: [] });
+    expect(await s.read()).toEqual({ version: 0, accounts: [], keys: [], people: [], requests: [] });
   });
 
   it('replays from scratch when the log is another history at least as long (backups restored), never mixing two', async () => {

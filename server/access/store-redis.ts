@@ -22,11 +22,14 @@ import {
   type AccessChange,
   type AccessState,
   type AccessStore,
+  type AuditEntry,
   applyChange,
   assertChange,
+  type DailyCount,
   EMPTY_STATE,
   type PlanLimits,
   type PlanName,
+  type SecretKind,
 } from './model.js';
 import { parsePlans } from './plans.js';
 import { redactUrl } from './redact-url.js';
@@ -389,6 +392,46 @@ export class RedisAccessStore implements AccessStore {
    * back; writing absolute counts here would erase other servers' increments.
    */
   async writeUsage(_month: string, _counts: ReadonlyMap<string, number>): Promise<void> {}
+
+  // ---- dashboard records (issue 22) — PLACEHOLDERS replaced by branch issue22-store ----
+
+  async putSecret(_kind: SecretKind, _id: string, _value: string, _ttlMs: number): Promise<void> {
+    throw new Error('putSecret: not yet built');
+  }
+
+  async getSecret(_kind: SecretKind, _id: string): Promise<string | null> {
+    throw new Error('getSecret: not yet built');
+  }
+
+  async takeSecret(_kind: SecretKind, _id: string): Promise<string | null> {
+    throw new Error('takeSecret: not yet built');
+  }
+
+  async deleteSecret(_kind: SecretKind, _id: string): Promise<void> {
+    throw new Error('deleteSecret: not yet built');
+  }
+
+  async hit(_key: string, _windowMs: number): Promise<number> {
+    throw new Error('hit: not yet built');
+  }
+
+  async audit(_entry: AuditEntry): Promise<void> {
+    throw new Error('audit: not yet built');
+  }
+
+  async readAudit(_limit: number): Promise<AuditEntry[]> {
+    throw new Error('readAudit: not yet built');
+  }
+
+  // ---- per-key daily counts (issue 22) — PLACEHOLDERS replaced by branch issue22-daily ----
+
+  async addDaily(_counts: ReadonlyMap<string, ReadonlyMap<string, DailyCount>>): Promise<void> {
+    throw new Error('addDaily: not yet built');
+  }
+
+  async readDaily(_from: string, _to: string): Promise<Map<string, Map<string, DailyCount>>> {
+    throw new Error('readDaily: not yet built');
+  }
 
   async close(): Promise<void> {
     await Promise.all([...this.#subscriptions].map((stop) => stop()));

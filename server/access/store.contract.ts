@@ -48,7 +48,7 @@ export function accessStoreContract(name: string, emptyStore: EmptyStore): void 
     it('starts empty, records every kind of change, and another instance replays the same state', async () => {
       const open = await emptyStore();
       const s = await open();
-      expect(await s.read()).toEqual({ version: 0, accounts: [], keys: [] });
+      expect(await s.read()).toEqual({ version: 0, accounts: [], keys: [], people: [], requests: [] });
       const a = account('acme');
       const k = key(a.id);
       await s.change(create(a));
