@@ -76,6 +76,21 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     throw new UsageError(
       `${flagLabel(args, 'admin-port')} must differ from ${flagLabel(args, 'port')}: /metrics is never served on the public port`,
     );
+  const dashboard = stringFlag(args, 'dashboard', 'on');
+  if (dashboard !== 'on' && dashboard !== 'off')
+    throw new UsageError(
+      `${flagLabel(args, 'dashboard')} must be on or off, not ${JSON.stringify(dashboard)}`,
+    );
+  const smtpUrl = stringFlag(args, 'smtp-url');
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/i.test(smtpUrl))
+    throw new UsageError(
+      `${flagLabel(args, 'smtp-url')} must be an smtp:// or smtps:// URL such as smtp://user:pass@mail.example.com:587`,
+    );
+  const mailFrom = stringFlag(args, 'mail-from', `Fund Returns <no-reply@${parsed.hostname}>`);
+  if (/[\r\n]/.test(mailFrom) || !mailFrom.includes('@'))
+    throw new UsageError(
+      `${flagLabel(args, 'mail-from')} must be one email address, such as "Fund Returns <no-reply@example.com>"`,
+    );
   return {
     host,
     port,
@@ -95,6 +110,10 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     mcpOrigins,
     adminPort,
     adminHost,
+    dashboard: dashboard === 'on',
+    smtpUrl: smtpUrl ?? null,
+    mailFrom,
+    maxKeys: intFlag(args, 'max-keys', 10, 1, 1000),
   };
 }
 

@@ -147,6 +147,10 @@ export const COMMANDS: readonly CommandUse[] = [
           { name: 'mcp-origins', value: 'ORIGIN,... | *' },
           { name: 'admin-port', value: 'N' },
           { name: 'admin-host', value: '127.0.0.1' },
+          { name: 'dashboard', value: 'on|off' },
+          { name: 'smtp-url', value: 'smtp://USER:PASS@HOST:PORT' },
+          { name: 'mail-from', value: 'ADDRESS' },
+          { name: 'max-keys', value: '10' },
           {
             name: 'refresh-cron',
             value: 'EXPR',

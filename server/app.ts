@@ -134,6 +134,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
       });
     }
   }
+  ctx.dashboard?.register(app);
   app.any('/*', (res, req) => notFoundRoute(res, req, req.getMethod().toUpperCase() === 'HEAD'));
   return app;
 }

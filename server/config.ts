@@ -34,6 +34,14 @@ export interface ServeConfig {
    */
   adminPort: number | null;
   adminHost: string;
+  /** The account dashboard under /account and /admin (issue 22, docs/dashboard.md); on unless turned off. */
+  dashboard: boolean;
+  /** SMTP server for account emails (`smtp://user:pass@host:port`); null: emails are logged as JSON lines. */
+  smtpUrl: string | null;
+  /** From address of account emails. */
+  mailFrom: string;
+  /** Most usable keys one person may hold from the dashboard. */
+  maxKeys: number;
 }
 
 /** http://host:port for a listening address (IPv6 hosts in brackets). */

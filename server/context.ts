@@ -27,6 +27,8 @@ export interface AppContext {
   health(): { status: number; body: string };
   /** Public resources by exact path (home page, api-catalog, claim, openapi.json, docs, problem pages). */
   resource(path: string): StaticResource | undefined;
+  /** The account dashboard's pages (/account, /admin), or null when turned off. */
+  dashboard: { register(app: import('./uws.js').TemplatedApp): void } | null;
   /** POST /mcp: the server's MCP identity and the browser origins it accepts. */
   mcp: { info: McpServerInfo; originAllowed: OriginPolicy };
 }

@@ -17,6 +17,7 @@ import { loadPlans } from './access/plans.js';
 import { redactUrl } from './access/redact-url.js';
 import { startAccess } from './access/startup.js';
 import { localBaseUrl, type ServeConfig } from './config.js';
+import { describeMailer } from './dashboard/mailer.js';
 import { serverLogger } from './log.js';
 import { type AdminListener, startAdmin } from './metrics/admin.js';
 import { newCounterBuffer, SLOTS } from './metrics/counters.js';
@@ -112,7 +113,7 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
         port,
         version,
         fixedNow: opts.fixedNow ? opts.fixedNow.getTime() : null,
-        access: { limiter: access.limiterShared, table: access.table(), redis: access.redisUrl },
+        access: { limiter: access.limiterShared, table: access.table(), redis: access.redisUrl, plans },
         snapshot: latest,
         problem,
         metrics: metrics?.addWorker() ?? null,
@@ -233,6 +234,11 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
     log.warn(
       { now: new Date(clockNow()).toISOString(), shift_ms: shift },
       'FUNDRETURNS_TEST_CLOCK is set: this server runs on a moved clock (for tests only)',
+    );
+  if (config.dashboard)
+    log.info(
+      { dashboard: `${config.baseUrl}/account`, max_keys: config.maxKeys },
+      `account dashboard on; ${describeMailer(config)}`,
     );
   if (keys === 0)
     log.warn(

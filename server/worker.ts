@@ -10,11 +10,14 @@ import { escapeControls } from '../core/escape.js';
 import { AccessGate } from './access/gate.js';
 import { type LimiterShared, LocalLimiter } from './access/limiter-local.js';
 import { LOOK_DEADLINE_MS, LOOK_INTERVAL_MS, Lookout } from './access/lookout.js';
-import type { Limiter } from './access/model.js';
+import type { Limiter, PlanLimits, PlanName } from './access/model.js';
+import { openStore } from './access/open-store.js';
 import type { KeyTableData } from './access/table.js';
 import { createApp } from './app.js';
 import type { ServeConfig } from './config.js';
 import type { AppContext, StaticResource } from './context.js';
+import { Dashboard } from './dashboard/dashboard.js';
+import { mailerFrom } from './dashboard/mailer.js';
 import { inflight } from './http/body.js';
 import { closeConnectionsAfterReplies, onReply } from './http/call.js';
 import { onInternalError } from './http/guard.js';
@@ -40,6 +43,8 @@ export interface WorkerInput {
     table: KeyTableData;
     /** Set in multi-machine mode: limits are counted in this Redis. */
     redis: string | null;
+    /** The plan limits this server enforces (C26, --plans): the dashboard's plans page. */
+    plans: Readonly<Record<PlanName, PlanLimits>>;
   };
   /** The snapshot to serve from the start (null: none loaded), and the problem to report. */
   snapshot: SnapshotMessage | null;
@@ -124,6 +129,31 @@ if (input.metrics !== null) {
 const gate = new AccessGate(config.baseUrl, limiter, now, () => lookout.request());
 gate.setTable(input.access.table);
 
+/** Limiter slots by account, from the latest key table (the dashboard's usage figures). */
+let accountSlots = slotsOf(input.access.table);
+function slotsOf(table: KeyTableData): Map<string, number> {
+  return new Map(table.entries.map(([, e]) => [e.accountId, e.slot]));
+}
+
+/** The dashboard reads and writes the store from this thread: pages are rare, the store is shared. */
+const dashboard = config.dashboard ? await startDashboard() : null;
+
+async function startDashboard(): Promise<Dashboard> {
+  const log = serverLogger();
+  const store = await openStore(config.store, (level, msg, fields) => log[level](fields ?? {}, msg));
+  return new Dashboard({
+    store,
+    mailer: mailerFrom(config, (fields, msg) => log.info(fields, msg)),
+    plans: input.access.plans,
+    baseUrl: config.baseUrl,
+    maxKeys: config.maxKeys,
+    now,
+    limiter,
+    slotOf: (id) => accountSlots.get(id),
+    log: (level, msg, fields) => log[level](fields ?? {}, msg),
+  });
+}
+
 /** Redis counts for every server; the shared-memory limiter takes over while Redis is unreachable. */
 async function redisLimiter(url: string, fallback: LocalLimiter): Promise<Limiter & RedisState> {
   const { RedisLimiter } = await import('./access/limiter-redis.js');
@@ -152,6 +182,7 @@ const ctx: AppContext = {
     return { status: h.status, body: JSON.stringify(h.body) };
   },
   resource: (path: string): StaticResource | undefined => resources.get(path),
+  dashboard,
   mcp: {
     info: serverInfo(input.version),
     originAllowed: originPolicy(config.baseUrl, config.mcpOrigins),
@@ -220,6 +251,7 @@ parentPort!.on('message', (m: ToWorker) => {
     problem = m.message;
   } else if (m.type === 'keys') {
     gate.setTable(m.table);
+    accountSlots = slotsOf(m.table);
   } else if (m.type === 'looked') {
     looksWaiting.get(m.id)?.();
   } else if (m.type === 'collect') {

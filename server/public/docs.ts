@@ -55,6 +55,7 @@ const PAGE = `<!doctype html>
 <body>
 <noscript><p class="noscript">This reference needs JavaScript. The OpenAPI 3.1 document it is drawn from is at
 <a href="${OPENAPI_RELATIVE}">${OPENAPI_PATH}</a>.</p></noscript>
+<p class="account"><a href="account">Your account</a>: sign up, get an API key, see your usage.</p>
 <div id="swagger-ui"></div>
 <script src="docs/swagger-ui-bundle.js"></script>
 <script src="docs/init.js"></script>
@@ -66,6 +67,8 @@ const STYLE = `html{box-sizing:border-box;overflow-y:scroll}
 *,*::before,*::after{box-sizing:inherit}
 body{margin:0;background:#fafafa}
 .noscript{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem}
+.account{font:16px/1.5 system-ui,sans-serif;margin:0;padding:.5rem 1rem;background:#fff;border-bottom:1px solid #d0d7de}
+.account a{color:#0550ae}
 `;
 
 // validatorUrl: null, or Swagger UI sends the spec's URL to validator.swagger.io and

@@ -31,6 +31,7 @@ pre{background:#f3f4f6;padding:.75rem;border-radius:4px;overflow-x:auto;font-siz
 The data is informational only, not investment advice.</p>
 <nav aria-label="Start here">
 <ul>
+<li><a href="account">Your account</a>: sign up, get an API key, choose a plan and see your usage.</li>
 <li><a href="docs">API reference</a>: every endpoint, its parameters and answers, with examples you can try.</li>
 <li><a href="openapi.json">OpenAPI 3.1 document</a>: the same, for code generators and tools.</li>
 <li><a href="healthz">Service health</a>: whether data is loaded and how fresh it is.</li>

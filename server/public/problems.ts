@@ -30,7 +30,7 @@ export const problemTypes: Readonly<Record<ProblemSlug, ProblemType>> = {
         '<code>Authorization: Bearer &lt;API_KEY&gt;</code> (the word <code>Bearer</code>, one space, then the key).',
       'Check that the whole key was copied (keys start with <code>fr_live_</code>) with no quotes or trailing ' +
         'whitespace, and that a proxy is not stripping the <code>Authorization</code> header.',
-      'A revoked or rotated key stays invalid: create a new key in the account dashboard.',
+      'A revoked or rotated key stays invalid: create a new key in the <a href="/account/keys">account dashboard</a>.',
       'Requests refused here do not count against your limits.',
     ],
   },
@@ -41,7 +41,7 @@ export const problemTypes: Readonly<Record<ProblemSlug, ProblemType>> = {
       'The API key is valid, but its account has no active plan or subscription (none chosen yet, canceled, ' +
       'or payment past due).',
     remedies: [
-      'Choose a plan in the account dashboard (there is a free one), or bring the subscription back to active.',
+      'Choose a plan in the <a href="/account/plans">account dashboard</a> (there is a free one), or bring the subscription back to active.',
       'The same key works again as soon as the account is active; there is no need to create a new one.',
       'Requests refused here do not count against your limits.',
     ],
@@ -69,7 +69,7 @@ export const problemTypes: Readonly<Record<ProblemSlug, ProblemType>> = {
     remedies: [
       'The quota resets at the first second of next month (00:00:00 UTC on the 1st); the ' +
         '<code>Retry-After</code> header gives the seconds until then.',
-      'Moving to a higher plan in the account dashboard raises the quota at once.',
+      'Moving to a higher plan in the <a href="/account/plans">account dashboard</a> raises the quota at once.',
       'The <code>quota</code> item of the <code>RateLimit</code> header shows what is left, so a client can slow ' +
         'down before it runs out.',
     ],

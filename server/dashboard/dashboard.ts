@@ -1,0 +1,247 @@
+/**
+ * The account dashboard (issue 22): pages under /account for people and /admin for
+ * operators, on the API's own server and port. Every page is rendered here, works
+ * without JavaScript, and is sent with a strict Content-Security-Policy and
+ * `Cache-Control: no-store`. Every state-changing form carries a token (the session's,
+ * or before sign-in a cookie's) and must come from our own origin.
+ *
+ * The route table below is the one place a dashboard route is declared.
+ */
+import type { AccessState, AccessStore, Limiter, Person, PlanLimits, PlanName } from '../access/model.js';
+import type { HttpResponse, TemplatedApp } from '../uws.js';
+import type { Mailer } from './mailer.js';
+import { type PageRequest, type PageResponse, servePage } from './page-http.js';
+import { accountRoutes } from './pages/account.js';
+import { adminRoutes } from './pages/admin.js';
+import { authRoutes } from './pages/auth.js';
+import { ASSET_CSS, ASSET_JS, CSS, JS } from './pages/layout.js';
+import {
+  type CookieRules,
+  cookie,
+  csrfCookieName,
+  randomToken,
+  type Session,
+  Sessions,
+  sameToken,
+} from './session.js';
+
+export interface DashboardDeps {
+  readonly store: AccessStore;
+  readonly mailer: Mailer;
+  /** The plan limits this server enforces (C26 and --plans). */
+  readonly plans: Readonly<Record<PlanName, PlanLimits>>;
+  /** Public base URL (links in emails, the Origin forms must come from). */
+  readonly baseUrl: string;
+  /** Most usable keys one person may hold. */
+  readonly maxKeys: number;
+  readonly now: () => number;
+  /** Where an account stands against its limits, counting nothing (usage page). */
+  readonly limiter: Limiter;
+  /** The limiter slot of an account this server knows, or undefined. */
+  readonly slotOf: (accountId: string) => number | undefined;
+  readonly log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+}
+
+/** What a handler gets: the request, the store's state of the moment and who asks. */
+export interface PageContext {
+  readonly req: PageRequest;
+  readonly deps: DashboardDeps;
+  readonly state: AccessState;
+  readonly session: Session | null;
+  /** The form token to put in this page's forms. */
+  readonly csrf: string;
+  readonly sessions: Sessions;
+  readonly cookieRules: CookieRules;
+}
+
+/** The signed-in person's context (routes that need one get it). */
+export interface PersonContext extends PageContext {
+  readonly session: Session;
+  readonly person: Person;
+}
+
+export type Who = 'anyone' | 'person' | 'admin';
+
+export interface PageRoute {
+  readonly method: 'GET' | 'POST';
+  /** Segments; `:name` matches one segment. */
+  readonly path: string;
+  readonly who: Who;
+  readonly handle: (c: PersonContext) => Promise<PageResponse>;
+}
+
+/** For routes open to anyone, `person`/`session` may be absent: handlers of those check. */
+export const ROUTES: readonly PageRoute[] = [...authRoutes, ...accountRoutes, ...adminRoutes];
+
+export const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  [
+    'Content-Security-Policy',
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  ],
+  ['X-Frame-Options', 'DENY'],
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Referrer-Policy', 'same-origin'],
+  ['Cache-Control', 'no-store'],
+];
+
+export function redirect(
+  location: string,
+  extra: ReadonlyArray<readonly [string, string]> = [],
+): PageResponse {
+  return { status: 303, body: '', headers: [['Location', location], ...extra] };
+}
+
+function match(route: PageRoute, path: string): Record<string, string> | null {
+  const want = route.path.split('/');
+  const got = path.split('/');
+  if (want.length !== got.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    if (want[i].startsWith(':')) {
+      if (got[i] === '' || got[i].length > 100) return null;
+      params[want[i].slice(1)] = decodeURIComponent(got[i]);
+    } else if (want[i] !== got[i]) return null;
+  }
+  return params;
+}
+
+/** The origin a request's form came from, if it is ours: the base URL's, or the Host it was sent to. */
+export function sameOrigin(req: PageRequest, baseUrl: string): boolean {
+  const from = req.origin !== '' && req.origin !== 'null' ? req.origin : req.referer;
+  if (from === '') return false;
+  let u: URL;
+  try {
+    u = new URL(from);
+  } catch {
+    return false;
+  }
+  if (u.origin === new URL(baseUrl).origin) return true;
+  // Behind a proxy or on another name of this host: the browser sent the form to `Host`,
+  // and an attacker's page cannot make a victim's browser send its own origin here.
+  return req.host !== '' && u.host === req.host;
+}
+
+export class Dashboard {
+  readonly sessions: Sessions;
+  readonly cookieRules: CookieRules;
+
+  constructor(readonly deps: DashboardDeps) {
+    this.cookieRules = { secure: deps.baseUrl.startsWith('https:') };
+    this.sessions = new Sessions(deps.store, this.cookieRules, deps.now);
+  }
+
+  /** Register the pages on `app` (before its catch-all 404). */
+  register(app: TemplatedApp): void {
+    const onError = (e: unknown) =>
+      this.deps.log('error', 'dashboard page failed', {
+        error: e instanceof Error ? (e.stack ?? e.message) : String(e),
+      });
+    const asset = (type: string, body: string) => (res: HttpResponse) => {
+      res.cork(() => {
+        res.writeStatus('200 OK');
+        res.writeHeader('Content-Type', type);
+        res.writeHeader('Cache-Control', 'public, max-age=3600');
+        res.writeHeader('X-Content-Type-Options', 'nosniff');
+        res.end(body);
+      });
+    };
+    app.get(ASSET_CSS, asset('text/css; charset=utf-8', CSS));
+    app.get(ASSET_JS, asset('text/javascript; charset=utf-8', JS));
+    for (const prefix of ['/account', '/admin']) {
+      for (const pattern of [prefix, `${prefix}/*`]) {
+        app.any(pattern, (res, req) => {
+          servePage(res, req, {}, (r) => this.answer(r), onError);
+        });
+      }
+    }
+  }
+
+  /** One page request, from routing to the page with its headers. */
+  async answer(req: PageRequest): Promise<PageResponse> {
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    let found: { route: PageRoute; params: Record<string, string> } | null = null;
+    let otherMethod = false;
+    for (const route of ROUTES) {
+      const params = match(route, path);
+      if (params === null) continue;
+      if (route.method === method) {
+        found = { route, params };
+        break;
+      }
+      otherMethod = true;
+    }
+    if (found === null)
+      return this.finish(
+        otherMethod
+          ? { status: 405, body: 'This page does not take that method.', type: TEXT }
+          : { status: 404, body: notFoundPage(), headers: [] },
+        [],
+      );
+    const r = { ...req, params: found.params };
+    const state = await this.deps.store.read();
+    const session = await this.sessions.current(req.cookies, state);
+    const cookies: string[] = [];
+    if (session?.setCookie) cookies.push(session.setCookie);
+    let csrf = session?.csrf ?? '';
+    if (session === null) {
+      const had = req.cookies.get(csrfCookieName(this.cookieRules));
+      csrf = had !== undefined && /^[A-Za-z0-9_-]{43}$/.test(had) ? had : randomToken();
+      if (had !== csrf) cookies.push(cookie(this.cookieRules, csrfCookieName(this.cookieRules), csrf, null));
+    }
+    if (method === 'POST') {
+      if (!sameOrigin(r, this.deps.baseUrl))
+        return this.finish(
+          forbidden('This form did not come from this site, so it was not acted on.'),
+          cookies,
+        );
+      if (!sameToken(r.form.get('csrf') ?? '', csrf))
+        return this.finish(
+          forbidden(
+            'This form has expired (or did not come from this site). Go back, reload the page and try again.',
+          ),
+          cookies,
+        );
+    }
+    const route = found.route;
+    if (route.who !== 'anyone' && session === null) {
+      if (method === 'GET')
+        return this.finish(redirect(`/account/login?next=${encodeURIComponent(path)}`), cookies);
+      return this.finish(forbidden('Your session has ended. Sign in again.'), cookies);
+    }
+    if (route.who === 'admin' && session?.person.role !== 'admin')
+      return this.finish(forbidden('This page is for operators of this service.'), cookies);
+    const c = {
+      req: r,
+      deps: this.deps,
+      state,
+      session,
+      person: session?.person,
+      csrf,
+      sessions: this.sessions,
+      cookieRules: this.cookieRules,
+    } as PersonContext;
+    return this.finish(await route.handle(c), cookies);
+  }
+
+  private finish(page: PageResponse, cookies: readonly string[]): PageResponse {
+    return {
+      ...page,
+      headers: [
+        ...SECURITY_HEADERS,
+        ...(page.headers ?? []),
+        ...cookies.map((v) => ['Set-Cookie', v] as const),
+      ],
+    };
+  }
+}
+
+const TEXT = 'text/plain; charset=utf-8';
+
+function forbidden(text: string): PageResponse {
+  return { status: 403, body: text, type: TEXT };
+}
+
+function notFoundPage(): string {
+  return 'No such page. The dashboard starts at /account.';
+}

@@ -1,0 +1,28 @@
+/**
+ * HTML for the dashboard's pages: a tagged template that escapes every interpolated
+ * value unless it is already HTML made here, so a person's text (an email, a key
+ * label, `<script>`) can only ever appear as text.
+ */
+import { escapeHtml } from '../public/response.js';
+
+export class Html {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+type Part = Html | string | number | null | undefined | false | readonly Part[];
+
+function render(v: Part): string {
+  if (v === null || v === undefined || v === false) return '';
+  if (v instanceof Html) return v.text;
+  if (Array.isArray(v)) return (v as readonly Part[]).map(render).join('');
+  return escapeHtml(String(v));
+}
+
+export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
+  let out = strings[0];
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1];
+  return new Html(out);
+}

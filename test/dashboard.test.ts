@@ -1,0 +1,358 @@
+/**
+ * The account dashboard over HTTP (issue 22): every flow a person or an operator
+ * goes through, and every security rule, checked on a running server with an
+ * embedded store, its emails read from the log mailer's JSON lines.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mailedLinks, PageClient } from './dashboard-client.js';
+import {
+  cli,
+  generateAndBuild,
+  type ServerProcess,
+  setupAccess,
+  startServe,
+  type TestAccess,
+  tempDir,
+  waitFor,
+} from './harness.js';
+
+const PASSWORD = 'correct horse battery';
+let server: ServerProcess;
+let access: TestAccess;
+let n = 0;
+/** A fresh address per test: tests share one server and the throttles count per address. */
+const freshEmail = () => `person${n++}.${process.pid}@example.test`;
+
+beforeAll(async () => {
+  const dir = tempDir('fr-dashboard-');
+  const { snapshots } = generateAndBuild(dir, 20);
+  access = setupAccess(dir);
+  server = await startServe([...access.flags, '--snapshots', snapshots, '--threads', '2']);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function lastLink(email: string, path: string): Promise<string> {
+  let link = '';
+  await waitFor(
+    () => {
+      const links = mailedLinks(server.logs(), email).filter((l) => new URL(l).pathname === path);
+      link = links[links.length - 1] ?? '';
+      return link !== '';
+    },
+    10_000,
+    `an email to ${email} with a link to ${path}`,
+    server.logs,
+  );
+  const u = new URL(link);
+  return u.pathname + u.search;
+}
+
+/** Sign up, follow the verification link and sign in: a person ready to make keys. */
+async function signedIn(email = freshEmail()): Promise<PageClient> {
+  const c = new PageClient(server.url);
+  await c.get('/account/signup');
+  const s = await c.post('/account/signup', { email, password: PASSWORD });
+  expect(s.status, s.body).toBe(200);
+  expect((await c.get(await lastLink(email, '/account/verify'))).status).toBe(303);
+  await c.get('/account/login');
+  const l = await c.post('/account/login', { email, password: PASSWORD });
+  expect(l.status, l.body).toBe(303);
+  return c;
+}
+
+async function createKey(c: PageClient, label: string): Promise<string> {
+  await c.get('/account/keys');
+  const r = await c.post('/account/keys', { label });
+  expect(r.status, r.body).toBe(200);
+  const m = /<code class="secret" id="new-key">([^<]+)<\/code>/.exec(r.body);
+  expect(m, r.body).not.toBeNull();
+  return (m as RegExpExecArray)[1];
+}
+
+const v1 = (key: string) =>
+  fetch(`${server.url}/v1/funds?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+
+describe('a person from sign-up to a working key', () => {
+  it('signs up, gets the link by email (logged as one JSON line), verifies, signs in, makes a key that /v1 takes', async () => {
+    const email = freshEmail();
+    const c = await signedIn(email);
+    // The log mailer's line names the address and the link, nothing else secret.
+    const line = server
+      .logs()
+      .split('\n')
+      .find((l) => l.includes('"account email"') && l.includes(email)) as string;
+    const logged = JSON.parse(line) as Record<string, unknown>;
+    expect(logged.msg).toBe('account email');
+    expect(logged.to).toBe(email);
+    expect(String(logged.link)).toMatch(/\/account\/verify\?token=/);
+    expect(line).not.toContain(PASSWORD);
+
+    const overview = await c.get('/account');
+    expect(overview.status).toBe(200);
+    expect(overview.body).toContain('free');
+    const key = await createKey(c, 'laptop');
+    expect(key).toMatch(/^fr_live_/);
+    const r = await v1(key);
+    expect(r.status).toBe(200);
+    const keys = await c.get('/account/keys');
+    expect(keys.body).toContain('laptop');
+    expect(keys.body).toContain(key.slice(0, 12));
+    // Shown once: the list has the prefix only.
+    expect(keys.body).not.toContain(key);
+  });
+
+  it('a new account starts on Free, active, owned by the person (accounts list shows the owner)', async () => {
+    const email = freshEmail();
+    await signedIn(email);
+    const r = cli(['accounts', 'list', '--json', '--store', access.store]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(email);
+  });
+
+  it('no key before the email is verified', async () => {
+    const email = freshEmail();
+    const c = new PageClient(server.url);
+    await c.get('/account/signup');
+    await c.post('/account/signup', { email, password: PASSWORD });
+    await c.get('/account/login');
+    expect((await c.post('/account/login', { email, password: PASSWORD })).status).toBe(303);
+    const page = await c.get('/account/keys');
+    expect(page.body).toContain('Verify your email address first');
+    expect((await c.post('/account/keys', { label: 'x' })).status).toBe(403);
+  });
+
+  it('the verification link works once', async () => {
+    const email = freshEmail();
+    const c = new PageClient(server.url);
+    await c.get('/account/signup');
+    await c.post('/account/signup', { email, password: PASSWORD });
+    const link = await lastLink(email, '/account/verify');
+    expect((await c.get(link)).status).toBe(303);
+    expect((await c.get(link)).status).toBe(400);
+  });
+
+  it('rotate gives a new key and the old one stops at once with no grace; revoke makes a key 401 within a second', async () => {
+    const c = await signedIn();
+    const key = await createKey(c, 'rotating');
+    expect((await v1(key)).status).toBe(200);
+    const list = await c.get('/account/keys');
+    const id = (/action="\/account\/keys\/(key_[0-9a-f]{12})\/rotate"/.exec(list.body) as RegExpExecArray)[1];
+    const rotated = await c.post(`/account/keys/${id}/rotate`, { grace: '0' });
+    expect(rotated.status, rotated.body).toBe(200);
+    const fresh = (/<code class="secret" id="new-key">([^<]+)<\/code>/.exec(rotated.body) as RegExpExecArray)[1];
+    expect(fresh).not.toBe(key);
+    await waitFor(async () => (await v1(key)).status === 401, 3000, 'the rotated key refused');
+    expect((await v1(fresh)).status).toBe(200);
+
+    const again = await c.get('/account/keys');
+    const freshId = (/action="\/account\/keys\/(key_[0-9a-f]{12})\/revoke"/.exec(again.body) as RegExpExecArray)[1];
+    const started = Date.now();
+    expect((await c.post(`/account/keys/${freshId}/revoke`, {})).status).toBe(303);
+    await waitFor(async () => (await v1(fresh)).status === 401, 3000, 'the revoked key refused');
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('holds at most --max-keys keys (default 10)', async () => {
+    const c = await signedIn();
+    for (let i = 0; i < 10; i++) await createKey(c, `k${i}`);
+    const page = await c.get('/account/keys');
+    expect(page.body).toContain('the most an account may hold (10)');
+    const refused = await c.post('/account/keys', { label: 'eleventh' });
+    expect(refused.status).toBe(409);
+  });
+
+  it('a password reset by email sets the new password and signs out every session', async () => {
+    const email = freshEmail();
+    const a = await signedIn(email);
+    const b = new PageClient(server.url);
+    await b.get('/account/forgot');
+    const asked = await b.post('/account/forgot', { email });
+    expect(asked.status).toBe(200);
+    const link = await lastLink(email, '/account/reset');
+    const form = await b.get(link);
+    expect(form.status).toBe(200);
+    const token = new URL(server.url + link).searchParams.get('token') as string;
+    expect((await b.post('/account/reset', { token, password: 'a whole new password' })).status).toBe(303);
+    // The session begun before the change is over.
+    expect((await a.get('/account')).status).toBe(303);
+    expect((await b.post('/account/reset', { token, password: 'yet another password' })).status).toBe(400);
+    await b.get('/account/login');
+    expect((await b.post('/account/login', { email, password: PASSWORD })).status).toBe(401);
+    expect((await b.post('/account/login', { email, password: 'a whole new password' })).status).toBe(303);
+  });
+});
+
+describe('security rules', () => {
+  it('every page is sent with a strict CSP, X-Frame-Options DENY, nosniff and Cache-Control no-store', async () => {
+    const c = await signedIn();
+    for (const path of ['/account/login', '/account/signup', '/account', '/account/keys', '/account/usage']) {
+      const r = await c.get(path);
+      expect(r.status, path).toBe(200);
+      expect(r.headers.get('content-security-policy'), path).toMatch(/^default-src 'self';/);
+      expect(r.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(r.headers.get('x-frame-options'), path).toBe('DENY');
+      expect(r.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(r.headers.get('cache-control'), path).toBe('no-store');
+    }
+    const key = await c.post('/account/keys', { label: 'secret page' });
+    expect(key.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('cookies are HttpOnly and SameSite=Lax, not Secure on an http base URL', async () => {
+    const c = new PageClient(server.url);
+    const page = await c.get('/account/login');
+    const csrf = page.setCookies.find((l) => l.startsWith('fr_csrf=')) as string;
+    expect(csrf).toMatch(/; HttpOnly/);
+    expect(csrf).toMatch(/; SameSite=Lax/);
+    expect(csrf).not.toMatch(/Secure/);
+    const email = freshEmail();
+    await c.get('/account/signup');
+    await c.post('/account/signup', { email, password: PASSWORD });
+    await c.get('/account/login');
+    const l = await c.post('/account/login', { email, password: PASSWORD });
+    const session = l.setCookies.find((x) => x.startsWith('fr_session=')) as string;
+    expect(session).toMatch(/^fr_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax/);
+  });
+
+  it('a form without the token, with a wrong one, or from another origin is refused (403) and changes nothing', async () => {
+    const c = await signedIn();
+    await c.get('/account/keys');
+    const before = (await c.get('/account/keys')).body.match(/<tr>/g)?.length ?? 0;
+    expect((await c.post('/account/keys', { label: 'a' }, { csrf: null })).status).toBe(403);
+    expect((await c.post('/account/keys', { label: 'b' }, { csrf: 'x'.repeat(43) })).status).toBe(403);
+    expect((await c.post('/account/keys', { label: 'c' }, { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await c.post('/account/keys', { label: 'd' }, { origin: null })).status).toBe(403);
+    const after = (await c.get('/account/keys')).body.match(/<tr>/g)?.length ?? 0;
+    expect(after).toBe(before);
+    // The sign-in form too: no token, no sign-in.
+    const d = new PageClient(server.url);
+    expect((await d.post('/account/login', { email: freshEmail(), password: PASSWORD }, { csrf: null })).status).toBe(403);
+  });
+
+  it('a session id planted before sign-in is not the one after it, and is worthless (session fixation)', async () => {
+    const email = freshEmail();
+    const c = new PageClient(server.url);
+    await c.get('/account/signup');
+    await c.post('/account/signup', { email, password: PASSWORD });
+    await c.get(await lastLink(email, '/account/verify'));
+    const planted = 'A'.repeat(43);
+    c.cookies.set('fr_session', planted);
+    await c.get('/account/login');
+    await c.post('/account/login', { email, password: PASSWORD });
+    expect(c.cookies.get('fr_session')).not.toBe(planted);
+    expect((await c.get('/account')).status).toBe(200);
+    const attacker = new PageClient(server.url);
+    attacker.cookies.set('fr_session', planted);
+    expect((await attacker.get('/account')).status).toBe(303);
+  });
+
+  it('sign-out ends the session on the server, not only in the browser', async () => {
+    const c = await signedIn();
+    const id = c.cookies.get('fr_session') as string;
+    await c.get('/account');
+    expect((await c.post('/account/logout', {})).status).toBe(303);
+    const replay = new PageClient(server.url);
+    replay.cookies.set('fr_session', id);
+    expect((await replay.get('/account')).status).toBe(303);
+  });
+
+  it('sign-in is throttled per address: the 11th attempt in 15 minutes is a 429, even with the right password', async () => {
+    const email = freshEmail();
+    await signedIn(email);
+    const c = new PageClient(server.url);
+    await c.get('/account/login');
+    for (let i = 0; i < 9; i++) expect((await c.post('/account/login', { email, password: 'wrong password!' })).status).toBe(401);
+    const r = await c.post('/account/login', { email, password: PASSWORD });
+    expect(r.status).toBe(429);
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('sign-up, sign-in and reset answer the same whether the address has an account or not', async () => {
+    const known = freshEmail();
+    await signedIn(known);
+    const unknown = freshEmail();
+    const c = new PageClient(server.url);
+    await c.get('/account/signup');
+    const a = await c.post('/account/signup', { email: known, password: PASSWORD });
+    const b = await c.post('/account/signup', { email: unknown, password: PASSWORD });
+    expect(a.status).toBe(b.status);
+    expect(a.body.replace(known, 'X')).toBe(b.body.replace(unknown, 'X'));
+    await c.get('/account/login');
+    const wrong = await c.post('/account/login', { email: known, password: 'not the password' });
+    const nobody = await c.post('/account/login', { email: freshEmail(), password: 'not the password' });
+    expect(wrong.status).toBe(nobody.status);
+    expect(wrong.body.replace(/value="[^"]*@example\.test"/, '')).toBe(nobody.body.replace(/value="[^"]*@example\.test"/, ''));
+    await c.get('/account/forgot');
+    const f1 = await c.post('/account/forgot', { email: known });
+    const f2 = await c.post('/account/forgot', { email: freshEmail() });
+    expect(f1.status).toBe(f2.status);
+    expect(f1.body.replace(/[^\s>]+@example\.test/g, 'X')).toBe(f2.body.replace(/[^\s>]+@example\.test/g, 'X'));
+  });
+
+  it('what a person types is shown as text: a label or an address of <script> runs nothing', async () => {
+    const c = await signedIn();
+    await createKey(c, '<script>alert(1)</script>');
+    const page = await c.get('/account/keys');
+    expect(page.body).not.toContain('<script>alert(1)</script>');
+    expect(page.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    const s = new PageClient(server.url);
+    await s.get('/account/signup');
+    const bad = await s.post('/account/signup', { email: '"><script>x()</script>', password: PASSWORD });
+    expect(bad.status).toBe(422);
+    expect(bad.body).not.toContain('<script>x()</script>');
+  });
+
+  it('a disabled person is signed out at once and cannot sign in', async () => {
+    const email = freshEmail();
+    const c = await signedIn(email);
+    const r = cli(['users', 'disable', email, '--store', access.store]);
+    expect(r.status, r.stderr).toBe(0);
+    await waitFor(async () => (await c.get('/account')).status === 303, 3000, 'the session ended');
+    await c.get('/account/login');
+    expect((await c.post('/account/login', { email, password: PASSWORD })).status).toBe(401);
+  });
+
+  it('the admin view is for admins: 403 for a person, and a new session id when the role changes', async () => {
+    const email = freshEmail();
+    const c = await signedIn(email);
+    expect((await c.get('/admin')).status).toBe(403);
+    const before = c.cookies.get('fr_session');
+    expect(cli(['users', 'admin', email, '--store', access.store]).status).toBe(0);
+    await waitFor(async () => (await c.get('/admin')).status === 200, 3000, 'the admin view open');
+    expect(c.cookies.get('fr_session')).not.toBe(before);
+  });
+});
+
+describe('plans', () => {
+  it('a person asks for Pro, an admin approves in the admin view, and the key at once carries Pro limits', async () => {
+    const c = await signedIn();
+    const key = await createKey(c, 'plan test');
+    const policy = async () => (await v1(key)).headers.get('ratelimit-policy') ?? '';
+    expect(await policy()).toMatch(/^"burst";q=100;w=60, "quota";q=250;/);
+    await c.get('/account/plans');
+    expect((await c.post('/account/plans', { plan: 'pro' })).status).toBe(303);
+    expect((await c.get('/account/plans')).body).toContain('Requested');
+
+    const adminEmail = freshEmail();
+    const admin = await signedIn(adminEmail);
+    expect(cli(['users', 'admin', adminEmail, '--store', access.store]).status).toBe(0);
+    let queue = await admin.get('/admin/requests');
+    await waitFor(
+      async () => {
+        queue = await admin.get('/admin/requests');
+        return queue.status === 200;
+      },
+      3000,
+      'the admin view',
+    );
+    const id = (/action="\/admin\/requests\/(req_[0-9a-f]{12})\/approve"/.exec(queue.body) as RegExpExecArray)[1];
+    expect((await admin.post(`/admin/requests/${id}/approve`, {})).status).toBe(303);
+    await waitFor(async () => /^"burst";q=250;w=60, "quota";q=2500;/.test(await policy()), 3000, 'Pro limits on the key');
+    const audit = await admin.get('/admin/audit');
+    expect(audit.body).toContain(adminEmail);
+    expect(audit.body).toContain(id);
+  });
+});
