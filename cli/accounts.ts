@@ -11,6 +11,7 @@ import { now } from '../core/clock.js';
 import { escapeControls } from '../core/escape.js';
 import { generateKey, hashKey, KEY_PREFIX, looksLikeKey, newAccountId } from '../server/access/keys.js';
 import {
+  type AccessChange,
   type AccessState,
   type AccessStore,
   type Account,
@@ -269,6 +270,23 @@ function keyView(state: AccessState, k: KeyRecord): KeyView {
   };
 }
 
+/**
+ * Record an admin change and its audit entry (who: `cli:<os user>`; what: `action`,
+ * by default the change's op). The change is durable first: an entry is never written
+ * for a change that was refused.
+ */
+export async function changeAudited(
+  ctx: Ctx,
+  change: AccessChange,
+  target: string,
+  detail: string,
+  action: string = change.op,
+): Promise<AccessState> {
+  const after = await ctx.store.change(change);
+  await auditAdmin(ctx.store, cliActor(ctx.io.env), action, target, detail, ctx.now);
+  return after;
+}
+
 /** The email of the person who owns the account (a dashboard sign-up), or null (made with the CLI). */
 export function ownerEmail(state: AccessState, accountId: string): string | null {
   return state.people.find((p) => p.account_id === accountId)?.email ?? null;
@@ -446,17 +464,13 @@ async function accountsSetPlan(ctx: Ctx): Promise<number> {
   const a = findAccount(state, ctx.args[0]);
   const plan = planArg(ctx.args[1]);
   let after = state;
-  if (a.plan !== plan) {
-    after = await ctx.store.change({ op: 'account.plan', account_id: a.id, plan });
-    await auditAdmin(
-      ctx.store,
-      cliActor(ctx.io.env),
-      'account.plan',
+  if (a.plan !== plan)
+    after = await changeAudited(
+      ctx,
+      { op: 'account.plan', account_id: a.id, plan },
       a.id,
       `${a.name}: ${a.plan} -> ${plan}`,
-      ctx.now,
     );
-  }
   const updated = findAccount(after, a.id);
   if (ctx.json) printJson(ctx.io, updated);
   else if (a.plan === plan) ctx.io.out(`account ${a.name} is already on plan ${plan}`);
@@ -469,17 +483,13 @@ async function accountsSetStatus(ctx: Ctx): Promise<number> {
   const a = findAccount(state, ctx.args[0]);
   const status = statusArg(ctx.args[1]);
   let after = state;
-  if (a.status !== status) {
-    after = await ctx.store.change({ op: 'account.status', account_id: a.id, status });
-    await auditAdmin(
-      ctx.store,
-      cliActor(ctx.io.env),
-      'account.status',
+  if (a.status !== status)
+    after = await changeAudited(
+      ctx,
+      { op: 'account.status', account_id: a.id, status },
       a.id,
       `${a.name}: ${a.status} -> ${status}`,
-      ctx.now,
     );
-  }
   const updated = findAccount(after, a.id);
   if (ctx.json) printJson(ctx.io, updated);
   else if (a.status === status) ctx.io.out(`account ${a.name} already has status ${status}`);
@@ -613,14 +623,11 @@ async function keysRevoke(ctx: Ctx): Promise<number> {
   const state = await ctx.store.read();
   const k = findKey(state, ctx.args[0]);
   if (k.revoked_at !== null) throw new Error(`key ${k.id} was already revoked at ${k.revoked_at}`);
-  const after = await ctx.store.change({ op: 'key.revoke', key_id: k.id, at: iso(ctx.now) });
-  await auditAdmin(
-    ctx.store,
-    cliActor(ctx.io.env),
-    'key.revoke',
+  const after = await changeAudited(
+    ctx,
+    { op: 'key.revoke', key_id: k.id, at: iso(ctx.now) },
     k.id,
-    `account ${accountName(after, k.account_id)}`,
-    ctx.now,
+    `account ${accountName(state, k.account_id)}`,
   );
   const updated = after.keys.find((x) => x.id === k.id) ?? k;
   if (ctx.json) printJson(ctx.io, keyView(after, updated));

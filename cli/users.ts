@@ -8,9 +8,9 @@
  * A password hash is never shown, in text or JSON.
  */
 import type { AccessState, Person, Role } from '../server/access/model.js';
-import { auditAdmin, cliActor } from '../server/access/plan-requests.js';
 import {
   type Ctx,
+  changeAudited,
   iso,
   JSON_FLAG,
   printJson,
@@ -126,8 +126,12 @@ async function usersVerify(ctx: Ctx): Promise<number> {
   const who = shown(p.email);
   if (p.verified_at !== null)
     return report(ctx, state, p, `user ${who} was already verified at ${p.verified_at}`);
-  const after = await ctx.store.change({ op: 'person.verify', person_id: p.id, at: iso(ctx.now) });
-  await auditAdmin(ctx.store, cliActor(ctx.io.env), 'person.verify', p.id, p.email, ctx.now);
+  const after = await changeAudited(
+    ctx,
+    { op: 'person.verify', person_id: p.id, at: iso(ctx.now) },
+    p.id,
+    p.email,
+  );
   return report(ctx, after, p, `user ${who}: email marked verified`);
 }
 
@@ -136,14 +140,12 @@ async function usersStatus(ctx: Ctx, status: Person['status']): Promise<number> 
   const p = findPerson(state, ctx.args[0]);
   const who = shown(p.email);
   if (p.status === status) return report(ctx, state, p, `user ${who} is already ${status}`);
-  const after = await ctx.store.change({ op: 'person.status', person_id: p.id, status });
-  await auditAdmin(
-    ctx.store,
-    cliActor(ctx.io.env),
-    status === 'disabled' ? 'person.disable' : 'person.enable',
+  const after = await changeAudited(
+    ctx,
+    { op: 'person.status', person_id: p.id, status },
     p.id,
     p.email,
-    ctx.now,
+    status === 'disabled' ? 'person.disable' : 'person.enable',
   );
   return report(ctx, after, p, `user ${who}: status ${p.status} -> ${status}`);
 }
@@ -160,14 +162,12 @@ async function usersAdmin(ctx: Ctx): Promise<number> {
       p,
       role === 'admin' ? `user ${who} is already an admin` : `user ${who} is not an admin`,
     );
-  const after = await ctx.store.change({ op: 'person.role', person_id: p.id, role });
-  await auditAdmin(
-    ctx.store,
-    cliActor(ctx.io.env),
-    role === 'admin' ? 'person.admin' : 'person.admin-revoke',
+  const after = await changeAudited(
+    ctx,
+    { op: 'person.role', person_id: p.id, role },
     p.id,
     `${p.email}: role ${p.role} -> ${role}`,
-    ctx.now,
+    role === 'admin' ? 'person.admin' : 'person.admin-revoke',
   );
   const note =
     p.status === 'disabled' ? ' (the user is disabled: `fundreturns users enable` to let them sign in)' : '';

@@ -10,7 +10,7 @@
  * - `fr:usage:<YYYY-MM>` hash account id → requests admitted that month, incremented
  *                        atomically by RedisLimiter (limiter-redis.ts).
  * - `fr:secret:<kind>:<id>` a session or token (issue 22), SET with PX, taken with GETDEL.
- * - `fr:hit:<key>`       sign-in attempts of one window (INCR, PEXPIRE NX).
+ * - `fr:hit:<key>`       sign-in attempts of one window (INCR, and PEXPIRE on the first, in a script).
  * - `fr:audit`           list of admin actions, JSON, newest first (LPUSH, LTRIM).
  *
  * Appends are compare-and-set on the version inside one Lua script: the change is
@@ -61,6 +61,13 @@ redis.call('RPUSH', KEYS[1], ARGV[2])
 v = redis.call('INCR', KEYS[2])
 redis.call('PUBLISH', ARGV[3], v)
 return v
+`;
+
+/** One attempt of sign-in throttling (hit): the window's count. */
+const HIT_SCRIPT = `
+local n = redis.call('INCR', KEYS[1])
+if n == 1 or redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return n
 `;
 
 type Client = ReturnType<typeof makeClient>;
@@ -424,14 +431,17 @@ export class RedisAccessStore implements AccessStore {
     await this.#call((c) => c.del(secretKey(kind, id)));
   }
 
-  /** INCR, and the window's expiry set by its first attempt (PEXPIRE NX, Redis 7), in one MULTI. */
+  /**
+   * INCR, and the window's expiry set by its first attempt, in one script: atomic, and
+   * without PEXPIRE NX (Redis 7), so Redis 6.2 still serves. A counter somehow left
+   * without an expiry gets one rather than counting for ever.
+   */
   async hit(key: string, windowMs: number): Promise<number> {
     if (!Number.isSafeInteger(windowMs) || windowMs <= 0)
       throw new Error(`a throttle window must be whole milliseconds > 0, not ${windowMs}`);
-    const k = hitKey(key);
-    const [count] = (await this.#call((c) =>
-      c.multi().incr(k).pExpire(k, windowMs, 'NX').exec(),
-    )) as unknown as [number, number];
+    const count = await this.#call((c) =>
+      c.eval(HIT_SCRIPT, { keys: [hitKey(key)], arguments: [String(windowMs)] }),
+    );
     return Number(count);
   }
 
