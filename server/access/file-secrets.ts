@@ -19,7 +19,17 @@
  * is fsynced: losing a session or a counter in a power cut costs a sign-in, not data.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  stat,
+  unlink,
+  utimes,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { now } from '../../core/clock.js';
 import { isObject, SECRET_KINDS, type SecretKind } from './model.js';
@@ -88,10 +98,9 @@ export class FileSecrets {
     checkKind(kind);
     checkId(id);
     checkMs('a secret TTL', ttlMs);
-    await this.#dir(this.#secrets);
     const expires = now() + ttlMs;
     const tmp = join(this.#secrets, `.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
-    const fh = await open(tmp, 'wx', STORE_FILE_MODE);
+    const fh = await this.#open(this.#secrets, tmp, 'wx');
     try {
       await fh.writeFile(JSON.stringify({ value, expires_at: new Date(expires).toISOString() }));
     } finally {
@@ -151,10 +160,9 @@ export class FileSecrets {
    */
   async hit(key: string, windowMs: number): Promise<number> {
     checkMs('a throttle window', windowMs);
-    await this.#dir(this.#throttle);
     const end = (Math.floor(now() / windowMs) + 1) * windowMs;
     const name = `${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 40)}-${end}`;
-    const fh = await open(join(this.#throttle, name), 'a', STORE_FILE_MODE);
+    const fh = await this.#open(this.#throttle, join(this.#throttle, name), 'a');
     let count: number;
     try {
       await fh.write(Buffer.from('.'));
@@ -175,10 +183,20 @@ export class FileSecrets {
     return join(this.#secrets, `${kind}-${id}`);
   }
 
-  async #dir(path: string): Promise<void> {
-    if (this.#made.has(path)) return;
-    await mkdir(path, { recursive: true, mode: STORE_DIR_MODE });
-    this.#made.add(path);
+  /** Open a file in `dir`, making the directory first (again, if an operator removed it meanwhile). */
+  async #open(dir: string, path: string, flags: 'wx' | 'a'): Promise<FileHandle> {
+    if (!this.#made.has(dir)) {
+      await mkdir(dir, { recursive: true, mode: STORE_DIR_MODE });
+      this.#made.add(dir);
+    }
+    try {
+      return await open(path, flags, STORE_FILE_MODE);
+    } catch (e) {
+      if (errCode(e) !== 'ENOENT') throw e;
+      // Removed while we ran (the operator cleared stale sessions): make it again, once.
+      await mkdir(dir, { recursive: true, mode: STORE_DIR_MODE });
+      return await open(path, flags, STORE_FILE_MODE);
+    }
   }
 
   /** Start a sweep when none ran for a minute; never awaited by the caller. */

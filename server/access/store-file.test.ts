@@ -313,6 +313,20 @@ describe("the embedded store's secrets, counters and audit log (issue 22)", () =
     chmodSync(join(dir, 'secrets'), 0o700);
   });
 
+  it('makes secrets/ and throttle/ again when an operator removed them while the store was open', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    await s.putSecret('session', id(6), 'a', 60_000);
+    await s.hit('signin:a@b.c', 60_000);
+    rmSync(join(dir, 'secrets'), { recursive: true });
+    rmSync(join(dir, 'throttle'), { recursive: true });
+    expect(await s.getSecret('session', id(6))).toBeNull();
+    await s.putSecret('session', id(7), 'b', 60_000);
+    expect(await s.getSecret('session', id(7))).toBe('b');
+    expect(await s.hit('signin:a@b.c', 60_000)).toBe(1);
+    expect(statSync(join(dir, 'secrets')).mode & 0o777).toBe(0o700);
+  });
+
   it('rejects an id that is not a hash (no path can be named through it)', async () => {
     const s = await openStore(tempDir());
     for (const bad of ['../../access.log', 'short', `${id(1)}/x`])
