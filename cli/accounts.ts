@@ -8,8 +8,10 @@
  */
 
 import { now } from '../core/clock.js';
+import { escapeControls } from '../core/escape.js';
 import { generateKey, hashKey, KEY_PREFIX, looksLikeKey, newAccountId } from '../server/access/keys.js';
 import {
+  type AccessChange,
   type AccessState,
   type AccessStore,
   type Account,
@@ -20,10 +22,12 @@ import {
   PLAN_NAMES,
   type PlanLimits,
   type PlanName,
+  type RequestDecision,
   STATUSES,
   type SubscriptionStatus,
 } from '../server/access/model.js';
 import { openStore } from '../server/access/open-store.js';
+import { auditAdmin, cliActor, decidePlanRequest } from '../server/access/plan-requests.js';
 import { loadPlans } from '../server/access/plans.js';
 import {
   boolFlag,
@@ -42,7 +46,7 @@ import { storeFlag } from './store-flag.js';
 const HISTORY_MONTHS = 12;
 const MAX_GRACE_SECONDS = 366 * 86400;
 
-interface Ctx {
+export interface Ctx {
   readonly store: AccessStore;
   readonly io: CliIo;
   readonly json: boolean;
@@ -56,7 +60,7 @@ interface Ctx {
   readonly plans: Readonly<Record<PlanName, PlanLimits>>;
 }
 
-interface Sub {
+export interface Sub {
   /** Positional argument names; a trailing `?` marks an optional one. */
   readonly params: readonly string[];
   readonly flags: Record<string, FlagKind>;
@@ -65,7 +69,7 @@ interface Sub {
   readonly run: (ctx: Ctx) => Promise<number>;
 }
 
-const JSON_FLAG: Record<string, FlagKind> = { json: 'boolean' };
+export const JSON_FLAG: Record<string, FlagKind> = { json: 'boolean' };
 /** For the commands that print limits: the same file `serve --plans` reads (or FUNDRETURNS_PLANS). */
 const LIMITS_FLAGS: Record<string, FlagKind> = { json: 'boolean', plans: 'string' };
 
@@ -94,6 +98,9 @@ const ACCOUNTS: Record<string, Sub> = {
     check: (args) => statusArg(args[1]),
     run: accountsSetStatus,
   },
+  requests: { params: [], flags: { json: 'boolean', all: 'boolean' }, run: accountsRequests },
+  approve: { params: ['REQUEST_ID'], flags: JSON_FLAG, run: (ctx) => accountsDecide(ctx, 'approved') },
+  decline: { params: ['REQUEST_ID'], flags: JSON_FLAG, run: (ctx) => accountsDecide(ctx, 'declined') },
 };
 
 const KEYS: Record<string, Sub> = {
@@ -115,7 +122,16 @@ export function subcommandFlags(command: 'accounts' | 'keys', sub: string): Reco
 }
 
 export async function run(command: 'accounts' | 'keys', argv: string[], io: CliIo): Promise<number> {
-  const table = command === 'accounts' ? ACCOUNTS : KEYS;
+  return await runSubcommand(command, command === 'accounts' ? ACCOUNTS : KEYS, argv, io);
+}
+
+/** Parse `COMMAND SUB [args] [flags]` against `table`, open the store, run SUB, close the store. */
+export async function runSubcommand(
+  command: string,
+  table: Record<string, Sub>,
+  argv: string[],
+  io: CliIo,
+): Promise<number> {
   const [name, ...rest] = argv;
   // `accounts --help` as `accounts create --help`: the usage, exit 0.
   if (name === '--help' || name === '-h') throw new HelpRequested();
@@ -205,7 +221,7 @@ function isPlan(v: string): v is PlanName {
 // ---- lookups ------------------------------------------------------------
 
 /** An account by name (or by its `acct_…` id, which scripts may hold instead). */
-function findAccount(state: AccessState, ref: string): Account {
+export function findAccount(state: AccessState, ref: string): Account {
   const a = state.accounts.find((x) => x.name === ref) ?? state.accounts.find((x) => x.id === ref);
   if (a === undefined) throw new Error(`no account named ${JSON.stringify(ref)}`);
   return a;
@@ -238,6 +254,8 @@ interface KeyView {
   readonly created_at: string;
   readonly revoked_at: string | null;
   readonly expires_at: string | null;
+  /** Only on keys that have one (made in the dashboard). */
+  readonly label?: string;
 }
 
 function keyView(state: AccessState, k: KeyRecord): KeyView {
@@ -248,7 +266,35 @@ function keyView(state: AccessState, k: KeyRecord): KeyView {
     created_at: k.created_at,
     revoked_at: k.revoked_at,
     expires_at: k.expires_at,
+    ...(k.label === undefined ? {} : { label: k.label }),
   };
+}
+
+/**
+ * Record an admin change and its audit entry (who: `cli:<os user>`; what: `action`,
+ * by default the change's op). The change is durable first: an entry is never written
+ * for a change that was refused.
+ */
+export async function changeAudited(
+  ctx: Ctx,
+  change: AccessChange,
+  target: string,
+  detail: string,
+  action: string = change.op,
+): Promise<AccessState> {
+  const after = await ctx.store.change(change);
+  await auditAdmin(ctx.store, cliActor(ctx.io.env), action, target, detail, ctx.now);
+  return after;
+}
+
+/** The email of the person who owns the account (a dashboard sign-up), or null (made with the CLI). */
+export function ownerEmail(state: AccessState, accountId: string): string | null {
+  return state.people.find((p) => p.account_id === accountId)?.email ?? null;
+}
+
+/** Text a person typed (an email, a key label), for a table: "-" for none, and never obeyed by the terminal. */
+export function shown(text: string | null): string {
+  return text === null ? '-' : escapeControls(text);
 }
 
 function keyState(k: KeyRecord, now: number): 'active' | 'revoked' | 'expired' | 'expiring' {
@@ -262,15 +308,15 @@ function usable(k: KeyRecord, now: number): boolean {
   return s === 'active' || s === 'expiring';
 }
 
-function iso(ms: number): string {
+export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-function printJson(io: CliIo, value: unknown): void {
+export function printJson(io: CliIo, value: unknown): void {
   io.out(JSON.stringify(value, null, 2));
 }
 
-function printTable(io: CliIo, header: readonly string[], rows: readonly (readonly string[])[]): void {
+export function printTable(io: CliIo, header: readonly string[], rows: readonly (readonly string[])[]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: readonly string[]) =>
     cells
@@ -323,6 +369,7 @@ async function accountsList(ctx: Ctx): Promise<number> {
   const state = await ctx.store.read();
   const rows = state.accounts.map((a) => ({
     ...a,
+    owner: ownerEmail(state, a.id),
     limits: ctx.plans[a.plan],
     keys: state.keys.filter((k) => k.account_id === a.id && usable(k, ctx.now)).length,
   }));
@@ -332,8 +379,17 @@ async function accountsList(ctx: Ctx): Promise<number> {
   else
     printTable(
       ctx.io,
-      ['NAME', 'ID', 'PLAN', 'LIMITS', 'STATUS', 'KEYS', 'CREATED'],
-      rows.map((r) => [r.name, r.id, r.plan, limitsText(r.limits), r.status, String(r.keys), r.created_at]),
+      ['NAME', 'ID', 'OWNER', 'PLAN', 'LIMITS', 'STATUS', 'KEYS', 'CREATED'],
+      rows.map((r) => [
+        r.name,
+        r.id,
+        shown(r.owner),
+        r.plan,
+        limitsText(r.limits),
+        r.status,
+        String(r.keys),
+        r.created_at,
+      ]),
     );
   return 0;
 }
@@ -345,20 +401,25 @@ async function accountsShow(ctx: Ctx): Promise<number> {
   const usage = usageView(ctx, a, await monthUsage(ctx.store, a.id, month), month);
   const limits = ctx.plans[a.plan];
   const keys = state.keys.filter((k) => k.account_id === a.id);
+  const owner = ownerEmail(state, a.id);
   if (ctx.json) {
-    printJson(ctx.io, { ...a, limits, usage, keys: keys.map((k) => keyView(state, k)) });
+    printJson(ctx.io, { ...a, owner, limits, usage, keys: keys.map((k) => keyView(state, k)) });
     return 0;
   }
   ctx.io.out(
     [
       `account   ${a.name}`,
       `id        ${a.id}`,
+      `owner     ${shown(owner)}`,
       `plan      ${a.plan} (${limitsText(limits)})`,
       `status    ${a.status}`,
       `created   ${a.created_at}`,
       `usage     ${usage.count} of ${usage.limit} in ${month} (${usage.remaining} left)`,
       `keys      ${keys.length === 0 ? 'none' : ''}`.trimEnd(),
-      ...keys.map((k) => `  ${k.id}  ${k.prefix}…  ${keyState(k, ctx.now)}  ${keyDates(k)}`),
+      ...keys.map(
+        (k) =>
+          `  ${k.id}  ${k.prefix}…  ${keyState(k, ctx.now)}  ${keyDates(k)}${k.label === undefined ? '' : `  ${shown(k.label)}`}`,
+      ),
     ].join('\n'),
   );
   return 0;
@@ -403,7 +464,13 @@ async function accountsSetPlan(ctx: Ctx): Promise<number> {
   const a = findAccount(state, ctx.args[0]);
   const plan = planArg(ctx.args[1]);
   let after = state;
-  if (a.plan !== plan) after = await ctx.store.change({ op: 'account.plan', account_id: a.id, plan });
+  if (a.plan !== plan)
+    after = await changeAudited(
+      ctx,
+      { op: 'account.plan', account_id: a.id, plan },
+      a.id,
+      `${a.name}: ${a.plan} -> ${plan}`,
+    );
   const updated = findAccount(after, a.id);
   if (ctx.json) printJson(ctx.io, updated);
   else if (a.plan === plan) ctx.io.out(`account ${a.name} is already on plan ${plan}`);
@@ -416,11 +483,67 @@ async function accountsSetStatus(ctx: Ctx): Promise<number> {
   const a = findAccount(state, ctx.args[0]);
   const status = statusArg(ctx.args[1]);
   let after = state;
-  if (a.status !== status) after = await ctx.store.change({ op: 'account.status', account_id: a.id, status });
+  if (a.status !== status)
+    after = await changeAudited(
+      ctx,
+      { op: 'account.status', account_id: a.id, status },
+      a.id,
+      `${a.name}: ${a.status} -> ${status}`,
+    );
   const updated = findAccount(after, a.id);
   if (ctx.json) printJson(ctx.io, updated);
   else if (a.status === status) ctx.io.out(`account ${a.name} already has status ${status}`);
   else ctx.io.out(`account ${a.name}: status ${a.status} -> ${status}`);
+  return 0;
+}
+
+// ---- plan requests (issue 22): decided through the one seam, plan-requests.ts ----
+
+async function accountsRequests(ctx: Ctx): Promise<number> {
+  const state = await ctx.store.read();
+  const all = boolFlag(ctx.flags, 'all');
+  const requests = state.requests.filter((r) => all || r.decision === null);
+  const person = (id: string | null) =>
+    id === null ? null : (state.people.find((p) => p.id === id)?.email ?? id);
+  const rows = requests.map((r) => {
+    const a = state.accounts.find((x) => x.id === r.account_id);
+    return {
+      ...r,
+      account: a?.name ?? r.account_id,
+      current_plan: a?.plan ?? null,
+      asked_by: person(r.person_id),
+    };
+  });
+  if (ctx.json) printJson(ctx.io, rows);
+  else if (rows.length === 0) ctx.io.err(all ? 'no plan requests' : 'no pending plan requests');
+  else
+    printTable(
+      ctx.io,
+      ['ID', 'ACCOUNT', 'PLAN', 'REQUESTED', 'ASKED BY', 'CREATED', ...(all ? ['DECISION', 'BY', 'AT'] : [])],
+      rows.map((r) => [
+        r.id,
+        r.account,
+        r.current_plan ?? '-',
+        r.plan,
+        shown(r.asked_by),
+        r.created_at,
+        ...(all ? [r.decision ?? 'pending', shown(r.decided_by), r.decided_at ?? '-'] : []),
+      ]),
+    );
+  return 0;
+}
+
+async function accountsDecide(ctx: Ctx, decision: RequestDecision): Promise<number> {
+  const d = await decidePlanRequest(ctx.store, ctx.args[0], decision, cliActor(ctx.io.env), ctx.now);
+  if (ctx.json) printJson(ctx.io, { ...d.request, account: d.account.name, plan_before: d.from });
+  else if (decision === 'approved')
+    ctx.io.out(
+      `approved request ${d.request.id}: account ${d.account.name}: plan ${d.from} -> ${d.account.plan}`,
+    );
+  else
+    ctx.io.out(
+      `declined request ${d.request.id}: account ${d.account.name} stays on plan ${d.account.plan} (asked for ${d.request.plan})`,
+    );
   return 0;
 }
 
@@ -475,20 +598,24 @@ async function keysList(ctx: Ctx): Promise<number> {
       keys.map((k) => keyView(state, k)),
     );
   else if (keys.length === 0) ctx.io.err('no keys');
-  else
+  else {
+    // A LABEL column only when a key has one: keys made with the CLI have none.
+    const labels = keys.some((k) => k.label !== undefined);
     printTable(
       ctx.io,
-      ['ID', 'ACCOUNT', 'PREFIX', 'STATE', 'CREATED', 'EXPIRES', 'REVOKED'],
+      ['ID', 'ACCOUNT', 'PREFIX', ...(labels ? ['LABEL'] : []), 'STATE', 'CREATED', 'EXPIRES', 'REVOKED'],
       keys.map((k) => [
         k.id,
         accountName(state, k.account_id),
         `${k.prefix}…`,
+        ...(labels ? [shown(k.label ?? null)] : []),
         keyState(k, ctx.now),
         k.created_at,
         k.expires_at ?? '-',
         k.revoked_at ?? '-',
       ]),
     );
+  }
   return 0;
 }
 
@@ -496,7 +623,12 @@ async function keysRevoke(ctx: Ctx): Promise<number> {
   const state = await ctx.store.read();
   const k = findKey(state, ctx.args[0]);
   if (k.revoked_at !== null) throw new Error(`key ${k.id} was already revoked at ${k.revoked_at}`);
-  const after = await ctx.store.change({ op: 'key.revoke', key_id: k.id, at: iso(ctx.now) });
+  const after = await changeAudited(
+    ctx,
+    { op: 'key.revoke', key_id: k.id, at: iso(ctx.now) },
+    k.id,
+    `account ${accountName(state, k.account_id)}`,
+  );
   const updated = after.keys.find((x) => x.id === k.id) ?? k;
   if (ctx.json) printJson(ctx.io, keyView(after, updated));
   else ctx.io.out(`revoked key ${k.id} (${k.prefix}…) of account ${accountName(after, k.account_id)}`);

@@ -71,6 +71,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
         const access = await import('./accounts.js');
         return await access.run(command, rest, io);
       }
+      case 'users':
+        // Dashboard people (issue 22), against the same store.
+        return await (await import('./users.js')).run(rest, io);
       case undefined:
       case 'help':
       case '--help':

@@ -167,7 +167,7 @@ export const COMMANDS: readonly CommandUse[] = [
   },
   {
     command: 'accounts',
-    summary: 'create, list and change accounts, and show their usage',
+    summary: 'create, list and change accounts, show their usage, decide plan requests',
     forms: [
       {
         args: 'create NAME',
@@ -178,6 +178,10 @@ export const COMMANDS: readonly CommandUse[] = [
         args: 'set-plan NAME PLAN | set-status NAME active|none|canceled|past_due',
         flags: [JSON_OUT, STORE],
       },
+      {
+        args: 'requests | approve REQUEST_ID | decline REQUEST_ID',
+        flags: [{ name: 'all' }, JSON_OUT, STORE],
+      },
     ],
   },
   {
@@ -187,6 +191,17 @@ export const COMMANDS: readonly CommandUse[] = [
       {
         args: 'create ACCOUNT | list [ACCOUNT] | revoke KEY_ID | rotate KEY_ID',
         flags: [{ name: 'grace', value: '86400' }, JSON_OUT, STORE],
+      },
+    ],
+  },
+  {
+    command: 'users',
+    summary: 'list and show dashboard users; verify, disable or enable one; grant or revoke the admin role',
+    forms: [
+      { args: 'list | show EMAIL|ID', flags: [JSON_OUT, STORE] },
+      {
+        args: 'verify EMAIL|ID | disable EMAIL|ID | enable EMAIL|ID | admin EMAIL|ID',
+        flags: [{ name: 'revoke' }, JSON_OUT, STORE],
       },
     ],
   },

@@ -118,7 +118,7 @@ export type RequestDecision = (typeof REQUEST_DECISIONS)[number];
 /**
  * A request to move an account to another plan. Today an operator decides it (admin
  * view, `accounts approve|decline`); a payment provider would decide it in the same
- * place later (dashboard/plan-requests.ts is that seam). Approval changes the plan at
+ * place later (server/access/plan-requests.ts is that seam). Approval changes the plan at
  * once (C28).
  */
 export interface PlanRequest {

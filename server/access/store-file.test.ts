@@ -7,12 +7,14 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeBurst } from './burst-file.js';
+import { FileSecrets } from './file-secrets.js';
 import { generateKey, newAccountId } from './keys.js';
 import type { AccessChange, Account, KeyRecord } from './model.js';
 import { claimStore } from './serve-lock.js';
@@ -253,6 +255,120 @@ describe('FileAccessStore', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     await expect(s.readUsage('../x')).rejects.toThrow(/YYYY-MM/);
     await expect(s.writeUsage('2026-05', new Map([['acct_a', -1]]))).rejects.toThrow(/whole number/);
+  });
+});
+
+describe("the embedded store's secrets, counters and audit log (issue 22)", () => {
+  const id = (n: number) => n.toString(16).padStart(64, '0');
+
+  it('never waits for the access log lock: sign-ins go on while an admin change holds it', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir, { lockTimeoutMs: 2000 });
+    await s.change(create(account('acme')));
+    // A live holder (this process) that never lets go: change() would wait its full timeout.
+    writeFileSync(
+      join(dir, 'access.lock'),
+      JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() }),
+    );
+    const t0 = Date.now();
+    await s.putSecret('session', id(1), 'x', 60_000);
+    expect(await s.getSecret('session', id(1))).toBe('x');
+    expect(await s.takeSecret('session', id(1))).toBe('x');
+    expect(await s.hit('signin:a@b.c', 60_000)).toBe(1);
+    await s.audit({ at: new Date().toISOString(), actor: 'cli:ops', action: 'x', target: 'y', detail: '' });
+    expect(await s.readAudit(1)).toHaveLength(1);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    rmSync(join(dir, 'access.lock'));
+  });
+
+  it('keeps each secret in its own 600 file under a 700 secrets/ directory, and nothing in the log', async () => {
+    const dir = tempDir();
+    const old = process.umask(0);
+    try {
+      const s = await openStore(dir);
+      await s.putSecret('verify', id(2), '{"person":"user_1"}', 60_000);
+      await s.hit('signin:a@b.c', 60_000);
+      await s.audit({ at: new Date().toISOString(), actor: 'cli:ops', action: 'x', target: 'y', detail: '' });
+      for (const sub of ['secrets', 'throttle']) {
+        expect(statSync(join(dir, sub)).mode & 0o777, sub).toBe(0o700);
+        for (const n of readdirSync(join(dir, sub)))
+          expect(statSync(join(dir, sub, n)).mode & 0o777, n).toBe(0o600);
+      }
+      expect(readdirSync(join(dir, 'secrets'))).toEqual([`verify-${id(2)}`]);
+      expect(statSync(join(dir, 'audit.log')).mode & 0o777).toBe(0o600);
+      expect(readFileSync(join(dir, LOG_FILE), 'utf8')).not.toContain(id(2));
+      // The store opens again as it is (store-perms.ts accepts the new layout).
+      await openStore(dir);
+    } finally {
+      process.umask(old);
+    }
+  });
+
+  it('refuses a store whose secrets/ directory others can write to (they could forge a session)', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    await s.putSecret('session', id(3), 'x', 60_000);
+    chmodSync(join(dir, 'secrets'), 0o777);
+    await expect(FileAccessStore.open(dir)).rejects.toThrow(/secrets is writable by group and others/);
+    chmodSync(join(dir, 'secrets'), 0o700);
+  });
+
+  it('makes secrets/ and throttle/ again when an operator removed them while the store was open', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    await s.putSecret('session', id(6), 'a', 60_000);
+    await s.hit('signin:a@b.c', 60_000);
+    rmSync(join(dir, 'secrets'), { recursive: true });
+    rmSync(join(dir, 'throttle'), { recursive: true });
+    expect(await s.getSecret('session', id(6))).toBeNull();
+    await s.putSecret('session', id(7), 'b', 60_000);
+    expect(await s.getSecret('session', id(7))).toBe('b');
+    expect(await s.hit('signin:a@b.c', 60_000)).toBe(1);
+    expect(statSync(join(dir, 'secrets')).mode & 0o777).toBe(0o700);
+  });
+
+  it('rejects an id that is not a hash (no path can be named through it)', async () => {
+    const s = await openStore(tempDir());
+    for (const bad of ['../../access.log', 'short', `${id(1)}/x`])
+      await expect(s.putSecret('session', bad, 'x', 1000)).rejects.toThrow(/a secret id must be/);
+    await expect(s.getSecret('nope' as 'session', id(1))).rejects.toThrow(/secret kind must be/);
+  });
+
+  it('a sweep removes expired secrets and past windows, and keeps live ones', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    await s.putSecret('session', id(4), 'live', 60_000);
+    await s.putSecret('session', id(5), 'old', 60_000);
+    // Expired long ago, as the file's mtime (its expiry) says.
+    utimesSync(join(dir, 'secrets', `session-${id(5)}`), 1000, 1000);
+    await s.hit('signin:x', 60_000);
+    writeFileSync(join(dir, 'throttle', `${'a'.repeat(40)}-1000`), '...');
+    await new FileSecrets(dir).sweep();
+    expect(readdirSync(join(dir, 'secrets'))).toEqual([`session-${id(4)}`]);
+    expect(readdirSync(join(dir, 'throttle'))).toHaveLength(1);
+    expect(await s.getSecret('session', id(4))).toBe('live');
+  });
+
+  it('reads the newest audit entries from the end of a long log, skipping a torn or edited line', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    const entry = (i: number) => ({
+      at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+      actor: 'cli:ops',
+      action: 'account.plan',
+      target: `acct_${String(i).padStart(12, '0')}`,
+      detail: `${'é'.repeat(i % 50)} ${i}`,
+    });
+    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify(entry(i)));
+    lines.splice(1500, 0, 'not json');
+    writeFileSync(join(dir, 'audit.log'), `${lines.join('\n')}\n{"at":"2026`);
+    const got = await s.readAudit(2000);
+    expect(got).toHaveLength(2000);
+    expect(got[0]).toEqual(entry(2999));
+    expect(got[1999]).toEqual(entry(1000));
+    expect((await s.readAudit(5000)).map((e) => e.target)).toEqual(
+      Array.from({ length: 3000 }, (_, i) => entry(2999 - i).target),
+    );
   });
 });
 

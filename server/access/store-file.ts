@@ -9,6 +9,8 @@
  *                         as fewer accounts
  *   usage-YYYY-MM.json    {"<account id>": count}, rewritten atomically by the server
  *   access.log.cut-…      bytes a writer cut off the log's end (a torn or invalid last line), kept
+ *   audit.log             admin actions (who, what, when), JSON lines, append-only (audit-log.ts)
+ *   secrets/, throttle/   sessions and tokens, sign-in counters (file-secrets.ts): not the log
  *
  * The directory is 700 and every file 600 whatever the umask, and a store that group
  * or others can write to is refused (store-perms.ts): its log decides which keys are valid.
@@ -47,6 +49,8 @@ import { dirname, join } from 'node:path';
 import { now } from '../../core/clock.js';
 import { escapeForTerminal } from '../../core/escape.js';
 import { pidAlive } from '../../core/pid-lock.js';
+import { AUDIT_FILE, appendAuditFile, readAuditFile } from './audit-log.js';
+import { FileSecrets } from './file-secrets.js';
 import {
   type AccessChange,
   type AccessState,
@@ -149,12 +153,15 @@ export class FileAccessStore implements AccessStore {
   /** Whether this process already removed the tmp files killed writers left (once, under the lock). */
   private swept = false;
   private readonly unsubscribers = new Set<() => void>();
+  /** Sessions, tokens and sign-in counters (file-secrets.ts). */
+  private readonly secrets: FileSecrets;
 
   constructor(dir: string, options: FileStoreOptions = {}) {
     this.dir = dir;
     this.logPath = join(dir, LOG_FILE);
     this.lockPath = join(dir, LOCK_FILE);
     this.markerPath = join(dir, MARKER_FILE);
+    this.secrets = new FileSecrets(dir);
     this.opts = {
       compactAfterLines: options.compactAfterLines ?? 1000,
       pollMs: options.pollMs ?? 500,
@@ -335,34 +342,34 @@ export class FileAccessStore implements AccessStore {
     await run;
   }
 
-  // ---- dashboard records (issue 22) — PLACEHOLDERS replaced by branch issue22-store ----
+  // ---- dashboard records (issue 22): beside the log, never under its lock ----
 
-  async putSecret(_kind: SecretKind, _id: string, _value: string, _ttlMs: number): Promise<void> {
-    throw new Error('putSecret: not yet built');
+  async putSecret(kind: SecretKind, id: string, value: string, ttlMs: number): Promise<void> {
+    await this.secrets.put(kind, id, value, ttlMs);
   }
 
-  async getSecret(_kind: SecretKind, _id: string): Promise<string | null> {
-    throw new Error('getSecret: not yet built');
+  async getSecret(kind: SecretKind, id: string): Promise<string | null> {
+    return await this.secrets.get(kind, id);
   }
 
-  async takeSecret(_kind: SecretKind, _id: string): Promise<string | null> {
-    throw new Error('takeSecret: not yet built');
+  async takeSecret(kind: SecretKind, id: string): Promise<string | null> {
+    return await this.secrets.take(kind, id);
   }
 
-  async deleteSecret(_kind: SecretKind, _id: string): Promise<void> {
-    throw new Error('deleteSecret: not yet built');
+  async deleteSecret(kind: SecretKind, id: string): Promise<void> {
+    await this.secrets.delete(kind, id);
   }
 
-  async hit(_key: string, _windowMs: number): Promise<number> {
-    throw new Error('hit: not yet built');
+  async hit(key: string, windowMs: number): Promise<number> {
+    return await this.secrets.hit(key, windowMs);
   }
 
-  async audit(_entry: AuditEntry): Promise<void> {
-    throw new Error('audit: not yet built');
+  async audit(entry: AuditEntry): Promise<void> {
+    await appendAuditFile(join(this.dir, AUDIT_FILE), entry);
   }
 
-  async readAudit(_limit: number): Promise<AuditEntry[]> {
-    throw new Error('readAudit: not yet built');
+  async readAudit(limit: number): Promise<AuditEntry[]> {
+    return await readAuditFile(join(this.dir, AUDIT_FILE), limit);
   }
 
   // ---- per-key daily counts (issue 22) — PLACEHOLDERS replaced by branch issue22-daily ----
@@ -377,7 +384,7 @@ export class FileAccessStore implements AccessStore {
 
   async close(): Promise<void> {
     for (const u of [...this.unsubscribers]) u();
-    await Promise.allSettled([this.lockChain, this.usageChain, this.refreshChain]);
+    await Promise.allSettled([this.lockChain, this.usageChain, this.refreshChain, this.secrets.settle()]);
   }
 
   // ---- reading ------------------------------------------------------------

@@ -50,6 +50,10 @@ function whoElse(mode: number): string {
  * Refuse `dir` when it, or any entry in it, is writable by group or others (through a
  * symbolic link: its target). Entries only readable by them, and owned by this user,
  * are made private. Returns the paths tightened so the caller can say so.
+ *
+ * A subdirectory (`secrets/`, `throttle/`: file-secrets.ts) is checked as a directory
+ * (700), not file by file: no one else can reach what a private directory holds, and
+ * it may hold thousands of sessions.
  */
 export async function checkStorePrivate(dir: string): Promise<string[]> {
   const tightened: string[] = [];

@@ -5,7 +5,15 @@ import type { Account, KeyRecord } from './model.js';
 import { AccessChangeError } from './model.js';
 import { type RedisServer, startRedis } from './redis-server.test-helper.js';
 import { accessStoreContract } from './store.contract.js';
-import { LOG_KEY, RedisAccessStore, usageKey, VERSION_KEY } from './store-redis.js';
+import {
+  AUDIT_KEY,
+  hitKey,
+  LOG_KEY,
+  RedisAccessStore,
+  secretKey,
+  usageKey,
+  VERSION_KEY,
+} from './store-redis.js';
 
 let redis: RedisServer;
 const open: RedisAccessStore[] = [];
@@ -238,6 +246,39 @@ describe('RedisAccessStore', () => {
     const m = await s.readUsage('2025-03');
     expect(m.size).toBe(5000);
     for (let i = 0; i < 5000; i += 499) expect(m.get(`acct_${i}`)).toBe(i % 997);
+  });
+
+  it('keeps a secret as fr:secret:<kind>:<id> with its TTL, a throttle counter for one window, and at most 100,000 audit entries', async () => {
+    const s = await store();
+    const c = createClient({ url: redis.url });
+    await c.connect();
+    try {
+      const id = hex('session-1');
+      await s.putSecret('session', id, 'v', 60_000);
+      const ttl = await c.pTTL(secretKey('session', id));
+      expect(ttl).toBeGreaterThan(55_000);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+
+      await s.hit('signin:a@b.c', 30_000);
+      expect(await c.pTTL(hitKey('signin:a@b.c'))).toBeGreaterThan(25_000);
+      // A counter that lost its expiry (PERSIST by hand) gets one at the next attempt.
+      await c.persist(hitKey('signin:a@b.c'));
+      expect(await s.hit('signin:a@b.c', 30_000)).toBe(2);
+      expect(await c.pTTL(hitKey('signin:a@b.c'))).toBeGreaterThan(25_000);
+
+      await c.rPush(
+        AUDIT_KEY,
+        Array.from({ length: 100_000 }, (_, i) => `{"old":${i}}`),
+      );
+      await s.audit({ at: at, actor: 'cli:ops', action: 'account.plan', target: 'acct_1', detail: '' });
+      expect(await c.lLen(AUDIT_KEY)).toBe(100_000);
+      // The old lines are not entries: skipped, not a crash.
+      expect(await s.readAudit(3)).toEqual([
+        { at, actor: 'cli:ops', action: 'account.plan', target: 'acct_1', detail: '' },
+      ]);
+    } finally {
+      await c.close();
+    }
   });
 
   it('fails fast with a clear message when Redis is not there', async () => {

@@ -9,6 +9,9 @@
  * - `fr:access:changed`  pub/sub channel; the payload is the new version.
  * - `fr:usage:<YYYY-MM>` hash account id → requests admitted that month, incremented
  *                        atomically by RedisLimiter (limiter-redis.ts).
+ * - `fr:secret:<kind>:<id>` a session or token (issue 22), SET with PX, taken with GETDEL.
+ * - `fr:hit:<key>`       sign-in attempts of one window (INCR, and PEXPIRE on the first, in a script).
+ * - `fr:audit`           list of admin actions, JSON, newest first (LPUSH, LTRIM).
  *
  * Appends are compare-and-set on the version inside one Lua script: the change is
  * validated in TypeScript against the state at version v, and the script appends it only
@@ -18,6 +21,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ClientOfflineError, createClient, ErrorReply } from 'redis';
+import { AUDIT_KEEP, auditLine, checkAuditLimit, parseAuditLine } from './audit-log.js';
 import {
   type AccessChange,
   type AccessState,
@@ -40,6 +44,12 @@ export const CHANGED_CHANNEL = 'fr:access:changed';
 /** The limits the last server started on this Redis enforces (readPlans). */
 export const PLANS_KEY = 'fr:plans';
 export const usageKey = (month: string): string => `fr:usage:${month}`;
+/** A session or token by kind and hashed id (expires with the secret: SET PX). */
+export const secretKey = (kind: SecretKind, id: string): string => `fr:secret:${kind}:${id}`;
+/** An attempt counter of sign-in throttling; lives one window from its first attempt. */
+export const hitKey = (key: string): string => `fr:hit:${key}`;
+/** Admin actions, newest first, the newest AUDIT_KEEP kept. */
+export const AUDIT_KEY = 'fr:audit';
 
 export type LogFn = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
@@ -51,6 +61,13 @@ redis.call('RPUSH', KEYS[1], ARGV[2])
 v = redis.call('INCR', KEYS[2])
 redis.call('PUBLISH', ARGV[3], v)
 return v
+`;
+
+/** One attempt of sign-in throttling (hit): the window's count. */
+const HIT_SCRIPT = `
+local n = redis.call('INCR', KEYS[1])
+if n == 1 or redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return n
 `;
 
 type Client = ReturnType<typeof makeClient>;
@@ -393,34 +410,57 @@ export class RedisAccessStore implements AccessStore {
    */
   async writeUsage(_month: string, _counts: ReadonlyMap<string, number>): Promise<void> {}
 
-  // ---- dashboard records (issue 22) — PLACEHOLDERS replaced by branch issue22-store ----
+  // ---- dashboard records (issue 22): shared by every server on this Redis ----
 
-  async putSecret(_kind: SecretKind, _id: string, _value: string, _ttlMs: number): Promise<void> {
-    throw new Error('putSecret: not yet built');
+  async putSecret(kind: SecretKind, id: string, value: string, ttlMs: number): Promise<void> {
+    if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
+      throw new Error(`a secret TTL must be whole milliseconds > 0, not ${ttlMs}`);
+    await this.#call((c) => c.set(secretKey(kind, id), value, { PX: ttlMs }));
   }
 
-  async getSecret(_kind: SecretKind, _id: string): Promise<string | null> {
-    throw new Error('getSecret: not yet built');
+  async getSecret(kind: SecretKind, id: string): Promise<string | null> {
+    return await this.#call((c) => c.get(secretKey(kind, id)));
   }
 
-  async takeSecret(_kind: SecretKind, _id: string): Promise<string | null> {
-    throw new Error('takeSecret: not yet built');
+  /** GETDEL (Redis 6.2; Debian 12 ships 7.0): one command, so one taker gets the value. */
+  async takeSecret(kind: SecretKind, id: string): Promise<string | null> {
+    return await this.#call((c) => c.getDel(secretKey(kind, id)));
   }
 
-  async deleteSecret(_kind: SecretKind, _id: string): Promise<void> {
-    throw new Error('deleteSecret: not yet built');
+  async deleteSecret(kind: SecretKind, id: string): Promise<void> {
+    await this.#call((c) => c.del(secretKey(kind, id)));
   }
 
-  async hit(_key: string, _windowMs: number): Promise<number> {
-    throw new Error('hit: not yet built');
+  /**
+   * INCR, and the window's expiry set by its first attempt, in one script: atomic, and
+   * without PEXPIRE NX (Redis 7), so Redis 6.2 still serves. A counter somehow left
+   * without an expiry gets one rather than counting for ever.
+   */
+  async hit(key: string, windowMs: number): Promise<number> {
+    if (!Number.isSafeInteger(windowMs) || windowMs <= 0)
+      throw new Error(`a throttle window must be whole milliseconds > 0, not ${windowMs}`);
+    const count = await this.#call((c) =>
+      c.eval(HIT_SCRIPT, { keys: [hitKey(key)], arguments: [String(windowMs)] }),
+    );
+    return Number(count);
   }
 
-  async audit(_entry: AuditEntry): Promise<void> {
-    throw new Error('audit: not yet built');
+  async audit(entry: AuditEntry): Promise<void> {
+    const line = auditLine(entry);
+    await this.#call((c) =>
+      c
+        .multi()
+        .lPush(AUDIT_KEY, line)
+        .lTrim(AUDIT_KEY, 0, AUDIT_KEEP - 1)
+        .exec(),
+    );
   }
 
-  async readAudit(_limit: number): Promise<AuditEntry[]> {
-    throw new Error('readAudit: not yet built');
+  async readAudit(limit: number): Promise<AuditEntry[]> {
+    checkAuditLimit(limit);
+    if (limit === 0) return [];
+    const lines = await this.#call((c) => c.lRange(AUDIT_KEY, 0, limit - 1));
+    return lines.map(parseAuditLine).filter((e): e is AuditEntry => e !== null);
   }
 
   // ---- per-key daily counts (issue 22) — PLACEHOLDERS replaced by branch issue22-daily ----

@@ -4,6 +4,7 @@
  * runs one suite over all its routers). Behaviour only one medium has (a torn log
  * line, a flushed Redis) stays in that store's file.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { generateKey, newAccountId } from './keys.js';
 import {
@@ -23,6 +24,13 @@ import {
 export type EmptyStore = () => Promise<() => Promise<AccessStore>>;
 
 const AT = '2026-01-02T03:04:05.000Z';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** An id as the dashboard makes one: a hash of a random secret. */
+function secretId(): string {
+  return createHash('sha256').update(randomBytes(32)).digest('hex');
+}
 
 export function account(name: string, plan: Account['plan'] = 'free'): Account {
   return { id: newAccountId(), name, plan, status: 'active', created_at: AT };
@@ -163,6 +171,98 @@ export function accessStoreContract(name: string, emptyStore: EmptyStore): void 
       const plans = { ...DEFAULT_PLANS, pro: { burst: 7, monthly: 70 } };
       await s.writePlans(plans);
       expect(await (await open()).readPlans()).toEqual(plans);
+    });
+
+    // ---- the dashboard's records (issue 22) ----
+
+    it('keeps a secret by kind and id until it is deleted, and another instance reads it', async () => {
+      const open = await emptyStore();
+      const [a, b] = [await open(), await open()];
+      const id = secretId();
+      expect(await a.getSecret('session', id)).toBeNull();
+      await a.putSecret('session', id, '{"person":"user_1"}', 60_000);
+      expect(await b.getSecret('session', id)).toBe('{"person":"user_1"}');
+      // Kinds are apart: the same id under another kind is another secret.
+      expect(await b.getSecret('reset', id)).toBeNull();
+      await b.putSecret('session', id, '{"person":"user_2"}', 60_000);
+      expect(await a.getSecret('session', id)).toBe('{"person":"user_2"}');
+      await b.deleteSecret('session', id);
+      await b.deleteSecret('session', id);
+      expect(await a.getSecret('session', id)).toBeNull();
+      expect(await a.takeSecret('session', id)).toBeNull();
+    });
+
+    it('forgets a secret once its time to live has passed: get and take both find nothing', async () => {
+      const s = await (await emptyStore())();
+      const [short, long] = [secretId(), secretId()];
+      await s.putSecret('verify', short, 'v1', 150);
+      await s.putSecret('verify', long, 'v2', 60_000);
+      expect(await s.getSecret('verify', short)).toBe('v1');
+      await sleep(400);
+      expect(await s.getSecret('verify', short)).toBeNull();
+      expect(await s.takeSecret('verify', short)).toBeNull();
+      expect(await s.getSecret('verify', long)).toBe('v2');
+    });
+
+    it('gives a single-use token to exactly one of many concurrent takers, across two instances', async () => {
+      const open = await emptyStore();
+      const [a, b] = [await open(), await open()];
+      for (let round = 0; round < 5; round++) {
+        const id = secretId();
+        await a.putSecret('reset', id, `token-${round}`, 60_000);
+        const got = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).takeSecret('reset', id)),
+        );
+        expect(got.filter((v) => v !== null)).toEqual([`token-${round}`]);
+        expect(await b.getSecret('reset', id)).toBeNull();
+        expect(await a.takeSecret('reset', id)).toBeNull();
+      }
+    });
+
+    it('counts attempts per key in a window, shared by instances, never fewer than were made', async () => {
+      const open = await emptyStore();
+      const [a, b] = [await open(), await open()];
+      const hour = 3_600_000;
+      expect(await a.hit('signin:ann@example.com', hour)).toBe(1);
+      expect(await b.hit('signin:ann@example.com', hour)).toBe(2);
+      expect(await a.hit('signin:bob@example.com', hour)).toBe(1);
+      const counts = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).hit('signin:ann@example.com', hour)),
+      );
+      // Every attempt counted: the last one sees all 22; each sees at least its own place.
+      expect(Math.max(...counts)).toBe(22);
+      const sorted = [...counts].sort((x, y) => x - y);
+      sorted.forEach((n, i) => {
+        expect(n).toBeGreaterThanOrEqual(i + 3);
+      });
+    });
+
+    it('starts counting again once the window has passed', async () => {
+      const s = await (await emptyStore())();
+      await s.hit('signin:127.0.0.1', 200);
+      await s.hit('signin:127.0.0.1', 200);
+      await sleep(450);
+      expect(await s.hit('signin:127.0.0.1', 200)).toBe(1);
+    });
+
+    it('keeps the audit log newest first, whole, for every instance', async () => {
+      const open = await emptyStore();
+      const [a, b] = [await open(), await open()];
+      expect(await a.readAudit(10)).toEqual([]);
+      const entries = ['account.plan', 'person.disable', 'request.approve'].map((action, i) => ({
+        at: `2026-11-2${i}T10:00:00.000Z`,
+        actor: 'cli:ops',
+        action,
+        target: `acct_00000000000${i}`,
+        detail: `step ${i} <b>é</b>`,
+      }));
+      for (const e of entries) await (e.action === 'person.disable' ? b : a).audit(e);
+      expect(await b.readAudit(10)).toEqual([...entries].reverse());
+      expect(await a.readAudit(2)).toEqual([entries[2], entries[1]]);
+      expect(await a.readAudit(0)).toEqual([]);
+      await expect(a.audit({ ...entries[0], at: 'yesterday' })).rejects.toThrow(/not a valid audit entry/);
+      await expect(a.audit({ ...entries[0], actor: '' })).rejects.toThrow(/not a valid audit entry/);
+      expect(await a.readAudit(10)).toHaveLength(3);
     });
   });
 }

@@ -1,0 +1,175 @@
+/**
+ * `fundreturns users …` (issue 22): the operator's view of the people who sign in to the
+ * dashboard. List and show them, mark an email verified, disable or enable a person,
+ * and grant or revoke the admin role: the way the first admin is made. Every change
+ * is recorded in the store's audit log as `cli:<os user>`; a running server sees it
+ * within a second, as it sees `accounts` and `keys` changes.
+ *
+ * A password hash is never shown, in text or JSON.
+ */
+import type { AccessState, Person, Role } from '../server/access/model.js';
+import {
+  type Ctx,
+  changeAudited,
+  iso,
+  JSON_FLAG,
+  printJson,
+  printTable,
+  runSubcommand,
+  type Sub,
+  shown,
+} from './accounts.js';
+import { boolFlag, type FlagKind } from './args.js';
+import type { CliIo } from './io.js';
+
+const USERS: Record<string, Sub> = {
+  list: { params: [], flags: JSON_FLAG, run: usersList },
+  show: { params: ['EMAIL|ID'], flags: JSON_FLAG, run: usersShow },
+  verify: { params: ['EMAIL|ID'], flags: JSON_FLAG, run: usersVerify },
+  disable: { params: ['EMAIL|ID'], flags: JSON_FLAG, run: (ctx) => usersStatus(ctx, 'disabled') },
+  enable: { params: ['EMAIL|ID'], flags: JSON_FLAG, run: (ctx) => usersStatus(ctx, 'active') },
+  admin: { params: ['EMAIL|ID'], flags: { json: 'boolean', revoke: 'boolean' }, run: usersAdmin },
+};
+
+/** The flags `fundreturns users SUB` accepts, or null for no such subcommand (usage.test.ts). */
+export function usersSubcommandFlags(sub: string): Record<string, FlagKind> | null {
+  return Object.hasOwn(USERS, sub) ? { store: 'string', ...USERS[sub].flags } : null;
+}
+
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  return await runSubcommand('users', USERS, argv, io);
+}
+
+/** A person by id (`user_…`) or email (compared as stored: trimmed, lower case). */
+function findPerson(state: AccessState, ref: string): Person {
+  const email = ref.trim().toLowerCase();
+  const p = state.people.find((x) => x.id === ref) ?? state.people.find((x) => x.email === email);
+  if (p === undefined) throw new Error(`no user with email or id ${JSON.stringify(ref)}`);
+  return p;
+}
+
+/** A person as shown: never the password hash. */
+function personView(state: AccessState, p: Person) {
+  const a = state.accounts.find((x) => x.id === p.account_id);
+  return {
+    id: p.id,
+    email: p.email,
+    role: p.role,
+    status: p.status,
+    verified_at: p.verified_at,
+    account: a?.name ?? null,
+    account_id: p.account_id,
+    plan: a?.plan ?? null,
+    created_at: p.created_at,
+    password_at: p.password_at,
+  };
+}
+
+async function usersList(ctx: Ctx): Promise<number> {
+  const state = await ctx.store.read();
+  const rows = state.people.map((p) => personView(state, p));
+  if (ctx.json) printJson(ctx.io, rows);
+  else if (rows.length === 0) ctx.io.err('no users yet: people sign up in the dashboard (/account)');
+  else
+    printTable(
+      ctx.io,
+      ['EMAIL', 'ID', 'ROLE', 'STATUS', 'VERIFIED', 'ACCOUNT', 'CREATED'],
+      rows.map((r) => [
+        shown(r.email),
+        r.id,
+        r.role,
+        r.status,
+        r.verified_at === null ? 'no' : 'yes',
+        r.account ?? r.account_id,
+        r.created_at,
+      ]),
+    );
+  return 0;
+}
+
+async function usersShow(ctx: Ctx): Promise<number> {
+  const state = await ctx.store.read();
+  const v = personView(state, findPerson(state, ctx.args[0]));
+  if (ctx.json) {
+    printJson(ctx.io, v);
+    return 0;
+  }
+  const pending = state.requests.find((r) => r.account_id === v.account_id && r.decision === null);
+  ctx.io.out(
+    [
+      `user      ${shown(v.email)}`,
+      `id        ${v.id}`,
+      `role      ${v.role}`,
+      `status    ${v.status}`,
+      `verified  ${v.verified_at ?? 'no'}`,
+      `account   ${v.account ?? '-'} (${v.account_id})${v.plan === null ? '' : `, plan ${v.plan}`}`,
+      `created   ${v.created_at}`,
+      `password  set ${v.password_at}`,
+      ...(pending === undefined
+        ? []
+        : [`requests  ${pending.id}: plan ${pending.plan}, pending since ${pending.created_at}`]),
+    ].join('\n'),
+  );
+  return 0;
+}
+
+/** Print the person after a change (or that nothing needed changing). */
+function report(ctx: Ctx, state: AccessState, p: Person, message: string): number {
+  if (ctx.json) printJson(ctx.io, personView(state, state.people.find((x) => x.id === p.id) ?? p));
+  else ctx.io.out(message);
+  return 0;
+}
+
+async function usersVerify(ctx: Ctx): Promise<number> {
+  const state = await ctx.store.read();
+  const p = findPerson(state, ctx.args[0]);
+  const who = shown(p.email);
+  if (p.verified_at !== null)
+    return report(ctx, state, p, `user ${who} was already verified at ${p.verified_at}`);
+  const after = await changeAudited(
+    ctx,
+    { op: 'person.verify', person_id: p.id, at: iso(ctx.now) },
+    p.id,
+    p.email,
+  );
+  return report(ctx, after, p, `user ${who}: email marked verified`);
+}
+
+async function usersStatus(ctx: Ctx, status: Person['status']): Promise<number> {
+  const state = await ctx.store.read();
+  const p = findPerson(state, ctx.args[0]);
+  const who = shown(p.email);
+  if (p.status === status) return report(ctx, state, p, `user ${who} is already ${status}`);
+  const after = await changeAudited(
+    ctx,
+    { op: 'person.status', person_id: p.id, status },
+    p.id,
+    p.email,
+    status === 'disabled' ? 'person.disable' : 'person.enable',
+  );
+  return report(ctx, after, p, `user ${who}: status ${p.status} -> ${status}`);
+}
+
+async function usersAdmin(ctx: Ctx): Promise<number> {
+  const role: Role = boolFlag(ctx.flags, 'revoke') ? 'user' : 'admin';
+  const state = await ctx.store.read();
+  const p = findPerson(state, ctx.args[0]);
+  const who = shown(p.email);
+  if (p.role === role)
+    return report(
+      ctx,
+      state,
+      p,
+      role === 'admin' ? `user ${who} is already an admin` : `user ${who} is not an admin`,
+    );
+  const after = await changeAudited(
+    ctx,
+    { op: 'person.role', person_id: p.id, role },
+    p.id,
+    `${p.email}: role ${p.role} -> ${role}`,
+    role === 'admin' ? 'person.admin' : 'person.admin-revoke',
+  );
+  const note =
+    p.status === 'disabled' ? ' (the user is disabled: `fundreturns users enable` to let them sign in)' : '';
+  return report(ctx, after, p, `user ${who}: role ${p.role} -> ${role}${note}`);
+}

@@ -1,0 +1,228 @@
+/**
+ * The embedded store's expiring secrets and attempt counters (issue 22): sessions,
+ * verification and reset tokens, sign-in throttling. They live beside the access log,
+ * never in it and never under its lock, so signing in can neither slow nor block an
+ * admin change (`change()`), and a busy sign-in page never grows the log.
+ *
+ *   secrets/<kind>-<id>     {"value", "expires_at"}; its mtime is set to the expiry, so a
+ *                           sweep needs a stat, not a read, to tell what is stale
+ *   secrets/.tmp-… .taken-… a put before its rename, a take between rename and unlink
+ *   throttle/<h>-<end ms>   one byte per attempt (O_APPEND); the size is the count of the
+ *                           window ending at <end ms>; <h> is a hash of the key (an email)
+ *
+ * Both directories are 700 and every file 600 (store-perms.ts checks the directories
+ * at open; a 700 directory keeps what is in it from everyone else).
+ *
+ * Why files rather than the log: a rename is atomic on one file system, so "of two
+ * takers exactly one gets the token" holds across threads and processes without a
+ * lock; an O_APPEND write of one byte is atomic too, so every attempt counts. Neither
+ * is fsynced: losing a session or a counter in a power cut costs a sign-in, not data.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  stat,
+  unlink,
+  utimes,
+} from 'node:fs/promises';
+import { join } from 'node:path';
+import { now } from '../../core/clock.js';
+import { isObject, SECRET_KINDS, type SecretKind } from './model.js';
+import { STORE_DIR_MODE, STORE_FILE_MODE } from './store-perms.js';
+
+export const SECRETS_DIR = 'secrets';
+export const THROTTLE_DIR = 'throttle';
+/** An id is a hash of the secret (hex or base64url): also a safe file name. */
+const SECRET_ID = /^[A-Za-z0-9_-]{16,128}$/;
+/** How often, at most, one process looks for expired files. */
+const SWEEP_EVERY_MS = 60_000;
+/**
+ * An expired secret stays this long before a sweep removes it: a sweep that read an old
+ * expiry must not remove a secret put again under the same id a moment later.
+ */
+const SWEEP_GRACE_MS = 10 * 60_000;
+const THROTTLE_FILE = /^[0-9a-f]{40}-(\d+)$/;
+
+function errCode(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException | null)?.code;
+}
+
+function checkKind(kind: SecretKind): void {
+  if (!(SECRET_KINDS as readonly string[]).includes(kind))
+    throw new Error(`secret kind must be one of ${SECRET_KINDS.join(', ')}, not ${JSON.stringify(kind)}`);
+}
+
+function checkId(id: string): void {
+  if (!SECRET_ID.test(id))
+    throw new Error('a secret id must be 16 to 128 letters, digits, "_" or "-" (a hash of the secret)');
+}
+
+/** Milliseconds in (0, 1 year], whole: a TTL or window that is not is a caller's bug. */
+function checkMs(what: string, ms: number): void {
+  if (!Number.isSafeInteger(ms) || ms <= 0 || ms > 366 * 86_400_000)
+    throw new Error(`${what} must be a whole number of milliseconds, 1 to a year, not ${ms}`);
+}
+
+/** The value of a secret file's text, or null when it is not one or has expired at `at`. */
+function liveValue(text: string, at: number): string | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    // Empty or torn by a crash (files are not fsynced): as good as absent.
+    return null;
+  }
+  if (!isObject(v) || typeof v.value !== 'string' || typeof v.expires_at !== 'string') return null;
+  const expires = Date.parse(v.expires_at);
+  return Number.isFinite(expires) && expires > at ? v.value : null;
+}
+
+export class FileSecrets {
+  readonly #secrets: string;
+  readonly #throttle: string;
+  #made = new Set<string>();
+  #lastSweep = 0;
+  #sweeping: Promise<void> = Promise.resolve();
+
+  constructor(storeDir: string) {
+    this.#secrets = join(storeDir, SECRETS_DIR);
+    this.#throttle = join(storeDir, THROTTLE_DIR);
+  }
+
+  async put(kind: SecretKind, id: string, value: string, ttlMs: number): Promise<void> {
+    checkKind(kind);
+    checkId(id);
+    checkMs('a secret TTL', ttlMs);
+    const expires = now() + ttlMs;
+    const tmp = join(this.#secrets, `.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+    const fh = await this.#open(this.#secrets, tmp, 'wx');
+    try {
+      await fh.writeFile(JSON.stringify({ value, expires_at: new Date(expires).toISOString() }));
+    } finally {
+      await fh.close();
+    }
+    await utimes(tmp, expires / 1000, expires / 1000);
+    // Readers see the old secret or the new one, never a part.
+    await rename(tmp, this.#path(kind, id));
+    this.#maybeSweep();
+  }
+
+  async get(kind: SecretKind, id: string): Promise<string | null> {
+    checkKind(kind);
+    checkId(id);
+    let text: string;
+    try {
+      text = await readFile(this.#path(kind, id), 'utf8');
+    } catch (e) {
+      if (errCode(e) === 'ENOENT') return null;
+      throw e;
+    }
+    return liveValue(text, now());
+  }
+
+  async take(kind: SecretKind, id: string): Promise<string | null> {
+    checkKind(kind);
+    checkId(id);
+    // The rename is the claim: of several takers (threads, processes) one wins, the
+    // others find no file. Nothing else removes a file another could still take.
+    const claimed = join(this.#secrets, `.taken-${process.pid}-${randomBytes(6).toString('hex')}`);
+    try {
+      await rename(this.#path(kind, id), claimed);
+    } catch (e) {
+      if (errCode(e) === 'ENOENT') return null;
+      throw e;
+    }
+    try {
+      return liveValue(await readFile(claimed, 'utf8'), now());
+    } finally {
+      await unlink(claimed).catch(() => {});
+    }
+  }
+
+  async delete(kind: SecretKind, id: string): Promise<void> {
+    checkKind(kind);
+    checkId(id);
+    await unlink(this.#path(kind, id)).catch((e: unknown) => {
+      if (errCode(e) !== 'ENOENT') throw e;
+    });
+  }
+
+  /**
+   * Count an attempt in the fixed window of `windowMs` that holds now. Every attempt is
+   * counted (one atomic append each); two at the same instant may both see the other's,
+   * so a count is never lower than the attempt's place in the window, only sometimes
+   * higher: a throttle built on it never lets more through than its limit.
+   */
+  async hit(key: string, windowMs: number): Promise<number> {
+    checkMs('a throttle window', windowMs);
+    const end = (Math.floor(now() / windowMs) + 1) * windowMs;
+    const name = `${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 40)}-${end}`;
+    const fh = await this.#open(this.#throttle, join(this.#throttle, name), 'a');
+    let count: number;
+    try {
+      await fh.write(Buffer.from('.'));
+      count = (await fh.stat()).size;
+    } finally {
+      await fh.close();
+    }
+    this.#maybeSweep();
+    return count;
+  }
+
+  /** Wait for a sweep under way (closing the store). */
+  async settle(): Promise<void> {
+    await this.#sweeping;
+  }
+
+  #path(kind: SecretKind, id: string): string {
+    return join(this.#secrets, `${kind}-${id}`);
+  }
+
+  /** Open a file in `dir`, making the directory first (again, if an operator removed it meanwhile). */
+  async #open(dir: string, path: string, flags: 'wx' | 'a'): Promise<FileHandle> {
+    if (!this.#made.has(dir)) {
+      await mkdir(dir, { recursive: true, mode: STORE_DIR_MODE });
+      this.#made.add(dir);
+    }
+    try {
+      return await open(path, flags, STORE_FILE_MODE);
+    } catch (e) {
+      if (errCode(e) !== 'ENOENT') throw e;
+      // Removed while we ran (the operator cleared stale sessions): make it again, once.
+      await mkdir(dir, { recursive: true, mode: STORE_DIR_MODE });
+      return await open(path, flags, STORE_FILE_MODE);
+    }
+  }
+
+  /** Start a sweep when none ran for a minute; never awaited by the caller. */
+  #maybeSweep(): void {
+    const t = Date.now();
+    if (t - this.#lastSweep < SWEEP_EVERY_MS) return;
+    this.#lastSweep = t;
+    this.#sweeping = this.#sweeping.then(() => this.sweep()).catch(() => {});
+  }
+
+  /** Remove expired secrets and counters of past windows, and what killed writers left. */
+  async sweep(): Promise<void> {
+    const at = now();
+    for (const name of await readdir(this.#secrets).catch(() => [] as string[])) {
+      const path = join(this.#secrets, name);
+      const st = await stat(path).catch(() => null);
+      if (st === null) continue;
+      // A put or take in flight takes milliseconds; one this old was killed half-way.
+      const orphan =
+        (name.startsWith('.tmp-') || name.startsWith('.taken-')) && st.ctimeMs < Date.now() - 60_000;
+      if (orphan || (!name.startsWith('.') && st.mtimeMs + SWEEP_GRACE_MS < at))
+        await unlink(path).catch(() => {});
+    }
+    for (const name of await readdir(this.#throttle).catch(() => [] as string[])) {
+      const m = THROTTLE_FILE.exec(name);
+      if (m !== null && Number(m[1]) < at) await unlink(join(this.#throttle, name)).catch(() => {});
+    }
+  }
+}
