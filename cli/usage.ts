@@ -196,9 +196,13 @@ export const COMMANDS: readonly CommandUse[] = [
   },
   {
     command: 'users',
-    summary: 'list and show dashboard users; verify, disable or enable one; grant or revoke the admin role',
+    summary: 'list and show dashboard users; verify, disable or enable one; grant or revoke the admin role; create one',
     forms: [
       { args: 'list | show EMAIL|ID', flags: [JSON_OUT, STORE] },
+      {
+        args: 'create EMAIL',
+        flags: [{ name: 'account', value: 'NAME' }, { name: 'admin' }, { name: 'password-file', value: 'FILE|-' }, JSON_OUT, STORE],
+      },
       {
         args: 'verify EMAIL|ID | disable EMAIL|ID | enable EMAIL|ID | admin EMAIL|ID',
         flags: [{ name: 'revoke' }, JSON_OUT, STORE],

@@ -7,10 +7,16 @@
  *
  * A password hash is never shown, in text or JSON.
  */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { AccessState, Person, Role } from '../server/access/model.js';
+import { auditAdmin, cliActor } from '../server/access/plan-requests.js';
+import { createPerson, emailProblem, findPerson as personBy } from '../server/access/people.js';
+import { hashPassword, passwordProblem } from '../server/dashboard/password.js';
 import {
   type Ctx,
   changeAudited,
+  findAccount,
   iso,
   JSON_FLAG,
   printJson,
@@ -19,7 +25,7 @@ import {
   type Sub,
   shown,
 } from './accounts.js';
-import { boolFlag, type FlagKind } from './args.js';
+import { boolFlag, type FlagKind, stringFlag } from './args.js';
 import type { CliIo } from './io.js';
 
 const USERS: Record<string, Sub> = {
@@ -29,6 +35,11 @@ const USERS: Record<string, Sub> = {
   disable: { params: ['EMAIL|ID'], flags: JSON_FLAG, run: (ctx) => usersStatus(ctx, 'disabled') },
   enable: { params: ['EMAIL|ID'], flags: JSON_FLAG, run: (ctx) => usersStatus(ctx, 'active') },
   admin: { params: ['EMAIL|ID'], flags: { json: 'boolean', revoke: 'boolean' }, run: usersAdmin },
+  create: {
+    params: ['EMAIL'],
+    flags: { json: 'boolean', account: 'string', admin: 'boolean', 'password-file': 'string' },
+    run: usersCreate,
+  },
 };
 
 /** The flags `fundreturns users SUB` accepts, or null for no such subcommand (usage.test.ts). */
@@ -42,8 +53,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
 /** A person by id (`user_…`) or email (compared as stored: trimmed, lower case). */
 function findPerson(state: AccessState, ref: string): Person {
-  const email = ref.trim().toLowerCase();
-  const p = state.people.find((x) => x.id === ref) ?? state.people.find((x) => x.email === email);
+  const p = personBy(state, ref);
   if (p === undefined) throw new Error(`no user with email or id ${JSON.stringify(ref)}`);
   return p;
 }
@@ -172,4 +182,52 @@ async function usersAdmin(ctx: Ctx): Promise<number> {
   const note =
     p.status === 'disabled' ? ' (the user is disabled: `fundreturns users enable` to let them sign in)' : '';
   return report(ctx, after, p, `user ${who}: role ${p.role} -> ${role}${note}`);
+}
+
+/**
+ * Make a person an operator vouches for (verified at once): the demo person of `make
+ * run`, or the first admin before anyone signed up. Their password comes from
+ * `--password-file` (its first line; `-` reads standard input), or is made here and
+ * printed once. `--account` gives them an existing account no one owns (else a new
+ * one on the Free plan).
+ */
+async function usersCreate(ctx: Ctx): Promise<number> {
+  const email = ctx.args[0];
+  const bad = emailProblem(email);
+  if (bad !== null) throw new Error(`${JSON.stringify(email)} is not an email address: ${bad}`);
+  const file = stringFlag(ctx.flags, 'password-file');
+  const made = file === undefined;
+  const password = made
+    ? randomBytes(15).toString('base64url')
+    : (readFileSync(file === '-' ? 0 : file, 'utf8').split(/\r?\n/)[0] ?? '');
+  const weak = passwordProblem(password, email);
+  if (weak !== null) throw new Error(`the password in ${file}: ${weak}`);
+  const state = await ctx.store.read();
+  const accountName = stringFlag(ctx.flags, 'account');
+  const account = accountName === undefined ? undefined : findAccount(state, accountName);
+  const { person } = await createPerson(
+    ctx.store,
+    {
+      email,
+      passwordHash: await hashPassword(password),
+      verified: true,
+      role: boolFlag(ctx.flags, 'admin') ? 'admin' : 'user',
+      account,
+    },
+    ctx.now,
+  );
+  const after = await ctx.store.read();
+  await auditCreated(ctx, person);
+  if (ctx.json) printJson(ctx.io, { ...personView(after, person), ...(made ? { password } : {}) });
+  else {
+    ctx.io.out(`created user ${shown(person.email)} (${person.id}), role ${person.role}, account ${personView(after, person).account}`);
+    if (made) ctx.io.out(`password: ${password}`);
+  }
+  if (made) ctx.io.err('fundreturns: this password is shown only once: store it now (only its hash is kept)');
+  return 0;
+}
+
+/** The audit entry of a person made at the command line (the change itself is createPerson's). */
+async function auditCreated(ctx: Ctx, p: Person): Promise<void> {
+  await auditAdmin(ctx.store, cliActor(ctx.io.env), 'person.create', p.id, `${p.email} (${p.role})`, ctx.now);
 }

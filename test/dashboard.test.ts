@@ -4,6 +4,7 @@
  * embedded store, its emails read from the log mailer's JSON lines.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
 import { mailedLinks, PageClient } from './dashboard-client.js';
 import {
   cli,
@@ -188,8 +189,17 @@ describe('a person from sign-up to a working key', () => {
 describe('security rules', () => {
   it('every page is sent with a strict CSP, X-Frame-Options DENY, nosniff and Cache-Control no-store', async () => {
     const c = await signedIn();
-    for (const path of ['/account/login', '/account/signup', '/account', '/account/keys', '/account/usage']) {
-      const r = await c.get(path);
+    const anonymous = new PageClient(server.url);
+    for (const [who, path] of [
+      [anonymous, '/account/login'],
+      [anonymous, '/account/signup'],
+      [anonymous, '/account/forgot'],
+      [c, '/account'],
+      [c, '/account/keys'],
+      [c, '/account/usage'],
+      [c, '/account/plans'],
+    ] as const) {
+      const r = await who.get(path);
       expect(r.status, path).toBe(200);
       expect(r.headers.get('content-security-policy'), path).toMatch(/^default-src 'self';/);
       expect(r.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
@@ -354,5 +364,44 @@ describe('plans', () => {
     const audit = await admin.get('/admin/audit');
     expect(audit.body).toContain(adminEmail);
     expect(audit.body).toContain(id);
+  });
+});
+
+describe('several servers on one Redis', () => {
+  let redis: RedisServer | undefined;
+  const servers: ServerProcess[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.stop();
+    await redis?.stop();
+  });
+
+  it('a person signed in on one server is signed in on the other; a sign-out on either ends it on both', async () => {
+    redis = await startRedis();
+    const dir = tempDir('fr-dashboard-redis-');
+    const { snapshots } = generateAndBuild(dir, 10);
+    for (let i = 0; i < 2; i++)
+      servers.push(await startServe(['--store', redis.url, '--snapshots', snapshots, '--threads', '1']));
+    const [a, b] = servers;
+    const email = freshEmail();
+    const c = new PageClient(a.url);
+    await c.get('/account/signup');
+    expect((await c.post('/account/signup', { email, password: PASSWORD })).status).toBe(200);
+    let link = '';
+    await waitFor(() => {
+      link = mailedLinks(a.logs(), email)[0] ?? '';
+      return link !== '';
+    });
+    // The link is followed on the other server: tokens live in Redis too.
+    const onB = new PageClient(b.url);
+    const u = new URL(link);
+    expect((await onB.get(u.pathname + u.search)).status).toBe(303);
+    await c.get('/account/login');
+    expect((await c.post('/account/login', { email, password: PASSWORD })).status).toBe(303);
+    for (const [k, v] of c.cookies) onB.cookies.set(k, v);
+    const page = await onB.get('/account');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(email);
+    expect((await onB.post('/account/logout', {})).status).toBe(303);
+    expect((await c.get('/account')).status).toBe(303);
   });
 });
