@@ -112,7 +112,12 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
         port,
         version,
         fixedNow: opts.fixedNow ? opts.fixedNow.getTime() : null,
-        access: { limiter: access.limiterShared, table: access.table(), redis: access.redisUrl },
+        access: {
+          limiter: access.limiterShared,
+          table: access.table(),
+          redis: access.redisUrl,
+          keyCounts: access.addThread(),
+        },
         snapshot: latest,
         problem,
         metrics: metrics?.addWorker() ?? null,
@@ -262,7 +267,6 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
       await admin?.close();
       metrics?.stop();
       manager.stop();
-      await access.stop();
       await Promise.all(
         workers.map(
           (w) =>
@@ -275,6 +279,8 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
             }),
         ),
       );
+      // After the threads: what they counted while draining is saved too (usage, daily counts).
+      await access.stop();
       log.info('stopped');
     })();
     return stopping;
