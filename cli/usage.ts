@@ -171,6 +171,10 @@ export const COMMANDS: readonly CommandUse[] = [
       },
       { args: 'list | show NAME | usage NAME', flags: [{ name: 'plans', value: 'FILE' }, JSON_OUT, STORE] },
       {
+        args: 'usage NAME',
+        flags: [{ name: 'daily', required: true }, { name: 'days', value: '90' }, JSON_OUT, STORE],
+      },
+      {
         args: 'set-plan NAME PLAN | set-status NAME active|none|canceled|past_due',
         flags: [JSON_OUT, STORE],
       },
