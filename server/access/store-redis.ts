@@ -47,6 +47,8 @@ export const PLANS_KEY = 'fr:plans';
 export const usageKey = (month: string): string => `fr:usage:${month}`;
 /** Requests per key on one day (addDaily). */
 export const dailyKey = (day: string): string => `fr:daily:${day}`;
+/** The fields of a key in a day's hash, in DailyCount's order: `<key id>:ok`, `<key id>:refused`. */
+const DAILY_FIELDS = ['ok', 'refused'];
 
 export type LogFn = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
@@ -472,12 +474,15 @@ export class RedisAccessStore implements AccessStore {
       const keys = new Map<string, [number, number]>();
       for (const [field, value] of fields) {
         const cut = field.lastIndexOf(':');
+        const which = DAILY_FIELDS.indexOf(field.slice(cut + 1));
+        // A field addDaily did not write (someone else's) is not a count.
+        if (cut < 1 || which < 0) continue;
         const id = field.slice(0, cut);
         const c = keys.get(id) ?? [0, 0];
-        c[field.slice(cut + 1) === 'ok' ? 0 : 1] = Number(value);
+        c[which] = Number(value);
         keys.set(id, c);
       }
-      out.set(day, keys);
+      if (keys.size > 0) out.set(day, keys);
     });
     return out;
   }
