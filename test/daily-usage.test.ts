@@ -28,6 +28,8 @@ const PLANS = { free: { burst: 2, monthly: 1000 } };
 let dir: string;
 let snapshots: string;
 let plans: string;
+/** Every server's flags but its store. */
+let serveFlags: string[];
 const servers: ServerProcess[] = [];
 
 beforeAll(() => {
@@ -35,6 +37,7 @@ beforeAll(() => {
   ({ snapshots } = generateAndBuild(dir, 3));
   plans = join(dir, 'plans.json');
   writeFileSync(plans, JSON.stringify(PLANS));
+  serveFlags = ['--plans', plans, '--snapshots', snapshots, '--threads', '2'];
 });
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.stop()));
@@ -96,16 +99,7 @@ function daily(store: string, name: string): Row[] {
 }
 
 async function serve(store: string): Promise<ServerProcess> {
-  const s = await startServe([
-    '--store',
-    store,
-    '--plans',
-    plans,
-    '--snapshots',
-    snapshots,
-    '--threads',
-    '2',
-  ]);
+  const s = await startServe(['--store', store, ...serveFlags]);
   servers.push(s);
   return s;
 }

@@ -14,18 +14,31 @@ import { KeyCountReader, KeyCounts } from './key-counts.js';
 import { generateKey } from './keys.js';
 import { LocalLimiter } from './limiter-local.js';
 import {
-  type AccessState,
   type AccessStore,
   applyChange,
   type DailyCount,
   DEFAULT_PLANS,
   EMPTY_STATE,
+  type KeyRecord,
 } from './model.js';
 import { startAccess } from './startup.js';
+import { account, create, key } from './store.contract.js';
 import { FileAccessStore } from './store-file.js';
 import { buildKeyTable, keySlotMap, SlotMap } from './table.js';
 
 type Days = Map<string, Map<string, DailyCount>>;
+
+/** A key record of `accountId` and the secret that presents it. */
+function newKey(accountId: string): { record: KeyRecord; secret: string } {
+  const g = generateKey();
+  const record: KeyRecord = {
+    ...key(accountId),
+    id: g.id,
+    prefix: g.prefix,
+    hash: g.hash,
+  };
+  return { record, secret: g.key };
+}
 
 /** The two daily methods of a store, in memory (the stores' own are in store.contract.ts). */
 function memoryStore(fail: () => boolean = () => false): AccessStore & { days: Days } {
@@ -100,31 +113,10 @@ describe("a thread's request counts per key", () => {
 
 describe('the gate counts each decision of a key (admitted, refused with 429), and nothing else', () => {
   function setup(burst: number) {
-    let state: AccessState = EMPTY_STATE;
-    state = applyChange(state, {
-      op: 'account.create',
-      account: {
-        id: 'acct_1',
-        name: 'acme',
-        plan: 'free',
-        status: 'active',
-        created_at: '2026-01-01T00:00:00Z',
-      },
-    });
-    const keys = [generateKey(), generateKey()];
-    for (const g of keys)
-      state = applyChange(state, {
-        op: 'key.create',
-        key: {
-          id: g.id,
-          account_id: 'acct_1',
-          prefix: g.prefix,
-          hash: g.hash,
-          created_at: '2026-01-01T00:00:00Z',
-          revoked_at: null,
-          expires_at: null,
-        },
-      });
+    const a = account('acme');
+    const keys = [newKey(a.id), newKey(a.id)];
+    let state = applyChange(EMPTY_STATE, create(a));
+    for (const k of keys) state = applyChange(state, { op: 'key.create', key: k.record });
     const { limiter } = LocalLimiter.create(4);
     const keySlots = keySlotMap(16);
     const plans = { free: { burst, monthly: 1000 } } as Parameters<typeof buildKeyTable>[2];
@@ -143,11 +135,13 @@ describe('the gate counts each decision of a key (admitted, refused with 429), a
 
   it('counts per key, both keys of one account drawing on its one burst', () => {
     const { gate, keys, keySlots, reader } = setup(3);
-    const statuses = [0, 1, 0, 1, 0].map((i) => (gate.admit(`Bearer ${keys[i].key}`) as { ok: boolean }).ok);
+    const statuses = [0, 1, 0, 1, 0].map(
+      (i) => (gate.admit(`Bearer ${keys[i].secret}`) as { ok: boolean }).ok,
+    );
     expect(statuses).toEqual([true, true, true, false, false]);
     const taken = reader.take(keySlots.size);
-    expect(taken.get(keySlots.slotOf(keys[0].id))).toEqual([2, 1]);
-    expect(taken.get(keySlots.slotOf(keys[1].id))).toEqual([1, 1]);
+    expect(taken.get(keySlots.slotOf(keys[0].record.id))).toEqual([2, 1]);
+    expect(taken.get(keySlots.slotOf(keys[1].record.id))).toEqual([1, 1]);
   });
 
   it('counts nothing for a 401: a token that is no key of the table', () => {
@@ -285,29 +279,10 @@ describe('a server stopping (startAccess)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fr-daily-stop-'));
     try {
       const setup = await FileAccessStore.open(dir);
-      await setup.change({
-        op: 'account.create',
-        account: {
-          id: 'acct_1',
-          name: 'acme',
-          plan: 'free',
-          status: 'active',
-          created_at: '2026-01-01T00:00:00Z',
-        },
-      });
-      const g = generateKey();
-      await setup.change({
-        op: 'key.create',
-        key: {
-          id: g.id,
-          account_id: 'acct_1',
-          prefix: g.prefix,
-          hash: g.hash,
-          created_at: '2026-01-01T00:00:00Z',
-          revoked_at: null,
-          expires_at: null,
-        },
-      });
+      const a = account('acme');
+      const g = newKey(a.id);
+      await setup.change(create(a));
+      await setup.change({ op: 'key.create', key: g.record });
       await setup.close();
       const access = await startAccess(dir, DEFAULT_PLANS, pino({ level: 'silent' }));
       const counts = new KeyCounts(access.addThread());
@@ -318,7 +293,7 @@ describe('a server stopping (startAccess)', () => {
       const day = dayOf(now());
       await access.stop();
       const store = await FileAccessStore.open(dir);
-      expect(plain(await store.readDaily(day, day))).toEqual({ [day]: { [g.id]: [1, 1] } });
+      expect(plain(await store.readDaily(day, day))).toEqual({ [day]: { [g.record.id]: [1, 1] } });
       await store.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

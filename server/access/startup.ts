@@ -207,7 +207,7 @@ export async function startAccess(spec: string, plans: ReturnType<typeof loadPla
         // Kept and retried each second: said once per distinct problem.
         const message = (e as Error).message;
         if (message !== dailyError)
-          log.error({ error: message }, 'cannot save the daily request counts (kept, retried)');
+          log.warn({ error: message }, 'cannot save the daily request counts (kept, retried)');
         dailyError = message;
       },
     );
