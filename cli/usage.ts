@@ -169,10 +169,16 @@ export const COMMANDS: readonly CommandUse[] = [
         args: 'create NAME',
         flags: [{ name: 'plan', value: 'free|developer|pro|business', required: true }, JSON_OUT, STORE],
       },
-      { args: 'list | show NAME | usage NAME', flags: [{ name: 'plans', value: 'FILE' }, JSON_OUT, STORE] },
+      { args: 'list | show NAME', flags: [{ name: 'plans', value: 'FILE' }, JSON_OUT, STORE] },
       {
         args: 'usage NAME',
-        flags: [{ name: 'daily', required: true }, { name: 'days', value: '90' }, JSON_OUT, STORE],
+        flags: [
+          { name: 'daily', text: '[--daily [--days 90]]' },
+          { name: 'days', value: '90', text: '' },
+          { name: 'plans', value: 'FILE' },
+          JSON_OUT,
+          STORE,
+        ],
       },
       {
         args: 'set-plan NAME PLAN | set-status NAME active|none|canceled|past_due',
