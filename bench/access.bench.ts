@@ -12,6 +12,7 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { Bench } from 'tinybench';
 import { AccessGate } from '../server/access/gate.js';
+import { KeyCounts, newKeyCountBuffer } from '../server/access/key-counts.js';
 import { generateKey } from '../server/access/keys.js';
 import { type LimiterShared, LocalLimiter } from '../server/access/limiter-local.js';
 import { type AccessState, applyChange, EMPTY_STATE } from '../server/access/model.js';
@@ -82,6 +83,15 @@ const table = buildKeyTable(state, slots, {
 });
 const gate = new AccessGate('http://127.0.0.1:8080', limiter);
 gate.setTable(table);
+// The same, counting each request per key as a server's threads do (issue 22's daily chart).
+const counting = new AccessGate(
+  'http://127.0.0.1:8080',
+  limiter,
+  undefined,
+  null,
+  new KeyCounts(newKeyCountBuffer()),
+);
+counting.setTable(table);
 const headerBytes = keys.map((k) => Buffer.from(`Bearer ${k}`, 'latin1'));
 const coldHeaderBytes = coldKeys.map((k) => Buffer.from(`Bearer ${k}`, 'latin1'));
 /** A new string each call, like uWS's getHeader. */
@@ -103,6 +113,9 @@ bench
   })
   .add('gate: known key (cache hit) + burst + quota + headers', () => {
     sink += use(gate.admit(header(n++ % ACCOUNTS)));
+  })
+  .add('gate: the same, counted per key (daily counts)', () => {
+    sink += use(counting.admit(header(n++ % ACCOUNTS)));
   })
   .add('gate: key not in the token cache (SHA-256)', () => {
     // Cycling through twice the cache's size: every call misses it.

@@ -28,8 +28,8 @@ const store = join(work, 'store');
 const plans = join(work, 'plans.json');
 writeFileSync(plans, JSON.stringify({ business: { burst: 1e9, monthly: 1e9 } }));
 runCli(['accounts', 'create', 'bench', '--plan', 'business', '--store', store]);
-const key = (JSON.parse(runCli(['keys', 'create', 'bench', '--json', '--store', store])) as { key: string }).key;
-
+const key = (JSON.parse(runCli(['keys', 'create', 'bench', '--json', '--store', store])) as { key: string })
+  .key;
 
 async function serve(dashboard: 'on' | 'off'): Promise<{ s: Started; url: string }> {
   const port = await freePort();

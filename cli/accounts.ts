@@ -9,6 +9,7 @@
 
 import { now } from '../core/clock.js';
 import { escapeControls } from '../core/escape.js';
+import { addDays, dayOf, readKeyDaily } from '../server/access/daily.js';
 import { generateKey, hashKey, KEY_PREFIX, looksLikeKey, newAccountId } from '../server/access/keys.js';
 import {
   type AccessChange,
@@ -16,6 +17,7 @@ import {
   type AccessStore,
   type Account,
   accountNameProblem,
+  DAILY_KEEP_DAYS,
   type KeyRecord,
   monthOf,
   newAccountProblem,
@@ -45,6 +47,8 @@ import { storeFlag } from './store-flag.js';
 /** How many months before the current one `accounts usage` looks back. */
 const HISTORY_MONTHS = 12;
 const MAX_GRACE_SECONDS = 366 * 86400;
+/** How many days, today included, `accounts usage --daily` shows by default (the dashboard's chart). */
+const DAILY_DAYS = 90;
 
 export interface Ctx {
   readonly store: AccessStore;
@@ -85,7 +89,16 @@ const ACCOUNTS: Record<string, Sub> = {
   },
   list: { params: [], flags: LIMITS_FLAGS, run: accountsList },
   show: { params: ['NAME'], flags: LIMITS_FLAGS, run: accountsShow },
-  usage: { params: ['NAME'], flags: LIMITS_FLAGS, run: accountsUsage },
+  usage: {
+    params: ['NAME'],
+    flags: { ...LIMITS_FLAGS, daily: 'boolean', days: 'string' },
+    check: (_args, flags) => {
+      if (flags.flags.has('days') && !boolFlag(flags, 'daily'))
+        throw new UsageError(`${flagLabel(flags, 'days')} goes with --daily`);
+      daysFlag(flags);
+    },
+    run: accountsUsage,
+  },
   'set-plan': {
     params: ['NAME', 'PLAN'],
     flags: JSON_FLAG,
@@ -160,8 +173,7 @@ export async function runSubcommand(
   const store = await openStore(storeFlag(flags));
   try {
     // Without --plans, the limits the last server on this store enforces, else the defaults.
-    const plans =
-      given ?? (sub.flags === LIMITS_FLAGS ? await recordedPlans(store, io) : null) ?? loadPlans(null);
+    const plans = given ?? ('plans' in sub.flags ? await recordedPlans(store, io) : null) ?? loadPlans(null);
     return await sub.run({ store, io, json: boolFlag(flags, 'json'), now: now(), args, flags, plans });
   } finally {
     await store.close();
@@ -208,6 +220,10 @@ function statusArg(status: string): SubscriptionStatus {
   if (!(STATUSES as readonly string[]).includes(status))
     throw new UsageError(`STATUS must be one of ${STATUSES.join(', ')}, not ${JSON.stringify(status)}`);
   return status as SubscriptionStatus;
+}
+
+function daysFlag(flags: ReturnType<typeof parseArgs>): number {
+  return intFlag(flags, 'days', DAILY_DAYS, 1, DAILY_KEEP_DAYS);
 }
 
 function graceFlag(flags: ReturnType<typeof parseArgs>): number {
@@ -439,6 +455,7 @@ function keyDates(k: KeyRecord): string {
 async function accountsUsage(ctx: Ctx): Promise<number> {
   const state = await ctx.store.read();
   const a = findAccount(state, ctx.args[0]);
+  if (boolFlag(ctx.flags, 'daily')) return accountsUsageDaily(ctx, state, a);
   const month = monthOf(ctx.now);
   const current = usageView(ctx, a, await monthUsage(ctx.store, a.id, month), month);
   const history: { month: string; count: number }[] = [];
@@ -455,6 +472,46 @@ async function accountsUsage(ctx: Ctx): Promise<number> {
       `${a.name} (${a.plan}): ${current.count} of ${current.limit} requests in ${month}, ${current.remaining} left`,
       ...history.map((h) => `  ${h.month}  ${h.count}`),
     ].join('\n'),
+  );
+  return 0;
+}
+
+/** Requests per key per day (issue 22): admitted and refused with 429, every key the account ever had. */
+async function accountsUsageDaily(ctx: Ctx, state: AccessState, a: Account): Promise<number> {
+  const to = dayOf(ctx.now);
+  const from = addDays(to, -(daysFlag(ctx.flags) - 1));
+  const keys = state.keys.filter((k) => k.account_id === a.id);
+  const rows = await readKeyDaily(
+    ctx.store,
+    keys.map((k) => k.id),
+    from,
+    to,
+  );
+  if (ctx.json) {
+    printJson(ctx.io, rows);
+    return 0;
+  }
+  const byId = new Map(keys.map((k) => [k.id, k]));
+  ctx.io.out(`${a.name}: requests per key per day (UTC), ${from} to ${to}`);
+  if (rows.length === 0) {
+    ctx.io.out('  no requests');
+    return 0;
+  }
+  printTable(
+    ctx.io,
+    ['DAY', 'KEY', 'LABEL', 'PREFIX', 'OK', 'REFUSED'],
+    rows.map((r) => {
+      const k = byId.get(r.key_id);
+      // A label is its owner's text: shown, never obeyed by the terminal.
+      return [
+        r.day,
+        r.key_id,
+        escapeControls(k?.label ?? ''),
+        k?.prefix ?? '',
+        String(r.ok),
+        String(r.refused),
+      ];
+    }),
   );
   return 0;
 }

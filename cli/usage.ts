@@ -173,7 +173,17 @@ export const COMMANDS: readonly CommandUse[] = [
         args: 'create NAME',
         flags: [{ name: 'plan', value: 'free|developer|pro|business', required: true }, JSON_OUT, STORE],
       },
-      { args: 'list | show NAME | usage NAME', flags: [{ name: 'plans', value: 'FILE' }, JSON_OUT, STORE] },
+      { args: 'list | show NAME', flags: [{ name: 'plans', value: 'FILE' }, JSON_OUT, STORE] },
+      {
+        args: 'usage NAME',
+        flags: [
+          { name: 'daily', text: '[--daily [--days 90]]' },
+          { name: 'days', value: '90', text: '' },
+          { name: 'plans', value: 'FILE' },
+          JSON_OUT,
+          STORE,
+        ],
+      },
       {
         args: 'set-plan NAME PLAN | set-status NAME active|none|canceled|past_due',
         flags: [JSON_OUT, STORE],
@@ -196,12 +206,19 @@ export const COMMANDS: readonly CommandUse[] = [
   },
   {
     command: 'users',
-    summary: 'list and show dashboard users; verify, disable or enable one; grant or revoke the admin role; create one',
+    summary:
+      'list and show dashboard users; verify, disable or enable one; grant or revoke the admin role; create one',
     forms: [
       { args: 'list | show EMAIL|ID', flags: [JSON_OUT, STORE] },
       {
         args: 'create EMAIL',
-        flags: [{ name: 'account', value: 'NAME' }, { name: 'admin' }, { name: 'password-file', value: 'FILE|-' }, JSON_OUT, STORE],
+        flags: [
+          { name: 'account', value: 'NAME' },
+          { name: 'admin' },
+          { name: 'password-file', value: 'FILE|-' },
+          JSON_OUT,
+          STORE,
+        ],
       },
       {
         args: 'verify EMAIL|ID | disable EMAIL|ID | enable EMAIL|ID | admin EMAIL|ID',

@@ -10,8 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { AccessState, Person, Role } from '../server/access/model.js';
-import { auditAdmin, cliActor } from '../server/access/plan-requests.js';
 import { createPerson, emailProblem, findPerson as personBy } from '../server/access/people.js';
+import { auditAdmin, cliActor } from '../server/access/plan-requests.js';
 import { hashPassword, passwordProblem } from '../server/dashboard/password.js';
 import {
   type Ctx,
@@ -220,7 +220,9 @@ async function usersCreate(ctx: Ctx): Promise<number> {
   await auditCreated(ctx, person);
   if (ctx.json) printJson(ctx.io, { ...personView(after, person), ...(made ? { password } : {}) });
   else {
-    ctx.io.out(`created user ${shown(person.email)} (${person.id}), role ${person.role}, account ${personView(after, person).account}`);
+    ctx.io.out(
+      `created user ${shown(person.email)} (${person.id}), role ${person.role}, account ${personView(after, person).account}`,
+    );
     if (made) ctx.io.out(`password: ${password}`);
   }
   if (made) ctx.io.err('fundreturns: this password is shown only once: store it now (only its hash is kept)');

@@ -113,7 +113,13 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
         port,
         version,
         fixedNow: opts.fixedNow ? opts.fixedNow.getTime() : null,
-        access: { limiter: access.limiterShared, table: access.table(), redis: access.redisUrl, plans },
+        access: {
+          limiter: access.limiterShared,
+          table: access.table(),
+          redis: access.redisUrl,
+          keyCounts: access.addThread(),
+          plans,
+        },
         snapshot: latest,
         problem,
         metrics: metrics?.addWorker() ?? null,
@@ -268,7 +274,6 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
       await admin?.close();
       metrics?.stop();
       manager.stop();
-      await access.stop();
       await Promise.all(
         workers.map(
           (w) =>
@@ -281,6 +286,8 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
             }),
         ),
       );
+      // After the threads: what they counted while draining is saved too (usage, daily counts).
+      await access.stop();
       log.info('stopped');
     })();
     return stopping;

@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { now } from '../core/clock.js';
 import { escapeControls } from '../core/escape.js';
 import { AccessGate } from './access/gate.js';
+import { KeyCounts } from './access/key-counts.js';
 import { type LimiterShared, LocalLimiter } from './access/limiter-local.js';
 import { LOOK_DEADLINE_MS, LOOK_INTERVAL_MS, Lookout } from './access/lookout.js';
 import type { Limiter, PlanLimits, PlanName } from './access/model.js';
@@ -45,6 +46,8 @@ export interface WorkerInput {
     redis: string | null;
     /** The plan limits this server enforces (C26, --plans): the dashboard's plans page. */
     plans: Readonly<Record<PlanName, PlanLimits>>;
+    /** This thread's requests per key (key-counts.ts), which the main thread flushes daily counts from. */
+    keyCounts: SharedArrayBuffer;
   };
   /** The snapshot to serve from the start (null: none loaded), and the problem to report. */
   snapshot: SnapshotMessage | null;
@@ -126,7 +129,13 @@ if (input.metrics !== null) {
   // The Redis limiter says whether it counts locally (an outage); without Redis there is nothing to say.
   startSampler(new Float64Array(input.metrics), redis);
 }
-const gate = new AccessGate(config.baseUrl, limiter, now, () => lookout.request());
+const gate = new AccessGate(
+  config.baseUrl,
+  limiter,
+  now,
+  () => lookout.request(),
+  new KeyCounts(input.access.keyCounts),
+);
 gate.setTable(input.access.table);
 
 /** Limiter slots by account, from the latest key table (the dashboard's usage figures). */

@@ -143,13 +143,17 @@ describe('a person from sign-up to a working key', () => {
     const id = (/action="\/account\/keys\/(key_[0-9a-f]{12})\/rotate"/.exec(list.body) as RegExpExecArray)[1];
     const rotated = await c.post(`/account/keys/${id}/rotate`, { grace: '0' });
     expect(rotated.status, rotated.body).toBe(200);
-    const fresh = (/<code class="secret" id="new-key">([^<]+)<\/code>/.exec(rotated.body) as RegExpExecArray)[1];
+    const fresh = (
+      /<code class="secret" id="new-key">([^<]+)<\/code>/.exec(rotated.body) as RegExpExecArray
+    )[1];
     expect(fresh).not.toBe(key);
     await waitFor(async () => (await v1(key)).status === 401, 3000, 'the rotated key refused');
     expect((await v1(fresh)).status).toBe(200);
 
     const again = await c.get('/account/keys');
-    const freshId = (/action="\/account\/keys\/(key_[0-9a-f]{12})\/revoke"/.exec(again.body) as RegExpExecArray)[1];
+    const freshId = (
+      /action="\/account\/keys\/(key_[0-9a-f]{12})\/revoke"/.exec(again.body) as RegExpExecArray
+    )[1];
     const started = Date.now();
     expect((await c.post(`/account/keys/${freshId}/revoke`, {})).status).toBe(303);
     await waitFor(async () => (await v1(fresh)).status === 401, 3000, 'the revoked key refused');
@@ -233,13 +237,17 @@ describe('security rules', () => {
     const before = (await c.get('/account/keys')).body.match(/<tr>/g)?.length ?? 0;
     expect((await c.post('/account/keys', { label: 'a' }, { csrf: null })).status).toBe(403);
     expect((await c.post('/account/keys', { label: 'b' }, { csrf: 'x'.repeat(43) })).status).toBe(403);
-    expect((await c.post('/account/keys', { label: 'c' }, { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await c.post('/account/keys', { label: 'c' }, { origin: 'https://evil.example' })).status).toBe(
+      403,
+    );
     expect((await c.post('/account/keys', { label: 'd' }, { origin: null })).status).toBe(403);
     const after = (await c.get('/account/keys')).body.match(/<tr>/g)?.length ?? 0;
     expect(after).toBe(before);
     // The sign-in form too: no token, no sign-in.
     const d = new PageClient(server.url);
-    expect((await d.post('/account/login', { email: freshEmail(), password: PASSWORD }, { csrf: null })).status).toBe(403);
+    expect(
+      (await d.post('/account/login', { email: freshEmail(), password: PASSWORD }, { csrf: null })).status,
+    ).toBe(403);
   });
 
   it('a session id planted before sign-in is not the one after it, and is worthless (session fixation)', async () => {
@@ -274,7 +282,8 @@ describe('security rules', () => {
     await signedIn(email);
     const c = new PageClient(server.url);
     await c.get('/account/login');
-    for (let i = 0; i < 9; i++) expect((await c.post('/account/login', { email, password: 'wrong password!' })).status).toBe(401);
+    for (let i = 0; i < 9; i++)
+      expect((await c.post('/account/login', { email, password: 'wrong password!' })).status).toBe(401);
     const r = await c.post('/account/login', { email, password: PASSWORD });
     expect(r.status).toBe(429);
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -294,12 +303,16 @@ describe('security rules', () => {
     const wrong = await c.post('/account/login', { email: known, password: 'not the password' });
     const nobody = await c.post('/account/login', { email: freshEmail(), password: 'not the password' });
     expect(wrong.status).toBe(nobody.status);
-    expect(wrong.body.replace(/value="[^"]*@example\.test"/, '')).toBe(nobody.body.replace(/value="[^"]*@example\.test"/, ''));
+    expect(wrong.body.replace(/value="[^"]*@example\.test"/, '')).toBe(
+      nobody.body.replace(/value="[^"]*@example\.test"/, ''),
+    );
     await c.get('/account/forgot');
     const f1 = await c.post('/account/forgot', { email: known });
     const f2 = await c.post('/account/forgot', { email: freshEmail() });
     expect(f1.status).toBe(f2.status);
-    expect(f1.body.replace(/[^\s>]+@example\.test/g, 'X')).toBe(f2.body.replace(/[^\s>]+@example\.test/g, 'X'));
+    expect(f1.body.replace(/[^\s>]+@example\.test/g, 'X')).toBe(
+      f2.body.replace(/[^\s>]+@example\.test/g, 'X'),
+    );
   });
 
   it('what a person types is shown as text: a label or an address of <script> runs nothing', async () => {
@@ -358,9 +371,15 @@ describe('plans', () => {
       3000,
       'the admin view',
     );
-    const id = (/action="\/admin\/requests\/(req_[0-9a-f]{12})\/approve"/.exec(queue.body) as RegExpExecArray)[1];
+    const id = (
+      /action="\/admin\/requests\/(req_[0-9a-f]{12})\/approve"/.exec(queue.body) as RegExpExecArray
+    )[1];
     expect((await admin.post(`/admin/requests/${id}/approve`, {})).status).toBe(303);
-    await waitFor(async () => /^"burst";q=250;w=60, "quota";q=2500;/.test(await policy()), 3000, 'Pro limits on the key');
+    await waitFor(
+      async () => /^"burst";q=250;w=60, "quota";q=2500;/.test(await policy()),
+      3000,
+      'Pro limits on the key',
+    );
     const audit = await admin.get('/admin/audit');
     expect(audit.body).toContain(adminEmail);
     expect(audit.body).toContain(id);

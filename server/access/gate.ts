@@ -31,6 +31,7 @@ import {
 } from '../http/headers.js';
 import { countRefusal, GATE_REASONS } from '../metrics/counters.js';
 import { problemJson } from '../public/problems.js';
+import type { KeyCounts } from './key-counts.js';
 import { KEY_BODY_LENGTH, KEY_PREFIX, looksLikeKey, parseBearer } from './keys.js';
 import { type LimitDecision, type Limiter, monthSeconds, type PlanLimits } from './model.js';
 import type { KeyEntry, KeyTableData } from './table.js';
@@ -56,6 +57,8 @@ export class AccessGate implements Gate {
     private readonly limiter: Limiter,
     private readonly now: () => number = clockNow,
     private readonly lookAgain: (() => Promise<void>) | null = null,
+    /** This thread's requests per key (key-counts.ts, the daily chart); null: not counted. */
+    private readonly counts: KeyCounts | null = null,
   ) {}
 
   setTable(table: KeyTableData): void {
@@ -111,8 +114,8 @@ export class AccessGate implements Gate {
       return p instanceof Promise ? p.then(forbid) : forbid(p);
     }
     const d = this.limiter.admit({ id: entry.accountId, slot: entry.slot }, entry.limits, nowMs);
-    if (d instanceof Promise) return d.then((x) => this.decide(x, entry.limits, nowMs));
-    return this.decide(d, entry.limits, nowMs);
+    if (d instanceof Promise) return d.then((x) => this.decide(x, entry, nowMs));
+    return this.decide(d, entry, nowMs);
   }
 
   /** The key's entry; for a well-formed key the table does not list, its hash; else undefined. */
@@ -134,10 +137,15 @@ export class AccessGate implements Gate {
     return entry;
   }
 
-  private decide(d: LimitDecision, limits: PlanLimits, nowMs: number): GateDecision {
+  private decide(d: LimitDecision, entry: KeyEntry, nowMs: number): GateDecision {
+    const limits = entry.limits;
     // Kept as numbers: RateLimitHeaders writes them into the response's header bytes.
     const headers = new RateLimitHeaders(this.policyLine(limits, nowMs), d);
-    if (d.ok) return { ok: true, headers };
+    if (d.ok) {
+      this.counts?.admitted(entry.keySlot);
+      return { ok: true, headers };
+    }
+    this.counts?.refused(entry.keySlot);
     const slug = d.refused ?? 'rate-limited';
     const detail =
       slug === 'quota-exceeded'

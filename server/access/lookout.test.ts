@@ -18,6 +18,7 @@ function entry(keyId: string): KeyEntry {
     accountId: 'acct_1',
     accountName: 'acme',
     slot: 0,
+    keySlot: 0,
     plan: 'business',
     limits: { burst: 1_000_000, monthly: 1_000_000 },
     status: 'active',

@@ -7,6 +7,8 @@ import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { now as clockNow } from '../../core/clock.js';
 import { readBurst, writeBurst } from './burst-file.js';
+import { DailyFlusher } from './daily.js';
+import { KeyCountReader } from './key-counts.js';
 import { DEFAULT_SLOTS, LocalLimiter } from './limiter-local.js';
 import { LOOK_INTERVAL_MS, Lookout } from './lookout.js';
 import { type AccessStore, monthOf } from './model.js';
@@ -14,7 +16,7 @@ import { openStore } from './open-store.js';
 import type { loadPlans } from './plans.js';
 import { redactUrl } from './redact-url.js';
 import { claimStore } from './serve-lock.js';
-import { buildKeyTable, SlotMap } from './table.js';
+import { buildKeyTable, keySlotMap, SlotMap } from './table.js';
 
 /** How often a server on Redis reads the month's usage of every account (observeUsage). */
 const USAGE_OBSERVE_MS = 5000;
@@ -55,7 +57,10 @@ export async function startAccess(spec: string, plans: ReturnType<typeof loadPla
     .catch((e) => log.warn({ error: (e as Error).message }, 'cannot record the plans in the store'));
   const { limiter, shared: limiterShared } = LocalLimiter.create(DEFAULT_SLOTS);
   const slots = new SlotMap(limiter.slots);
-  let table = buildKeyTable(firstState, slots, plans);
+  // Requests per key per day (issue 22): each thread counts into its own buffer (addThread).
+  const keyCounts = new KeyCountReader();
+  const keySlots = keySlotMap(keyCounts.slots);
+  let table = buildKeyTable(firstState, slots, plans, keySlots);
   let month = monthOf(clockNow());
   // Embedded mode: this process is the only counter, seeded from the saved month.
   if (redisUrl === null) {
@@ -133,7 +138,7 @@ export async function startAccess(spec: string, plans: ReturnType<typeof loadPla
               ? ''
               : "; this month's request counts and burst state in Redis may have gone back too (accounts may be admitted past their quota)"),
         );
-      table = buildKeyTable(state, slots, plans);
+      table = buildKeyTable(state, slots, plans, keySlots);
       if (lastRefreshError !== null) log.info({ version: state.version }, 'access store readable again');
       lastRefreshError = null;
       for (const l of listeners) l(table);
@@ -184,14 +189,39 @@ export async function startAccess(spec: string, plans: ReturnType<typeof loadPla
     }
     await writeBurst(resolve(spec), tats);
   };
+  // In both modes: every server adds what its own threads counted.
+  const daily = new DailyFlusher(
+    store,
+    () => keyCounts.take(keySlots.size),
+    (slot) => keySlots.idAt(slot),
+    clockNow,
+  );
+  let dailyError: string | null = null;
+  const flushDaily = () =>
+    daily.flush().then(
+      () => {
+        if (dailyError !== null) log.info('daily request counts saved again');
+        dailyError = null;
+      },
+      (e) => {
+        // Kept and retried each second: said once per distinct problem.
+        const message = (e as Error).message;
+        if (message !== dailyError)
+          log.warn({ error: message }, 'cannot save the daily request counts (kept, retried)');
+        dailyError = message;
+      },
+    );
   const saver = setInterval(() => {
     saveUsage().catch((e) => log.error({ error: (e as Error).message }, 'cannot save usage'));
+    void flushDaily();
   }, 1000);
   saver.unref();
 
   return {
     limiterShared,
     redisUrl,
+    /** A new worker thread's request counts per key (key-counts.ts), flushed with the usage. */
+    addThread: () => keyCounts.addThread(),
     table: () => table,
     onTable: (l: (t: typeof table) => void) => listeners.push(l),
     /** Resolves once a store read that started after this call has been sent to every thread. */
@@ -202,6 +232,7 @@ export async function startAccess(spec: string, plans: ReturnType<typeof loadPla
       if (observer) clearInterval(observer);
       unsubscribe();
       await saveUsage().catch((e) => log.error({ error: (e as Error).message }, 'cannot save usage'));
+      await flushDaily();
       await store.close();
       await release();
     },

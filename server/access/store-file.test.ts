@@ -256,6 +256,45 @@ describe('FileAccessStore', () => {
     await expect(s.readUsage('../x')).rejects.toThrow(/YYYY-MM/);
     await expect(s.writeUsage('2026-05', new Map([['acct_a', -1]]))).rejects.toThrow(/whole number/);
   });
+
+  it('keeps daily counts in one file per month, and removes a month once all its days are more than 400 days old', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    const one = (day: string) => new Map([[day, new Map([['key_a', [1, 0] as const]])]]);
+    await s.addDaily(one('2025-09-30'));
+    await s.addDaily(one('2025-10-01'));
+    const months = () =>
+      readdirSync(dir)
+        .filter((n) => n.startsWith('daily-'))
+        .sort();
+    expect(months()).toEqual(['daily-2025-09.json', 'daily-2025-10.json']);
+    expect(JSON.parse(readFileSync(join(dir, 'daily-2025-09.json'), 'utf8'))).toEqual({
+      '2025-09-30': { key_a: [1, 0] },
+    });
+    // 400 days before 2026-11-04 is 2025-09-30: September is still needed.
+    await s.addDaily(one('2026-11-04'));
+    expect(months()).toEqual(['daily-2025-09.json', 'daily-2025-10.json', 'daily-2026-11.json']);
+    // 400 days before 2026-11-05 is 2025-10-01: September goes, October stays.
+    await s.addDaily(one('2026-11-05'));
+    expect(months()).toEqual(['daily-2025-10.json', 'daily-2026-11.json']);
+    expect([...(await s.readDaily('2025-10-01', '2026-11-05')).keys()]).toEqual([
+      '2025-10-01',
+      '2026-11-04',
+      '2026-11-05',
+    ]);
+  });
+
+  it('refuses a daily file an editor broke, naming it, and adds nothing to it', async () => {
+    const dir = tempDir();
+    const s = await openStore(dir);
+    const path = join(dir, 'daily-2026-11.json');
+    writeFileSync(path, '{"2026-11-23": {"key_a": [1]}}', { mode: 0o600 });
+    await expect(s.readDaily('2026-11-01', '2026-11-30')).rejects.toThrow(`${path}: the count of key_a`);
+    await expect(
+      s.addDaily(new Map([['2026-11-23', new Map([['key_a', [1, 0] as const]])]])),
+    ).rejects.toThrow(path);
+    expect(readFileSync(path, 'utf8')).toBe('{"2026-11-23": {"key_a": [1]}}');
+  });
 });
 
 describe("the embedded store's secrets, counters and audit log (issue 22)", () => {
@@ -382,6 +421,7 @@ describe('a store private to its owner whatever the umask (issue 19)', () => {
       const a = account('acme');
       await s.change(create(a));
       await s.writeUsage('2026-01', new Map([[a.id, 3]]));
+      await s.addDaily(new Map([['2026-01-05', new Map([['key_a', [1, 0] as const]])]]));
       await s.writePlans({
         free: { burst: 1, monthly: 2 },
         pro: { burst: 1, monthly: 2 },
@@ -397,6 +437,7 @@ describe('a store private to its owner whatever the umask (issue 19)', () => {
           LOG_FILE,
           MARKER_FILE,
           'usage-2026-01.json',
+          'daily-2026-01.json',
           'plans.json',
           'burst.json',
           'serve.lock',

@@ -8,6 +8,8 @@
  *                         log that lost lines (deleted, emptied, truncated) is refused, not read
  *                         as fewer accounts
  *   usage-YYYY-MM.json    {"<account id>": count}, rewritten atomically by the server
+ *   daily-YYYY-MM.json    {"<YYYY-MM-DD>": {"<key id>": [admitted, refused]}}, requests per key
+ *                         per day, added to atomically by the server, kept DAILY_KEEP_DAYS
  *   access.log.cut-…      bytes a writer cut off the log's end (a torn or invalid last line), kept
  *   audit.log             admin actions (who, what, when), JSON lines, append-only (audit-log.ts)
  *   secrets/, throttle/   sessions and tokens, sign-in counters (file-secrets.ts): not the log
@@ -50,6 +52,7 @@ import { now } from '../../core/clock.js';
 import { escapeForTerminal } from '../../core/escape.js';
 import { pidAlive } from '../../core/pid-lock.js';
 import { AUDIT_FILE, appendAuditFile, readAuditFile } from './audit-log.js';
+import { addDays, dayStart } from './daily.js';
 import { FileSecrets } from './file-secrets.js';
 import {
   type AccessChange,
@@ -58,6 +61,7 @@ import {
   type AuditEntry,
   applyChange,
   assertChange,
+  DAILY_KEEP_DAYS,
   type DailyCount,
   EMPTY_STATE,
   isAccount,
@@ -79,6 +83,8 @@ export const MARKER_FILE = 'store.json';
 /** The limits the last server on this store enforces (readPlans). */
 const PLANS_FILE = 'plans.json';
 const USAGE_FILE = /^usage-\d{4}-\d{2}\.json$/;
+const DAILY_FILE = /^daily-(\d{4}-\d{2})\.json$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const LOG_FORMAT = 1;
 const NEWLINE = 0x0a;
 const HEAD_BYTES = 256;
@@ -149,6 +155,7 @@ export class FileAccessStore implements AccessStore {
   private refreshChain: Promise<unknown> = Promise.resolve();
   private lockChain: Promise<unknown> = Promise.resolve();
   private usageChain: Promise<unknown> = Promise.resolve();
+  private dailyChain: Promise<unknown> = Promise.resolve();
   private lockToken: string | null = null;
   /** Whether this process already removed the tmp files killed writers left (once, under the lock). */
   private swept = false;
@@ -207,7 +214,7 @@ export class FileAccessStore implements AccessStore {
         await this.withLock(async () => this.writeMarker((await this.refresh()).state.version));
       return;
     }
-    const usage = (await readdir(this.dir)).filter((n) => USAGE_FILE.test(n));
+    const usage = (await readdir(this.dir)).filter((n) => USAGE_FILE.test(n) || DAILY_FILE.test(n));
     if (usage.length > 0)
       throw new Error(
         `${this.logPath} is missing, but ${this.dir} holds ${usage.join(', ')}: the accounts and keys ` +
@@ -374,17 +381,98 @@ export class FileAccessStore implements AccessStore {
 
   // ---- per-key daily counts (issue 22) — PLACEHOLDERS replaced by branch issue22-daily ----
 
-  async addDaily(_counts: ReadonlyMap<string, ReadonlyMap<string, DailyCount>>): Promise<void> {
-    throw new Error('addDaily: not yet built');
+  /**
+   * Adds to `daily-YYYY-MM.json` ({day: {key id: [admitted, refused]}}), one file per
+   * month read, added to and rewritten atomically, one write at a time (only the
+   * server, which holds the store, writes it). Months wholly older than DAILY_KEEP_DAYS
+   * before the newest day added are removed.
+   */
+  async addDaily(counts: ReadonlyMap<string, ReadonlyMap<string, DailyCount>>): Promise<void> {
+    const byMonth = new Map<string, Array<[string, ReadonlyMap<string, DailyCount>]>>();
+    let newest = '';
+    for (const [day, keys] of counts) {
+      dayStart(day);
+      for (const [id, c] of keys) checkDailyCount(`the daily count of ${id} on ${day}`, c);
+      const month = day.slice(0, 7);
+      byMonth.set(month, [...(byMonth.get(month) ?? []), [day, keys]]);
+      if (day > newest) newest = day;
+    }
+    if (newest === '') return;
+    const run = this.dailyChain.then(async () => {
+      for (const [month, days] of byMonth) {
+        const stored = await this.readDailyMonth(month);
+        for (const [day, keys] of days) {
+          const into = stored.get(day) ?? new Map<string, DailyCount>();
+          for (const [id, [ok, refused]] of keys) {
+            const [ok0, refused0] = into.get(id) ?? [0, 0];
+            into.set(id, [ok0 + ok, refused0 + refused]);
+          }
+          stored.set(day, into);
+        }
+        const body = Object.fromEntries(
+          [...stored].sort(byKey).map(([day, keys]) => [day, Object.fromEntries([...keys].sort(byKey))]),
+        );
+        await writeAtomic(this.dir, this.dailyPath(month), `${JSON.stringify(body)}\n`);
+      }
+      // A month goes once its last day is older than the days kept.
+      const oldestKept = addDays(newest, -DAILY_KEEP_DAYS).slice(0, 7);
+      for (const name of await readdir(this.dir)) {
+        const m = DAILY_FILE.exec(name);
+        if (m !== null && m[1] < oldestKept)
+          await unlink(join(this.dir, name)).catch((e: unknown) => {
+            if (errCode(e) !== 'ENOENT') throw e;
+          });
+      }
+    });
+    this.dailyChain = run.catch(() => {});
+    await run;
   }
 
-  async readDaily(_from: string, _to: string): Promise<Map<string, Map<string, DailyCount>>> {
-    throw new Error('readDaily: not yet built');
+  async readDaily(from: string, to: string): Promise<Map<string, Map<string, DailyCount>>> {
+    dayStart(from);
+    dayStart(to);
+    const out = new Map<string, Map<string, DailyCount>>();
+    for (let month = from.slice(0, 7); month <= to.slice(0, 7); month = nextMonth(month)) {
+      for (const [day, keys] of await this.readDailyMonth(month))
+        if (day >= from && day <= to) out.set(day, keys);
+    }
+    return out;
+  }
+
+  private dailyPath(month: string): string {
+    return join(this.dir, `daily-${month}.json`);
+  }
+
+  private async readDailyMonth(month: string): Promise<Map<string, Map<string, DailyCount>>> {
+    const path = this.dailyPath(month);
+    const value = await readJsonFile(path);
+    const out = new Map<string, Map<string, DailyCount>>();
+    if (value === undefined) return out;
+    if (!isObject(value)) throw new Error(`${path}: expected an object of day to key counts`);
+    for (const [day, keys] of Object.entries(value)) {
+      if (!DAY.test(day) || day.slice(0, 7) !== month || !isObject(keys))
+        throw new Error(
+          `${path}: ${JSON.stringify(day)} is not a day of ${month} with an object of key counts`,
+        );
+      const m = new Map<string, DailyCount>();
+      for (const [id, c] of Object.entries(keys)) {
+        checkDailyCount(`${path}: the count of ${id} on ${day}`, c);
+        m.set(id, c);
+      }
+      out.set(day, m);
+    }
+    return out;
   }
 
   async close(): Promise<void> {
     for (const u of [...this.unsubscribers]) u();
-    await Promise.allSettled([this.lockChain, this.usageChain, this.refreshChain, this.secrets.settle()]);
+    await Promise.allSettled([
+      this.lockChain,
+      this.usageChain,
+      this.dailyChain,
+      this.refreshChain,
+      this.secrets.settle(),
+    ]);
   }
 
   // ---- reading ------------------------------------------------------------
@@ -699,6 +787,20 @@ async function startsWith(fh: FileHandle, head: Buffer | null): Promise<boolean>
   if (head === null) return true;
   const got = await readAt(fh, 0, head.length);
   return got.equals(head);
+}
+
+function checkDailyCount(what: string, c: unknown): asserts c is DailyCount {
+  if (!Array.isArray(c) || c.length !== 2 || !c.every((n) => Number.isSafeInteger(n) && n >= 0))
+    throw new Error(`${what} must be [admitted, refused], two whole numbers, not ${JSON.stringify(c)}`);
+}
+
+const byKey = ([a]: [string, unknown], [b]: [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The month (YYYY-MM) after `month`. */
+function nextMonth(month: string): string {
+  const y = Number(month.slice(0, 4));
+  const m = Number(month.slice(5, 7));
+  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
 }
 
 /** Write a file so that readers see the old content or the new, never a part (and it survives a crash). */

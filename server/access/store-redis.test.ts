@@ -7,6 +7,7 @@ import { type RedisServer, startRedis } from './redis-server.test-helper.js';
 import { accessStoreContract } from './store.contract.js';
 import {
   AUDIT_KEY,
+  dailyKey,
   hitKey,
   LOG_KEY,
   RedisAccessStore,
@@ -67,6 +68,21 @@ const key = (id: string, account_id: string, hash = hex(id)): KeyRecord => ({
 accessStoreContract('Redis store', async () => () => store());
 
 describe('RedisAccessStore', () => {
+  it('keeps a day of per-key counts for more than 400 days from its last add, in one hash', async () => {
+    const s = await store();
+    await s.addDaily(new Map([['2026-11-23', new Map([['key_a', [2, 1] as const]])]]));
+    const c = createClient({ url: redis.url });
+    await c.connect();
+    try {
+      expect(await c.hGetAll(dailyKey('2026-11-23'))).toEqual({ 'key_a:ok': '2', 'key_a:refused': '1' });
+      const ttl = await c.ttl(dailyKey('2026-11-23'));
+      expect(ttl).toBeGreaterThan(400 * 86400);
+      expect(ttl).toBeLessThanOrEqual(402 * 86400);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('refuses invalid changes and leaves the log as it was', async () => {
     const s = await store();
     await s.change({ op: 'account.create', account: account('acct_1', 'alice') });

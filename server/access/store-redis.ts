@@ -12,6 +12,9 @@
  * - `fr:secret:<kind>:<id>` a session or token (issue 22), SET with PX, taken with GETDEL.
  * - `fr:hit:<key>`       sign-in attempts of one window (INCR, and PEXPIRE on the first, in a script).
  * - `fr:audit`           list of admin actions, JSON, newest first (LPUSH, LTRIM).
+ * - `fr:daily:<YYYY-MM-DD>` hash `<key id>:ok` / `<key id>:refused` → requests of that key
+ *                        admitted / refused with 429 that day (UTC), added to by every
+ *                        server's flush; expires DAILY_KEEP_DAYS + 2 days after the last add.
  *
  * Appends are compare-and-set on the version inside one Lua script: the change is
  * validated in TypeScript against the state at version v, and the script appends it only
@@ -22,6 +25,7 @@
 import { randomBytes } from 'node:crypto';
 import { ClientOfflineError, createClient, ErrorReply } from 'redis';
 import { AUDIT_KEEP, auditLine, checkAuditLimit, parseAuditLine } from './audit-log.js';
+import { dayStart, daysBetween } from './daily.js';
 import {
   type AccessChange,
   type AccessState,
@@ -29,6 +33,7 @@ import {
   type AuditEntry,
   applyChange,
   assertChange,
+  DAILY_KEEP_DAYS,
   type DailyCount,
   EMPTY_STATE,
   type PlanLimits,
@@ -50,6 +55,10 @@ export const secretKey = (kind: SecretKind, id: string): string => `fr:secret:${
 export const hitKey = (key: string): string => `fr:hit:${key}`;
 /** Admin actions, newest first, the newest AUDIT_KEEP kept. */
 export const AUDIT_KEY = 'fr:audit';
+/** Requests per key on one day (addDaily). */
+export const dailyKey = (day: string): string => `fr:daily:${day}`;
+/** The fields of a key in a day's hash, in DailyCount's order: `<key id>:ok`, `<key id>:refused`. */
+const DAILY_FIELDS = ['ok', 'refused'];
 
 export type LogFn = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
@@ -71,6 +80,7 @@ return n
 `;
 
 type Client = ReturnType<typeof makeClient>;
+type Multi = ReturnType<Client['multi']>;
 
 /**
  * A client that, by default, fails fast on the first connection (a wrong URL at start-up
@@ -465,12 +475,56 @@ export class RedisAccessStore implements AccessStore {
 
   // ---- per-key daily counts (issue 22) — PLACEHOLDERS replaced by branch issue22-daily ----
 
-  async addDaily(_counts: ReadonlyMap<string, ReadonlyMap<string, DailyCount>>): Promise<void> {
-    throw new Error('addDaily: not yet built');
+  /**
+   * HINCRBY on `fr:daily:<day>` (fields `<key id>:ok` and `<key id>:refused`), in one
+   * MULTI so a flush is added whole or not at all (a failed flush is retried by the
+   * server: a half-added one would count twice). Each day added to lives
+   * DAILY_KEEP_DAYS + 2 days from then: its last add is on the day itself or just after.
+   */
+  async addDaily(counts: ReadonlyMap<string, ReadonlyMap<string, DailyCount>>): Promise<void> {
+    const steps: Array<(m: Multi) => Multi> = [];
+    for (const [day, keys] of counts) {
+      dayStart(day);
+      const k = dailyKey(day);
+      for (const [id, [ok, refused]] of keys) {
+        for (const n of [ok, refused])
+          if (!Number.isSafeInteger(n) || n < 0)
+            throw new Error(
+              `the daily counts of ${id} on ${day} must be whole numbers, not ${ok}, ${refused}`,
+            );
+        if (ok > 0) steps.push((m) => m.hIncrBy(k, `${id}:ok`, ok));
+        if (refused > 0) steps.push((m) => m.hIncrBy(k, `${id}:refused`, refused));
+      }
+      steps.push((m) => m.expire(k, (DAILY_KEEP_DAYS + 2) * 86_400));
+    }
+    if (steps.length === 0) return;
+    await this.#call((c) => steps.reduce((m, step) => step(m), c.multi() as Multi).exec());
   }
 
-  async readDaily(_from: string, _to: string): Promise<Map<string, Map<string, DailyCount>>> {
-    throw new Error('readDaily: not yet built');
+  async readDaily(from: string, to: string): Promise<Map<string, Map<string, DailyCount>>> {
+    const days = daysBetween(from, to);
+    const out = new Map<string, Map<string, DailyCount>>();
+    if (days.length === 0) return out;
+    const hashes = (await this.#call((c) =>
+      days.reduce((m, day) => m.hGetAll(dailyKey(day)), c.multi() as Multi).exec(),
+    )) as unknown as Array<Record<string, string>>;
+    days.forEach((day, i) => {
+      const fields = Object.entries(hashes[i] ?? {});
+      if (fields.length === 0) return;
+      const keys = new Map<string, [number, number]>();
+      for (const [field, value] of fields) {
+        const cut = field.lastIndexOf(':');
+        const which = DAILY_FIELDS.indexOf(field.slice(cut + 1));
+        // A field addDaily did not write (someone else's) is not a count.
+        if (cut < 1 || which < 0) continue;
+        const id = field.slice(0, cut);
+        const c = keys.get(id) ?? [0, 0];
+        c[which] = Number(value);
+        keys.set(id, c);
+      }
+      if (keys.size > 0) out.set(day, keys);
+    });
+    return out;
   }
 
   async close(): Promise<void> {

@@ -12,6 +12,7 @@ import {
   AccessChangeError,
   type AccessStore,
   type Account,
+  type DailyCount,
   DEFAULT_PLANS,
   type KeyRecord,
 } from './model.js';
@@ -263,6 +264,61 @@ export function accessStoreContract(name: string, emptyStore: EmptyStore): void 
       await expect(a.audit({ ...entries[0], at: 'yesterday' })).rejects.toThrow(/not a valid audit entry/);
       await expect(a.audit({ ...entries[0], actor: '' })).rejects.toThrow(/not a valid audit entry/);
       expect(await a.readAudit(10)).toHaveLength(3);
+    });
+
+    // ---- requests per key per day (issue 22) ----
+
+    const daily = (entries: Record<string, Record<string, [number, number]>>) =>
+      new Map(Object.entries(entries).map(([day, keys]) => [day, new Map(Object.entries(keys))]));
+    const plain = (m: Map<string, Map<string, DailyCount>>) =>
+      Object.fromEntries([...m].map(([day, keys]) => [day, Object.fromEntries(keys)]));
+
+    it('adds daily counts to what a day already holds, per key, admitted and refused apart', async () => {
+      const open = await emptyStore();
+      const s = await open();
+      expect(plain(await s.readDaily('2026-11-01', '2026-11-30'))).toEqual({});
+      await s.addDaily(daily({ '2026-11-23': { key_a: [5, 2], key_b: [1, 0] } }));
+      await s.addDaily(daily({ '2026-11-23': { key_a: [3, 0] }, '2026-11-24': { key_b: [0, 4] } }));
+      expect(plain(await s.readDaily('2026-11-23', '2026-11-24'))).toEqual({
+        '2026-11-23': { key_a: [8, 2], key_b: [1, 0] },
+        '2026-11-24': { key_b: [0, 4] },
+      });
+    });
+
+    it('returns only the days from..to inclusive, across a month and a year end', async () => {
+      const open = await emptyStore();
+      const s = await open();
+      const days = ['2025-11-30', '2025-12-01', '2025-12-31', '2026-01-01', '2026-01-02'];
+      await s.addDaily(daily(Object.fromEntries(days.map((d, i) => [d, { key_a: [i + 1, 0] }]))));
+      expect(plain(await s.readDaily('2025-12-01', '2026-01-01'))).toEqual({
+        '2025-12-01': { key_a: [2, 0] },
+        '2025-12-31': { key_a: [3, 0] },
+        '2026-01-01': { key_a: [4, 0] },
+      });
+      expect(plain(await s.readDaily('2026-01-02', '2026-01-02'))).toEqual({
+        '2026-01-02': { key_a: [5, 0] },
+      });
+      expect(plain(await s.readDaily('2026-01-03', '2026-01-01'))).toEqual({});
+    });
+
+    it("sees another instance's daily counts, and two instances adding to one day add up", async () => {
+      const open = await emptyStore();
+      const [a, b] = [await open(), await open()];
+      await a.addDaily(daily({ '2026-11-23': { key_a: [2, 1] } }));
+      await b.addDaily(daily({ '2026-11-23': { key_a: [3, 0], key_b: [7, 0] } }));
+      const want = { '2026-11-23': { key_a: [5, 1], key_b: [7, 0] } };
+      expect(plain(await a.readDaily('2026-11-23', '2026-11-23'))).toEqual(want);
+      expect(plain(await (await open()).readDaily('2026-11-23', '2026-11-23'))).toEqual(want);
+    });
+
+    it('refuses a day that is none or a count that is not a whole number, and adds nothing of it', async () => {
+      const open = await emptyStore();
+      const s = await open();
+      await expect(s.addDaily(daily({ '2026-02-30': { key_a: [1, 0] } }))).rejects.toThrow(/YYYY-MM-DD/);
+      await expect(s.addDaily(daily({ '2026-11-23': { key_a: [1.5, 0] } }))).rejects.toThrow(/whole number/);
+      await expect(s.addDaily(daily({ '2026-11-23': { key_a: [-1, 0] } }))).rejects.toThrow(/whole number/);
+      await expect(s.readDaily('2026-11', '2026-11-30')).rejects.toThrow(/YYYY-MM-DD/);
+      expect(plain(await s.readDaily('2026-02-01', '2026-12-31'))).toEqual({});
     });
   });
 }

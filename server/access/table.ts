@@ -3,6 +3,8 @@
  * account's limiter slot. Built on the main thread from the store's state and sent
  * to every worker, which answers from it without touching the store.
  */
+
+import { DEFAULT_KEY_SLOTS } from './key-counts.js';
 import {
   type AccessState,
   DEFAULT_PLANS,
@@ -16,6 +18,8 @@ export interface KeyEntry {
   readonly accountId: string;
   readonly accountName: string;
   readonly slot: number;
+  /** The key's slot in each thread's request counts (key-counts.ts), stable for the life of the process. */
+  readonly keySlot: number;
   readonly plan: PlanName;
   readonly limits: PlanLimits;
   readonly status: SubscriptionStatus;
@@ -35,23 +39,43 @@ export interface KeyTableData {
 }
 
 /**
- * Limiter slots by account id, stable for the life of the process so an account's
- * counters survive table rebuilds.
+ * Limiter slots by account id (count slots by key id), stable for the life of the
+ * process so an account's (a key's) counters survive table rebuilds.
  */
 export class SlotMap {
   private readonly slots = new Map<string, number>();
+  private readonly ids: string[] = [];
 
-  constructor(private readonly capacity: number) {}
+  constructor(
+    private readonly capacity: number,
+    /**
+     * The slot given to every id past the capacity, instead of an error: key counts
+     * (keySlotMap) are not worth refusing a new key for.
+     */
+    private readonly overflow?: number,
+  ) {}
 
   slotOf(accountId: string): number {
     let s = this.slots.get(accountId);
     if (s === undefined) {
+      if (this.slots.size >= this.capacity && this.overflow !== undefined) return this.overflow;
       if (this.slots.size >= this.capacity)
         throw new Error(`more than ${this.capacity} accounts: raise the limiter's slot count`);
       s = this.slots.size;
       this.slots.set(accountId, s);
+      this.ids.push(accountId);
     }
     return s;
+  }
+
+  /** Slots handed out so far (they are 0 up to this). */
+  get size(): number {
+    return this.slots.size;
+  }
+
+  /** The id holding `slot`; undefined for a slot not handed out (the overflow slot). */
+  idAt(slot: number): string | undefined {
+    return this.ids[slot];
   }
 
   /** The slot an account already has; undefined for one this table never listed. */
@@ -64,10 +88,19 @@ export class SlotMap {
   }
 }
 
+/**
+ * Count slots by key id for `capacity` slots: the last is shared by the keys made past
+ * the others in one process's life, and never read (KeyCountReader reads up to `size`).
+ */
+export function keySlotMap(capacity = DEFAULT_KEY_SLOTS): SlotMap {
+  return new SlotMap(capacity - 1, capacity - 1);
+}
+
 export function buildKeyTable(
   state: AccessState,
   slots: SlotMap,
   plans: Readonly<Record<PlanName, PlanLimits>> = DEFAULT_PLANS,
+  keySlots: SlotMap = keySlotMap(),
 ): KeyTableData {
   const accounts = new Map(state.accounts.map((a) => [a.id, a]));
   const entries: Array<readonly [string, KeyEntry]> = [];
@@ -85,6 +118,7 @@ export function buildKeyTable(
         accountId: a.id,
         accountName: a.name,
         slot: slots.slotOf(a.id),
+        keySlot: keySlots.slotOf(k.id),
         plan: a.plan,
         limits: plans[a.plan],
         status: a.status,

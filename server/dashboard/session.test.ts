@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { scratch } from '../../builder/build.test-helper.js';
 import type { AccessState, Person } from '../access/model.js';
 import { FileAccessStore } from '../access/store-file.js';
-import { ABSOLUTE_MS, IDLE_MS, secretId, Sessions, sessionCookieName } from './session.js';
+import { ABSOLUTE_MS, IDLE_MS, Sessions, secretId, sessionCookieName } from './session.js';
 
 const dir = scratch('fr-session-');
 let made = 0;
@@ -23,7 +23,13 @@ function person(over: Partial<Person> = {}): Person {
   };
 }
 
-const stateWith = (p: Person): AccessState => ({ version: 1, accounts: [], keys: [], people: [p], requests: [] });
+const stateWith = (p: Person): AccessState => ({
+  version: 1,
+  accounts: [],
+  keys: [],
+  people: [p],
+  requests: [],
+});
 
 async function setup() {
   const store = await FileAccessStore.open(dir(String(made++)));

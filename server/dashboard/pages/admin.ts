@@ -16,7 +16,7 @@ import {
   type SubscriptionStatus,
 } from '../../access/model.js';
 import { personOfAccount } from '../../access/people.js';
-import { auditAdmin, decidePlanRequest } from '../../access/plan-requests.js';
+import { type Actor, auditAdmin, decidePlanRequest, personActor } from '../../access/plan-requests.js';
 import type { PageRoute, PersonContext } from '../dashboard.js';
 import { redirect } from '../dashboard.js';
 import { type Html, html } from '../html.js';
@@ -60,11 +60,7 @@ ${content}`,
 const csrfField = (c: PersonContext) => html`<input type="hidden" name="csrf" value="${c.csrf}">`;
 
 /** The actor an audit entry and a decided request name. */
-export function actorOf(c: PersonContext): string {
-  const full = `${c.person.id} <${c.person.email}>`;
-  // Records keep ids to 100 characters (model.ts isId): a very long address is named by id alone.
-  return full.length <= 100 ? full : c.person.id;
-}
+const actorOf = (c: PersonContext): Actor => personActor(c.person);
 
 const MAX_ROWS = 200;
 
