@@ -8,7 +8,7 @@ DEMO_HORIZON ?= $(shell node -e 'console.log(new Date().getUTCFullYear() + 3 + "
 # When `make run` refreshes the demo: weekdays 18:30 New York, NYSE trading days only.
 REFRESH_CRON ?= 30 18 * * 1-5
 
-.PHONY: system-deps setup build demo demo-refresh demo-key run test lint bench-build bench-http clean
+.PHONY: system-deps setup build demo demo-refresh demo-key demo-person run test lint bench-build bench-http clean
 
 # `npm ci`: exactly the lock. It needs every platform's optional binary in the lock,
 # so the versions are ones whose binaries the reachable registry has for every
@@ -70,12 +70,25 @@ demo-key: setup
 	    | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s).key+"\n"))' > $(DEMO_KEY); \
 	fi
 
-run: demo demo-key
+# A demo person who signs in to the dashboard (/account) and owns the demo account,
+# an admin so the admin view (/admin) shows too. The password is kept in
+# $(DEMO_PASSWORD) (mode 600); the store keeps only its hash.
+DEMO_EMAIL ?= demo@example.com
+DEMO_PASSWORD ?= var/demo-password
+demo-person: demo-key
+	@if ./bin/fundreturns.js users show $(DEMO_EMAIL) --store $(STORE) >/dev/null 2>&1 && [ -s $(DEMO_PASSWORD) ]; then :; else \
+	  umask 077; [ -s $(DEMO_PASSWORD) ] || node -e 'process.stdout.write(require("crypto").randomBytes(12).toString("base64url")+"\n")' > $(DEMO_PASSWORD); \
+	  ./bin/fundreturns.js users show $(DEMO_EMAIL) --store $(STORE) >/dev/null 2>&1 || \
+	    ./bin/fundreturns.js users create $(DEMO_EMAIL) --account demo --admin --password-file $(DEMO_PASSWORD) --store $(STORE) >/dev/null; \
+	fi
+
+run: demo demo-person
 	./bin/fundreturns.js inspect --snapshots $(SNAPSHOTS)
 	@echo
 	@echo "Demo API key (account 'demo', plan business): $$(cat $(DEMO_KEY))"
 	@echo "Try: curl -H \"Authorization: Bearer $$(cat $(DEMO_KEY))\" '$(BASE_URL_SHOWN)/v1/funds?limit=3'"
 	@echo "     (README's examples: export BASE=$(BASE_URL_SHOWN))"
+	@echo "Dashboard: $(BASE_URL_SHOWN)/account  (sign in as $(DEMO_EMAIL), password $$(cat $(DEMO_PASSWORD)); an admin: $(BASE_URL_SHOWN)/admin)"
 	@echo
 	@echo "The demo refreshes itself ($(REFRESH_CRON), New York time, trading days; missed days at start) from the synthetic provider."
 	./bin/fundreturns.js serve --host $(HOST) --port $(PORT) --snapshots $(SNAPSHOTS) --store $(STORE) \

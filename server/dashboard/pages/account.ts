@@ -3,6 +3,8 @@
  * the very account the API meters (C25–C30). A key's secret is shown once, on the
  * answer to the form that made it, and never again.
  */
+
+import { addDays, dayOf, daysBetween, lastUsedDays } from '../../access/daily.js';
 import {
   issueKeyWithin,
   keyState,
@@ -28,7 +30,6 @@ import { type Html, html } from '../html.js';
 import type { PageResponse } from '../page-http.js';
 import { page } from './layout.js';
 
-const DAY_MS = 86_400_000;
 /** Days the usage chart shows. */
 export const CHART_DAYS = 90;
 
@@ -133,19 +134,6 @@ function keysOf(c: PersonContext, a: Account): KeyRecord[] {
   );
 }
 
-async function lastUsed(c: PersonContext, keys: readonly KeyRecord[]): Promise<Map<string, string>> {
-  const t = c.deps.now();
-  const days = await c.deps.store.readDaily(dayOf(t - (CHART_DAYS - 1) * DAY_MS), dayOf(t));
-  const last = new Map<string, string>();
-  for (const day of [...days.keys()].sort()) {
-    for (const k of keys) {
-      const n = days.get(day)?.get(k.id);
-      if (n !== undefined && n[0] + n[1] > 0) last.set(k.id, day);
-    }
-  }
-  return last;
-}
-
 function graceLabel(s: number): string {
   if (s === 0) return 'stops at once';
   if (s < 86_400) return `works ${s / 3600} more hour${s === 3600 ? '' : 's'}`;
@@ -159,7 +147,11 @@ async function keysPage(
 ): Promise<PageResponse> {
   const a = accountOf(c);
   const keys = keysOf(c, a);
-  const used = await lastUsed(c, keys);
+  const used = await lastUsedDays(
+    c.deps.store,
+    keys.map((k) => k.id),
+    dayOf(c.deps.now()),
+  );
   const t = c.deps.now();
   const inUse = keys.filter((k) => usable(k, t)).length;
   const rows = keys.map(
@@ -337,13 +329,10 @@ async function askPlan(c: PersonContext): Promise<PageResponse> {
 
 // ---- usage -------------------------------------------------------------------
 
-export function dayOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
 /** The last `n` UTC days up to the one of `t`, oldest first. */
 export function lastDays(t: number, n: number): string[] {
-  return Array.from({ length: n }, (_, i) => dayOf(t - (n - 1 - i) * DAY_MS));
+  const today = dayOf(t);
+  return daysBetween(addDays(today, -(n - 1)), today);
 }
 
 async function usage(c: PersonContext): Promise<PageResponse> {
