@@ -13,7 +13,6 @@
  * exits) and every `open()` from a fresh context: no cookie or storage is shared
  * between two launches or two contexts.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Browser,
@@ -23,47 +22,18 @@ import {
   chromium,
   type Page,
 } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_ENV, chromiumPath } from './chromium.js';
 import { tempDir } from './harness.js';
 import { track } from './processes.js';
 import { toolForTest } from './system-tool.js';
 
 /**
- * The flags every test browser runs with: headless, no GPU, no sandbox (CI runs as
- * root, where Chromium's sandbox refuses to start), and nothing that talks to the
- * network on its own (updates, sync, field trials, QUIC probes), so a test's only
- * traffic is the server under test. /dev/shm is often small in containers.
- */
-export const CHROMIUM_ARGS: readonly string[] = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
-
-/** Debian's real binary, behind the `chromium` launcher script (whose desktop flags tests do not want). */
-const DEBIAN_CHROMIUM = '/usr/lib/chromium/chromium';
-
-/**
- * The Chromium to drive: FUNDRETURNS_TEST_CHROMIUM when set (a developer's own Chrome
- * or Chromium, any OS), else Debian's.
- */
-export function chromiumPath(): string {
-  const own = process.env.FUNDRETURNS_TEST_CHROMIUM;
-  if (own !== undefined && own !== '') return own;
-  return existsSync(DEBIAN_CHROMIUM) ? DEBIAN_CHROMIUM : 'chromium';
-}
-
-/**
- * Whether the browser tests run here: true with a Chromium; false (a skip, said on
- * stderr) without one outside CI; throws under CI=true, where they must run.
+ * Whether the browser tests run here: true with a Chromium ($FUNDRETURNS_TEST_CHROMIUM
+ * or Debian's); false (a skip, said on stderr) without one outside CI; throws under
+ * CI=true, where they must run.
  */
 export function browserForTest(): boolean {
-  const own = process.env.FUNDRETURNS_TEST_CHROMIUM;
+  const own = process.env[CHROMIUM_ENV];
   if (own !== undefined && own !== '') return true;
   return toolForTest('chromium', 'chromium', true);
 }
