@@ -16,7 +16,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, chromiumPath } from '../test/chromium.js';
+import { CHROMIUM_ARGS, chromiumEnv, chromiumPath } from '../test/chromium.js';
 
 /** The pages taken by default, in this order (edit freely). */
 const PAGES: readonly string[] = ['/account', '/account/keys', '/account/usage', '/account/plans', '/admin'];
@@ -136,6 +136,7 @@ async function main(): Promise<number> {
       executablePath: chromiumPath(),
       headless: true,
       args: [...CHROMIUM_ARGS],
+      env: chromiumEnv(),
     });
     const context = await browser.newContext({
       viewport: { width: WIDTH, height: HEIGHT },

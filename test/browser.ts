@@ -22,7 +22,7 @@ import {
   chromium,
   type Page,
 } from 'playwright-core';
-import { CHROMIUM_ARGS, CHROMIUM_ENV, chromiumPath } from './chromium.js';
+import { CHROMIUM_ARGS, CHROMIUM_ENV, chromiumEnv, chromiumPath } from './chromium.js';
 import { tempDir } from './harness.js';
 import { track } from './processes.js';
 import { toolForTest } from './system-tool.js';
@@ -100,6 +100,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
     executablePath: chromiumPath(),
     headless: true,
     args: [...CHROMIUM_ARGS],
+    env: chromiumEnv(),
     // Loopback only: the socket drives a browser that can read local files.
     host: '127.0.0.1',
     artifactsDir: join(scratch, 'artifacts'),

@@ -42,3 +42,19 @@ export function chromiumPath(): string {
   const found = spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' });
   return found.status === 0 ? found.stdout.trim() : 'chromium';
 }
+
+/**
+ * The browser's environment: this process's, less libfaketime. `make test`'s second
+ * pass runs under faketime, which slows Chromium's many threads to a crawl (pages time
+ * out); the browser's own clock is not one the service reads (it only holds cookies,
+ * which the server's clock, ahead of the real one, sets no earlier than it should).
+ */
+export function chromiumEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || k === 'LD_PRELOAD' || k.startsWith('FAKETIME') || k === 'DONT_FAKE_MONOTONIC')
+      continue;
+    env[k] = v;
+  }
+  return env;
+}
