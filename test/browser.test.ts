@@ -10,14 +10,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserForTest, launchBrowser, type TestBrowser } from './browser.js';
-import {
-  generateAndBuild,
-  type ServerProcess,
-  setupAccess,
-  startServe,
-  tempDir,
-  waitFor,
-} from './harness.js';
+import { type ServerProcess, startServedUniverse, waitFor } from './harness.js';
 
 /** Throws under CI=true when chromium is missing; false (skip) elsewhere. */
 const RUN = browserForTest();
@@ -65,10 +58,7 @@ describe.runIf(RUN)('a real browser on the service (Chromium through playwright-
   let tb: TestBrowser;
 
   beforeAll(async () => {
-    dir = tempDir('browser-smoke');
-    const { snapshots } = generateAndBuild(dir, 40);
-    const access = setupAccess(dir);
-    server = await startServe(['--snapshots', snapshots, ...access.flags, '--threads', '1']);
+    ({ dir, server } = await startServedUniverse('browser-smoke'));
     tb = await launchBrowser();
   });
 

@@ -4,7 +4,7 @@
  * script is written to: a login form at /account/login with fields `email` and
  * `password` and a submit button, a session cookie, and the pages behind it.
  */
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,29 +30,21 @@ function runScript(
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = track(
-      spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'screenshots.ts'), ...args], {
-        cwd: ROOT,
-        env: testEnv({ FUNDRETURNS_DEMO_EMAIL: '', FUNDRETURNS_DEMO_PASSWORD: '', ...env }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', join(ROOT, 'scripts', 'screenshots.ts'), ...args],
+        {
+          cwd: ROOT,
+          env: testEnv({ FUNDRETURNS_DEMO_EMAIL: '', FUNDRETURNS_DEMO_PASSWORD: '', ...env }),
+          // SIGTERM, on which Playwright closes its browser (SIGKILL would orphan
+          // Chromium); test/setup.ts's SIGKILL follows if even that hangs.
+          timeout: 90_000,
+          killSignal: 'SIGTERM',
+        },
+        (_err, stdout, stderr) => resolve({ status: child.exitCode, stdout, stderr }),
+      ),
       'scripts/screenshots.ts',
     );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    // SIGTERM first: Playwright closes its browser on it; SIGKILL would orphan Chromium.
-    const stopper = setTimeout(() => child.kill('SIGTERM'), 90_000);
-    const killer = setTimeout(() => child.kill('SIGKILL'), 95_000);
-    child.on('exit', (status) => {
-      clearTimeout(stopper);
-      clearTimeout(killer);
-      resolve({ status, stdout, stderr });
-    });
   });
 }
 
