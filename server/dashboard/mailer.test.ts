@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../test/harness.js';
 import { type SmtpCapture, smtpUrl, startSmtp } from '../../test/smtp.js';
@@ -8,6 +9,7 @@ import {
   mailerFrom,
   mailFromProblem,
   resetEmail,
+  SMTP_TIMEOUTS,
   smtpMailer,
   smtpUrlProblem,
   verifyEmail,
@@ -90,6 +92,30 @@ describe('SMTP mailer against a real SMTP server (issue 22)', () => {
       new RegExp(`^email to ada@example.com not sent through smtp://127.0.0.1:${port}: .*ECONNREFUSED`),
     );
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('a server that accepts the connection but never greets: rejects after the greeting time-out, not never', async () => {
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket)); // holds every socket, says nothing
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const started = Date.now();
+      const err = await smtpMailer(`smtp://127.0.0.1:${port}`, FROM, { greetingTimeout: 300 })
+        .send({ to: 'ada@example.com', ...verifyEmail(LINK) })
+        .then(
+          () => null,
+          (e: Error) => e,
+        );
+      expect(err?.message).toMatch(
+        /^email to ada@example\.com not sent through smtp:\/\/127\.0\.0\.1:\d+: .*greeting/i,
+      );
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(SMTP_TIMEOUTS.greetingTimeout).toBeLessThanOrEqual(10_000);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise((r) => silent.close(r));
+    }
   });
 
   it('an address that is a list or carries a header is refused before any connection', async () => {

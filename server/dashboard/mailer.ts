@@ -42,7 +42,7 @@ export interface AccountEmailLine {
 export type MailLog = (line: AccountEmailLine) => void;
 
 /** Waits for a server that accepts but never answers, so a sign-up cannot hang forever. */
-const SMTP_TIMEOUTS = {
+export const SMTP_TIMEOUTS = {
   connectionTimeout: 10_000,
   greetingTimeout: 10_000,
   socketTimeout: 30_000,
@@ -122,7 +122,11 @@ export function mailFromProblem(from: string): string | null {
  * Error naming the server (password hidden) and the server's reason; what the person
  * is shown is the caller's choice.
  */
-export function smtpMailer(smtpUrl: string, mailFrom: string): Mailer {
+export function smtpMailer(
+  smtpUrl: string,
+  mailFrom: string,
+  timeouts: Partial<typeof SMTP_TIMEOUTS> = {},
+): Mailer {
   const target = parseSmtpUrl(smtpUrl);
   if (typeof target === 'string') throw new Error(target);
   const fromProblem = mailFromProblem(mailFrom);
@@ -134,6 +138,7 @@ export function smtpMailer(smtpUrl: string, mailFrom: string): Mailer {
       secure: target.secure,
       ...(target.user === null ? {} : { auth: { user: target.user, pass: target.pass ?? '' } }),
       ...SMTP_TIMEOUTS,
+      ...timeouts,
     },
     { from: mailFrom.trim() },
   );
