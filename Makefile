@@ -98,8 +98,10 @@ run: demo demo-person
 # persistence); the second pass of the end-to-end tests runs under libfaketime; the
 # deploy/ tests check the alert rules and /metrics with promtool and the nginx example
 # with `nginx -t` (test/deploy.test.ts, test/metrics.test.ts: under CI=true a missing
-# one fails them). All from Debian's packages, installed here when missing.
-SYSTEM_PACKAGES := redis-server:redis-server faketime:faketime promtool:prometheus nginx:nginx
+# one fails them); the browser tests drive Debian's chromium through playwright-core,
+# which never downloads a browser (test/browser.ts). All from Debian's packages,
+# installed here when missing.
+SYSTEM_PACKAGES := redis-server:redis-server faketime:faketime promtool:prometheus nginx:nginx chromium:chromium
 system-deps:
 	@missing=; for p in $(SYSTEM_PACKAGES); do command -v $${p%%:*} >/dev/null || missing="$$missing $${p#*:}"; done; \
 	if [ -n "$$missing" ]; then \
