@@ -32,7 +32,7 @@ describe('fundreturns usage errors', () => {
     expect(flag.err.at(-1)).toBe('see `fundreturns --help`');
     // The mistake, serve's own synopsis and the pointer: never the other commands'.
     expect(flag.err.join('\n')).not.toContain('fundreturns generate');
-    expect(flag.err.length).toBeLessThanOrEqual(8);
+    expect(flag.err.length).toBeLessThanOrEqual(10);
   });
 
   it('an unknown command is one line and the pointer to --help', async () => {

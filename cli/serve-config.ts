@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { localBaseUrl, type ServeConfig } from '../server/config.js';
+import { mailFromProblem, smtpUrlProblem } from '../server/dashboard/mailer.js';
 import { flagLabel, intFlag, parseArgs, stringFlag, UsageError } from './args.js';
 import { storeFlag } from './store-flag.js';
 import { flagSpec } from './usage.js';
@@ -81,16 +82,15 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     throw new UsageError(
       `${flagLabel(args, 'dashboard')} must be on or off, not ${JSON.stringify(dashboard)}`,
     );
-  const smtpUrl = stringFlag(args, 'smtp-url');
-  if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/i.test(smtpUrl))
-    throw new UsageError(
-      `${flagLabel(args, 'smtp-url')} must be an smtp:// or smtps:// URL such as smtp://user:pass@mail.example.com:587`,
-    );
-  const mailFrom = stringFlag(args, 'mail-from', `Fund Returns <no-reply@${parsed.hostname}>`);
-  if (/[\r\n]/.test(mailFrom) || !mailFrom.includes('@'))
-    throw new UsageError(
-      `${flagLabel(args, 'mail-from')} must be one email address, such as "Fund Returns <no-reply@example.com>"`,
-    );
+  const smtpUrl = stringFlag(args, 'smtp-url') ?? null;
+  const mailFrom = stringFlag(args, 'mail-from') ?? null;
+  const mailProblem =
+    (smtpUrl === null ? null : smtpUrlProblem(smtpUrl)) ??
+    (mailFrom === null ? null : mailFromProblem(mailFrom)) ??
+    (smtpUrl !== null && mailFrom === null
+      ? '--smtp-url needs --mail-from: the address account emails come from'
+      : null);
+  if (mailProblem !== null) throw new UsageError(mailProblem);
   return {
     host,
     port,
@@ -111,7 +111,7 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     adminPort,
     adminHost,
     dashboard: dashboard === 'on',
-    smtpUrl: smtpUrl ?? null,
+    smtpUrl,
     mailFrom,
     maxKeys: intFlag(args, 'max-keys', 10, 1, 1000),
   };

@@ -38,8 +38,8 @@ export interface ServeConfig {
   dashboard: boolean;
   /** SMTP server for account emails (`smtp://user:pass@host:port`); null: emails are logged as JSON lines. */
   smtpUrl: string | null;
-  /** From address of account emails. */
-  mailFrom: string;
+  /** From address of account emails (required with smtpUrl). */
+  mailFrom: string | null;
   /** Most usable keys one person may hold from the dashboard. */
   maxKeys: number;
 }

@@ -152,7 +152,7 @@ async function startDashboard(): Promise<Dashboard> {
   const store = await openStore(config.store, (level, msg, fields) => log[level](fields ?? {}, msg));
   return new Dashboard({
     store,
-    mailer: mailerFrom(config, (fields, msg) => log.info(fields, msg)),
+    mailer: mailerFrom(config, (line) => log.info(line)),
     plans: input.access.plans,
     baseUrl: config.baseUrl,
     maxKeys: config.maxKeys,

@@ -98,6 +98,19 @@ describe('a person from sign-up to a working key', () => {
     expect(key).toMatch(/^fr_live_/);
     const r = await v1(key);
     expect(r.status).toBe(200);
+    for (let i = 0; i < 4; i++) await v1(key);
+    // The usage page counts them within a few seconds (the daily counts' flush), per day.
+    let usage = await c.get('/account/usage');
+    await waitFor(
+      async () => {
+        usage = await c.get('/account/usage');
+        return /<tr><td>\d{4}-\d{2}-\d{2}<\/td><td>5<\/td><td>0<\/td><\/tr>/.test(usage.body);
+      },
+      10_000,
+      'the usage page showing 5 requests',
+      () => usage.body,
+    );
+    expect(usage.body).toContain('5 of 250 requests used');
     const keys = await c.get('/account/keys');
     expect(keys.body).toContain('laptop');
     expect(keys.body).toContain(key.slice(0, 12));

@@ -1,17 +1,14 @@
 /**
- * scripts/screenshots.ts, run as a person runs it (`tsx`), against the real server's
- * public pages and against a stand-in for the dashboard that follows the contract the
- * script is written to: a login form at /account/login with fields `email` and
- * `password` and a submit button, a session cookie, and the pages behind it.
+ * scripts/screenshots.ts, run as a person runs it (`tsx`), against the real server: its
+ * public pages, and the dashboard behind a sign-in as a person an operator made.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserForTest } from './browser.js';
 import {
+  cli,
   generateAndBuild,
   ROOT,
   type ServerProcess,
@@ -54,73 +51,39 @@ function pngWidth(file: string): number {
   return b.readUInt32BE(16);
 }
 
-const PAGE = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
-
-/**
- * The dashboard as the script expects it: sign-in sets a cookie, pages behind it send
- * a visitor without one to the form; /admin refuses this person (403).
- */
-function standInDashboard(email: string, password: string): { server: Server; logins: string[] } {
-  const logins: string[] = [];
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const signedIn = (req.headers.cookie ?? '').includes('session=ok');
-    const loginForm = (error: string) =>
-      PAGE(
-        'Sign in',
-        `${error === '' ? '' : `<p role="alert">${error}</p>`}<form method="post" action="/account/login">` +
-          '<label>Email <input name="email" type="email"></label>' +
-          '<label>Password <input name="password" type="password"></label>' +
-          '<button type="submit">Sign in</button></form>',
-      );
-    if (url.pathname === '/account/login' && req.method === 'POST') {
-      let body = '';
-      req.on('data', (d) => {
-        body += d;
-      });
-      req.on('end', () => {
-        const form = new URLSearchParams(body);
-        logins.push(`${form.get('email')}:${form.get('password')}`);
-        if (form.get('email') === email && form.get('password') === password) {
-          res.writeHead(303, {
-            location: '/account',
-            'set-cookie': 'session=ok; HttpOnly; SameSite=Lax; Path=/',
-          });
-          return res.end();
-        }
-        res.writeHead(200, { 'content-type': 'text/html' }).end(loginForm('Wrong email or password.'));
-      });
-      return;
-    }
-    if (url.pathname === '/account/login')
-      return res.writeHead(200, { 'content-type': 'text/html' }).end(loginForm(''));
-    if (!signedIn) return res.writeHead(303, { location: '/account/login' }).end();
-    if (url.pathname === '/admin')
-      return res.writeHead(403, { 'content-type': 'text/html' }).end(PAGE('No', 'No.'));
-    res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE(url.pathname, `<h1>${url.pathname}</h1>`));
-  });
-  return { server, logins };
-}
-
 describe.runIf(RUN)('scripts/screenshots.ts (issue 22)', () => {
   let dir: string;
   let serve: ServerProcess;
-  let standIn: { server: Server; logins: string[] };
+  let noDashboard: ServerProcess;
   let standInUrl: string;
 
   beforeAll(async () => {
     dir = tempDir('screenshots');
     const { snapshots } = generateAndBuild(dir, 40);
-    serve = await startServe(['--snapshots', snapshots, ...setupAccess(dir).flags, '--threads', '1']);
-    standIn = standInDashboard('ada@example.com', 'correct horse battery');
-    await new Promise<void>((r) => standIn.server.listen(0, '127.0.0.1', r));
-    standInUrl = `http://127.0.0.1:${(standIn.server.address() as AddressInfo).port}`;
+    const access = setupAccess(dir);
+    // A person (not an admin: /admin is refused) made by the operator, verified.
+    const pw = join(dir, 'password');
+    writeFileSync(pw, 'correct horse battery\n', { mode: 0o600 });
+    const made = cli(['users', 'create', 'ada@example.com', '--password-file', pw, '--store', access.store]);
+    if (made.status !== 0) throw new Error(made.stderr);
+    serve = await startServe(['--snapshots', snapshots, ...access.flags, '--threads', '1']);
+    standInUrl = serve.url;
+    // One server per embedded store: the second has its own.
+    const other = setupAccess(join(dir, 'other'));
+    noDashboard = await startServe([
+      '--snapshots',
+      snapshots,
+      ...other.flags,
+      '--threads',
+      '1',
+      '--dashboard',
+      'off',
+    ]);
   });
 
   afterAll(async () => {
     await serve?.stop();
-    await new Promise((r) => standIn?.server.close(r));
+    await noDashboard?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -140,7 +103,6 @@ describe.runIf(RUN)('scripts/screenshots.ts (issue 22)', () => {
       FUNDRETURNS_DEMO_EMAIL: 'ada@example.com',
       FUNDRETURNS_DEMO_PASSWORD: 'correct horse battery',
     });
-    expect(standIn.logins).toContain('ada@example.com:correct horse battery');
     expect(r.stdout).toContain('signed in as ada@example.com');
     for (const f of ['account', 'account-keys', 'account-usage', 'account-plans'])
       expect(pngWidth(join(out, `${f}.png`)), f).toBe(1200);
@@ -162,15 +124,15 @@ describe.runIf(RUN)('scripts/screenshots.ts (issue 22)', () => {
       'wrong password',
     ]);
     expect(r.stderr).toContain(
-      `screenshots: could not sign in at ${standInUrl}/account/login: still on /account/login after signing in: Wrong email or password.`,
+      `screenshots: could not sign in at ${standInUrl}/account/login: still on /account/login after signing in: That email and password do not match an account.`,
     );
     expect(r.status).toBe(1);
   });
 
-  it('a server with no login page yet: the run says so instead of taking the wrong pages', async () => {
+  it('a server with no login page (--dashboard off): the run says so instead of taking the wrong pages', async () => {
     const r = await runScript([
       '--base-url',
-      serve.url,
+      noDashboard.url,
       '--out',
       join(dir, 'none'),
       '--email',

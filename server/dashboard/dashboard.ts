@@ -7,9 +7,9 @@
  *
  * The route table below is the one place a dashboard route is declared.
  */
-import type { AccessState, AccessStore, Limiter, Person, PlanLimits, PlanName } from '../access/model.js';
 import type { HttpResponse, TemplatedApp } from '../uws.js';
-import type { Mailer } from './mailer.js';
+import type { DashboardDeps, PageRoute, PersonContext } from './context.js';
+import { redirect } from './context.js';
 import { type PageRequest, type PageResponse, servePage } from './page-http.js';
 import { accountRoutes } from './pages/account.js';
 import { adminRoutes } from './pages/admin.js';
@@ -20,55 +20,9 @@ import {
   cookie,
   csrfCookieName,
   randomToken,
-  type Session,
   Sessions,
   sameToken,
 } from './session.js';
-
-export interface DashboardDeps {
-  readonly store: AccessStore;
-  readonly mailer: Mailer;
-  /** The plan limits this server enforces (C26 and --plans). */
-  readonly plans: Readonly<Record<PlanName, PlanLimits>>;
-  /** Public base URL (links in emails, the Origin forms must come from). */
-  readonly baseUrl: string;
-  /** Most usable keys one person may hold. */
-  readonly maxKeys: number;
-  readonly now: () => number;
-  /** Where an account stands against its limits, counting nothing (usage page). */
-  readonly limiter: Limiter;
-  /** The limiter slot of an account this server knows, or undefined. */
-  readonly slotOf: (accountId: string) => number | undefined;
-  readonly log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
-}
-
-/** What a handler gets: the request, the store's state of the moment and who asks. */
-export interface PageContext {
-  readonly req: PageRequest;
-  readonly deps: DashboardDeps;
-  readonly state: AccessState;
-  readonly session: Session | null;
-  /** The form token to put in this page's forms. */
-  readonly csrf: string;
-  readonly sessions: Sessions;
-  readonly cookieRules: CookieRules;
-}
-
-/** The signed-in person's context (routes that need one get it). */
-export interface PersonContext extends PageContext {
-  readonly session: Session;
-  readonly person: Person;
-}
-
-export type Who = 'anyone' | 'person' | 'admin';
-
-export interface PageRoute {
-  readonly method: 'GET' | 'POST';
-  /** Segments; `:name` matches one segment. */
-  readonly path: string;
-  readonly who: Who;
-  readonly handle: (c: PersonContext) => Promise<PageResponse>;
-}
 
 /** For routes open to anyone, `person`/`session` may be absent: handlers of those check. */
 export const ROUTES: readonly PageRoute[] = [...authRoutes, ...accountRoutes, ...adminRoutes];
@@ -83,13 +37,6 @@ export const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['Referrer-Policy', 'same-origin'],
   ['Cache-Control', 'no-store'],
 ];
-
-export function redirect(
-  location: string,
-  extra: ReadonlyArray<readonly [string, string]> = [],
-): PageResponse {
-  return { status: 303, body: '', headers: [['Location', location], ...extra] };
-}
 
 function match(route: PageRoute, path: string): Record<string, string> | null {
   const want = route.path.split('/');

@@ -5,7 +5,8 @@ import { DOCS_PATH, docsRoutes, docsViewer, OPENAPI_PATH } from './docs.js';
 const routes = docsRoutes();
 const byPath = new Map(routes.map((r) => [r.path, r]));
 const html = byPath.get(DOCS_PATH)?.body.toString('utf8') ?? '';
-const written = [...html.matchAll(/\b(?:src|href)\s*=\s*"([^"]*)"/g)].map((m) => m[1]);
+/** The page's assets: every src and href but the links a reader follows (`<a href>`, the dashboard's). */
+const written = [...html.matchAll(/<(?!a\s)[a-z]+\b[^>]*\b(?:src|href)\s*=\s*"([^"]*)"/g)].map((m) => m[1]);
 /** What a browser fetches for each reference, the page being at `page`. */
 const resolved = (page: string) => written.map((ref) => new URL(ref, page).pathname);
 const referenced = resolved(`http://127.0.0.1:8080${DOCS_PATH}`);

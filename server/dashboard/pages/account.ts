@@ -24,8 +24,8 @@ import {
 } from '../../access/model.js';
 import { requestPlan } from '../../access/plan-requests.js';
 import { usageChart } from '../chart.js';
-import type { PageRoute, PersonContext } from '../dashboard.js';
-import { redirect } from '../dashboard.js';
+import type { PageRoute, PersonContext } from '../context.js';
+import { redirect } from '../context.js';
 import { type Html, html } from '../html.js';
 import type { PageResponse } from '../page-http.js';
 import { page } from './layout.js';

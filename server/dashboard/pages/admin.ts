@@ -17,8 +17,8 @@ import {
 } from '../../access/model.js';
 import { personOfAccount } from '../../access/people.js';
 import { type Actor, auditAdmin, decidePlanRequest, personActor } from '../../access/plan-requests.js';
-import type { PageRoute, PersonContext } from '../dashboard.js';
-import { redirect } from '../dashboard.js';
+import type { PageRoute, PersonContext } from '../context.js';
+import { redirect } from '../context.js';
 import { type Html, html } from '../html.js';
 import type { PageResponse } from '../page-http.js';
 import { lastDays } from './account.js';

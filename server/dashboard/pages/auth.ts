@@ -7,12 +7,12 @@
  */
 import { AccessChangeError } from '../../access/model.js';
 import { createPerson, emailKey, emailProblem, findPerson } from '../../access/people.js';
-import type { PageContext, PageRoute, PersonContext } from '../dashboard.js';
-import { redirect } from '../dashboard.js';
+import type { PageContext, PageRoute, PersonContext } from '../context.js';
+import { redirect } from '../context.js';
 import { html } from '../html.js';
 import { resetEmail, verifyEmail } from '../mailer.js';
 import type { PageResponse } from '../page-http.js';
-import { DUMMY_HASH, hashPassword, passwordProblem, verifyPassword } from '../password.js';
+import { hashPassword, passwordProblem, verifyPassword, verifyUnknownAccount } from '../password.js';
 import { randomToken, secretId, sessionCookieName } from '../session.js';
 import { page } from './layout.js';
 
@@ -198,7 +198,10 @@ async function login(c: PageContext): Promise<PageResponse> {
     return tooMany(c, 'Sign in', 15);
   const person = findPerson(c.state, email);
   // An unknown address costs a hash too, so the time taken does not tell it apart.
-  const ok = await verifyPassword(password, person?.password_hash ?? DUMMY_HASH);
+  const ok =
+    person === undefined
+      ? await verifyUnknownAccount(password)
+      : await verifyPassword(password, person.password_hash);
   if (person === undefined || !ok || person.status !== 'active' || person.email !== email)
     return loginForm(c, email, 'That email and password do not match an account.', 401);
   const begun = await c.sessions.begin(person, c.req.cookies.get(sessionCookieName(c.cookieRules)));
