@@ -103,6 +103,7 @@ async function person(url: string, s: Started, email: string): Promise<string> {
 const fundCodes: string[] = await (async () => {
   const { s, url } = await serve('off');
   const r = await fetch(`${url}/v1/funds?limit=100`, { headers: { authorization: `Bearer ${key}` } });
+  if (r.status !== 200) throw new Error(`/v1/funds answered ${r.status}: ${await r.text()}`);
   const body = (await r.json()) as { data?: Array<{ code: string }>; items?: Array<{ code: string }> };
   await s.stop();
   return (body.data ?? body.items ?? []).map((f) => f.code);
@@ -110,11 +111,11 @@ const fundCodes: string[] = await (async () => {
 if (fundCodes.length === 0) throw new Error('no fund codes from /v1/funds');
 
 const CASES = {
-  trailing: fundCodes.map((c) => ({ method: 'GET' as const, path: `/v1/funds/${c}/returns/trailing` })),
+  trailing: fundCodes.map((c) => ({ method: 'GET' as const, path: `/v1/funds/${c}/trailing-returns` })),
   batch: [
     {
       method: 'POST' as const,
-      path: '/v1/returns/trailing/batch',
+      path: '/v1/trailing-returns/batch',
       body: JSON.stringify({ codes: fundCodes.slice(0, 100) }),
     },
   ],
@@ -169,6 +170,9 @@ for (const name of ['trailing', 'batch'] as const) {
     const b = await measure(on.url, name);
     const pages = await stopBrowsing();
     await on.s.stop();
+    // A wrong path or body would measure 404s: every answer must be a 200.
+    if (a.non2xx + b.non2xx + a.errors + b.errors > 0)
+      throw new Error(`${name}: ${a.non2xx + b.non2xx} answers not 2xx, ${a.errors + b.errors} errors`);
     ratios.push(b.rps / a.rps);
     report.push(
       `${name} pair ${p + 1}: off ${a.rps.toFixed(0)} req/s, on+browsing ${b.rps.toFixed(0)} req/s (${pages} pages), ratio ${(b.rps / a.rps).toFixed(3)}`,
