@@ -15,14 +15,7 @@ import { accountRoutes } from './pages/account.js';
 import { adminRoutes } from './pages/admin.js';
 import { authRoutes } from './pages/auth.js';
 import { ASSET_CSS, ASSET_JS, CSS, JS } from './pages/layout.js';
-import {
-  type CookieRules,
-  cookie,
-  csrfCookieName,
-  randomToken,
-  Sessions,
-  sameToken,
-} from './session.js';
+import { type CookieRules, cookie, csrfCookieName, randomToken, Sessions, sameToken } from './session.js';
 
 /** For routes open to anyone, `person`/`session` may be absent: handlers of those check. */
 export const ROUTES: readonly PageRoute[] = [...authRoutes, ...accountRoutes, ...adminRoutes];
