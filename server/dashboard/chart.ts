@@ -3,6 +3,7 @@
  * requests per day, admitted ones stacked by key above the axis, refused ones (429)
  * below it in one colour, so refusals are apart and cannot be mistaken for use.
  */
+import type { DailyCount } from '../access/model.js';
 import { type Html, html } from './html.js';
 
 export interface ChartSeries {
@@ -79,4 +80,33 @@ ${bars}
 /** A legend's colour sample: an SVG fill, since the Content-Security-Policy allows no inline style. */
 function swatch(colour: string): Html {
   return html`<svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${colour}"/></svg>`;
+}
+
+/**
+ * The account's requests per day, newest first, days without any left out: the table
+ * beside the chart (and the admin view's), from the store's per-key counts.
+ */
+export function dailyTable(
+  days: readonly string[],
+  counts: ReadonlyMap<string, ReadonlyMap<string, DailyCount>>,
+  keyIds: readonly string[],
+): Html {
+  const rows = days
+    .map((d) => {
+      let ok = 0;
+      let refused = 0;
+      for (const id of keyIds) {
+        const n = counts.get(d)?.get(id);
+        if (n !== undefined) {
+          ok += n[0];
+          refused += n[1];
+        }
+      }
+      return { d, ok, refused };
+    })
+    .filter((r) => r.ok + r.refused > 0)
+    .reverse();
+  if (rows.length === 0) return html`<p>No requests in these days.</p>`;
+  return html`<table><thead><tr><th scope="col">Day</th><th scope="col">Admitted</th><th scope="col">Refused (429)</th></tr></thead>
+<tbody>${rows.map((r) => html`<tr><td>${r.d}</td><td>${r.ok}</td><td>${r.refused}</td></tr>`)}</tbody></table>`;
 }

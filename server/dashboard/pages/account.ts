@@ -23,7 +23,7 @@ import {
   type PlanName,
 } from '../../access/model.js';
 import { requestPlan } from '../../access/plan-requests.js';
-import { usageChart } from '../chart.js';
+import { dailyTable, usageChart } from '../chart.js';
 import type { PageRoute, PersonContext } from '../context.js';
 import { redirect } from '../context.js';
 import { type Html, html } from '../html.js';
@@ -348,10 +348,6 @@ async function usage(c: PersonContext): Promise<PageResponse> {
     }))
     .filter((s) => s.ok.some((n) => n > 0));
   const refused = days.map((d) => keys.reduce((s, k) => s + (counts.get(d)?.get(k.id)?.[1] ?? 0), 0));
-  const rows = days
-    .map((d, i) => ({ d, ok: series.reduce((s, x) => s + x.ok[i], 0), refused: refused[i] }))
-    .filter((r) => r.ok + r.refused > 0)
-    .reverse();
   return view(
     c,
     'Usage',
@@ -360,12 +356,11 @@ async function usage(c: PersonContext): Promise<PageResponse> {
 <h2>Requests per day, last ${CHART_DAYS} days (UTC)</h2>
 ${usageChart({ days, series, refused })}
 <details><summary>The same as a table</summary>
-${
-  rows.length === 0
-    ? html`<p>No requests in these days.</p>`
-    : html`<table><thead><tr><th scope="col">Day</th><th scope="col">Admitted</th><th scope="col">Refused (429)</th></tr></thead>
-<tbody>${rows.map((r) => html`<tr><td>${r.d}</td><td>${r.ok}</td><td>${r.refused}</td></tr>`)}</tbody></table>`
-}
+${dailyTable(
+  days,
+  counts,
+  keys.map((k) => k.id),
+)}
 </details>
 <p class="muted">Counts reach this page within a few seconds.</p>`,
   );

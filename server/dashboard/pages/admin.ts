@@ -17,6 +17,7 @@ import {
 } from '../../access/model.js';
 import { personOfAccount } from '../../access/people.js';
 import { type Actor, auditAdmin, decidePlanRequest, personActor } from '../../access/plan-requests.js';
+import { dailyTable } from '../chart.js';
 import type { PageRoute, PersonContext } from '../context.js';
 import { redirect } from '../context.js';
 import { type Html, html } from '../html.js';
@@ -108,21 +109,6 @@ async function accountPage(
   const days = lastDays(t, 30);
   const daily = await c.deps.store.readDaily(days[0], days[days.length - 1]);
   const keys = c.state.keys.filter((k) => k.account_id === a.id);
-  const perDay = days
-    .map((d) => {
-      let ok = 0;
-      let refused = 0;
-      for (const k of keys) {
-        const n = daily.get(d)?.get(k.id);
-        if (n) {
-          ok += n[0];
-          refused += n[1];
-        }
-      }
-      return { d, ok, refused };
-    })
-    .filter((r) => r.ok + r.refused > 0)
-    .reverse();
   const usage = (await c.deps.store.readUsage(monthOf(t))).get(a.id) ?? 0;
   const limits = c.deps.plans[a.plan];
   const personBlock =
@@ -160,12 +146,11 @@ ${personBlock}
     )}</select> <button type="submit">Set status</button>
 <p class="muted">Any status but active refuses the account's requests with 403 (C25).</p></form>
 <h2>Requests per day, last 30 days</h2>
-${
-  perDay.length === 0
-    ? html`<p>None.</p>`
-    : html`<table><thead><tr><th scope="col">Day</th><th scope="col">Admitted</th><th scope="col">Refused (429)</th></tr></thead>
-<tbody>${perDay.map((r) => html`<tr><td>${r.d}</td><td>${r.ok}</td><td>${r.refused}</td></tr>`)}</tbody></table>`
-}`,
+${dailyTable(
+  days,
+  daily,
+  keys.map((k) => k.id),
+)}`,
     problem,
     status,
   );
