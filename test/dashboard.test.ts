@@ -399,6 +399,58 @@ describe('plans', () => {
   });
 });
 
+describe('the admin view', () => {
+  it('finds an account by its owner, changes its plan and status, disables its owner: each at once and in the audit log', async () => {
+    const email = freshEmail();
+    const person = await signedIn(email);
+    const key = await createKey(person, 'watched');
+    const adminEmail = freshEmail();
+    const admin = await signedIn(adminEmail);
+    expect(cli(['users', 'admin', adminEmail, '--store', access.store]).status).toBe(0);
+    let found = await admin.get(`/admin?q=${encodeURIComponent(email)}`);
+    await waitFor(
+      async () => {
+        found = await admin.get(`/admin?q=${encodeURIComponent(email)}`);
+        return found.status === 200;
+      },
+      3000,
+      'the admin view',
+    );
+    expect(found.body).toContain('1 account');
+    const id = (/href="\/admin\/accounts\/(acct_[0-9a-f]{12})"/.exec(found.body) as RegExpExecArray)[1];
+    const page = await admin.get(`/admin/accounts/${id}`);
+    expect(page.body).toContain(email);
+
+    expect((await admin.post(`/admin/accounts/${id}/plan`, { plan: 'developer' })).status).toBe(303);
+    await waitFor(
+      async () => /"quota";q=1000;/.test((await v1(key)).headers.get('ratelimit-policy') ?? ''),
+      3000,
+      'Developer limits on the key',
+    );
+    expect((await admin.post(`/admin/accounts/${id}/status`, { status: 'canceled' })).status).toBe(303);
+    await waitFor(async () => (await v1(key)).status === 403, 3000, 'the canceled account refused (403)');
+    expect((await admin.post(`/admin/accounts/${id}/plan`, { plan: 'platinum' })).status).toBe(422);
+
+    const owner = (
+      /action="\/admin\/people\/(user_[0-9a-f]{12})\/status"/.exec(page.body) as RegExpExecArray
+    )[1];
+    expect((await admin.post(`/admin/people/${owner}/status`, { status: 'disabled' })).status).toBe(303);
+    await waitFor(
+      async () => (await person.get('/account')).status === 303,
+      3000,
+      "the owner's session ended",
+    );
+
+    const audit = await admin.get('/admin/audit');
+    for (const action of ['account.plan', 'account.status', 'person.disable'])
+      expect(audit.body).toContain(action);
+    expect(audit.body).toContain(adminEmail);
+    // A person cannot reach any of it.
+    const other = await signedIn();
+    expect((await other.get(`/admin/accounts/${id}`)).status).toBe(403);
+  });
+});
+
 describe('several servers on one Redis', () => {
   let redis: RedisServer | undefined;
   const servers: ServerProcess[] = [];
