@@ -228,6 +228,21 @@ describe('security rules', () => {
     expect(key.headers.get('cache-control')).toBe('no-store');
   });
 
+  it('a malformed path, an unknown page or another method gets a plain answer, never a 500', async () => {
+    const c = await signedIn();
+    await c.get('/account/keys');
+    expect((await c.post('/account/keys/%E0%A4%A/revoke', {})).status).toBe(404);
+    expect((await c.get('/account/nowhere')).status).toBe(404);
+    expect((await c.get('/account/keys/key_000000000000/revoke')).status).toBe(405);
+    expect((await fetch(`${server.url}/account/login`, { method: 'HEAD' })).status).toBe(200);
+    const json = await fetch(`${server.url}/account/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: server.url },
+      body: '{}',
+    });
+    expect(json.status).toBe(415);
+  });
+
   it('cookies are HttpOnly and SameSite=Lax, not Secure on an http base URL', async () => {
     const c = new PageClient(server.url);
     const page = await c.get('/account/login');

@@ -39,7 +39,12 @@ function match(route: PageRoute, path: string): Record<string, string> | null {
   for (let i = 0; i < want.length; i++) {
     if (want[i].startsWith(':')) {
       if (got[i] === '' || got[i].length > 100) return null;
-      params[want[i].slice(1)] = decodeURIComponent(got[i]);
+      try {
+        params[want[i].slice(1)] = decodeURIComponent(got[i]);
+      } catch {
+        // A malformed escape (`%E0%A4%A`) names no record: no route.
+        return null;
+      }
     } else if (want[i] !== got[i]) return null;
   }
   return params;
@@ -118,7 +123,8 @@ export class Dashboard {
           : { status: 404, body: notFoundPage(), headers: [] },
         [],
       );
-    const r = { ...req, params: found.params };
+    // HEAD is answered as GET (its handler decides on GET), without the body (page-http.ts).
+    const r: PageRequest = { ...req, method, params: found.params };
     const state = await this.deps.store.read();
     const session = await this.sessions.current(req.cookies, state);
     const cookies: string[] = [];
