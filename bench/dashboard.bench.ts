@@ -31,6 +31,12 @@ runCli(['accounts', 'create', 'bench', '--plan', 'business', '--store', store]);
 const key = (JSON.parse(runCli(['keys', 'create', 'bench', '--json', '--store', store])) as { key: string })
   .key;
 
+/** Every server this run started: none outlives it, even when a step throws. */
+const running = new Set<Started>();
+process.on('exit', () => {
+  for (const r of running) r.child.kill('SIGKILL');
+});
+
 async function serve(dashboard: 'on' | 'off'): Promise<{ s: Started; url: string }> {
   const port = await freePort();
   const s = await startProcess(
@@ -54,6 +60,12 @@ async function serve(dashboard: 'on' | 'off'): Promise<{ s: Started; url: string
     ],
     /serving on/,
   );
+  running.add(s);
+  const stop = s.stop;
+  s.stop = async () => {
+    await stop();
+    running.delete(s);
+  };
   return { s, url: `http://127.0.0.1:${port}` };
 }
 
