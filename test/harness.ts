@@ -237,7 +237,9 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
     logs: out,
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
+        // A server ended by a signal (test/setup.ts ends a test's servers after it) has
+        // no exit code but a signal code: it is gone, and 'exit' will not fire again.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
         child.once('exit', (code) => resolve(code));
         child.kill(signal);
       }),

@@ -6,7 +6,7 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
 import { cli, generateAndBuild, type ServerProcess, startServe, tempDir, waitFor } from './harness.js';
 
@@ -70,7 +70,9 @@ describe('a Redis outage under load (README bound, issue 19)', () => {
   let redis: RedisServer | null = null;
   const servers: ServerProcess[] = [];
 
-  afterAll(async () => {
+  // afterEach, not afterAll: the servers and Redis start in the test, so they stop
+  // gracefully before test/setup.ts ends whatever a test left running.
+  afterEach(async () => {
     await Promise.all(servers.map((s) => s.stop()));
     await redis?.stop();
   });
