@@ -10,7 +10,8 @@
 import { now } from '../core/clock.js';
 import { escapeControls } from '../core/escape.js';
 import { addDays, dayOf, readKeyDaily } from '../server/access/daily.js';
-import { generateKey, hashKey, KEY_PREFIX, looksLikeKey, newAccountId } from '../server/access/keys.js';
+import { issueKey as issueAccountKey, keyState, usable } from '../server/access/key-actions.js';
+import { hashKey, KEY_PREFIX, looksLikeKey, newAccountId } from '../server/access/keys.js';
 import {
   type AccessChange,
   type AccessState,
@@ -313,17 +314,6 @@ export function shown(text: string | null): string {
   return text === null ? '-' : escapeControls(text);
 }
 
-function keyState(k: KeyRecord, now: number): 'active' | 'revoked' | 'expired' | 'expiring' {
-  if (k.revoked_at !== null) return 'revoked';
-  if (k.expires_at !== null) return Date.parse(k.expires_at) <= now ? 'expired' : 'expiring';
-  return 'active';
-}
-
-function usable(k: KeyRecord, now: number): boolean {
-  const s = keyState(k, now);
-  return s === 'active' || s === 'expiring';
-}
-
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
@@ -608,18 +598,7 @@ async function accountsDecide(ctx: Ctx, decision: RequestDecision): Promise<numb
 
 /** Create a key for an account and return the record with its secret (to print once). */
 async function issueKey(ctx: Ctx, account: Account): Promise<{ record: KeyRecord; secret: string }> {
-  const g = generateKey();
-  const record: KeyRecord = {
-    id: g.id,
-    account_id: account.id,
-    prefix: g.prefix,
-    hash: g.hash,
-    created_at: iso(ctx.now),
-    revoked_at: null,
-    expires_at: null,
-  };
-  await ctx.store.change({ op: 'key.create', key: record });
-  return { record, secret: g.key };
+  return await issueAccountKey(ctx.store, account, '', ctx.now);
 }
 
 function warnShownOnce(io: CliIo): void {
