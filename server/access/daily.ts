@@ -140,11 +140,14 @@ export async function lastUsedDays(
   store: AccessStore,
   keyIds: Iterable<string>,
   today: string,
+  /** The first day any of the keys existed: nothing before it is read (a new key costs one read, not 13). */
+  since?: string,
 ): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();
   const missing = new Set(keyIds);
   for (const k of missing) out.set(k, null);
-  const oldest = addDays(today, -(DAILY_KEEP_DAYS - 1));
+  const kept = addDays(today, -(DAILY_KEEP_DAYS - 1));
+  const oldest = since === undefined ? kept : maxDay(since, kept);
   for (let to = today; missing.size > 0 && to >= oldest; to = addDays(to, -LOOK_BACK_DAYS)) {
     const from = maxDay(addDays(to, -(LOOK_BACK_DAYS - 1)), oldest);
     const days = await store.readDaily(from, to);

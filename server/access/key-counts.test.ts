@@ -265,6 +265,28 @@ describe('what the dashboard reads', () => {
     );
   });
 
+  it('lastUsedDays reads nothing before `since` (the day the oldest key was made): one read for keys made this month', async () => {
+    const store = memoryStore();
+    const today = '2026-11-23';
+    await store.addDaily(new Map([['2026-11-20', new Map<string, DailyCount>([['key_a', [2, 0]]])]]));
+    const reads: Array<[string, string]> = [];
+    const read = store.readDaily.bind(store);
+    store.readDaily = (from: string, to: string) => {
+      reads.push([from, to]);
+      return read(from, to);
+    };
+    expect(await lastUsedDays(store, ['key_a', 'key_new'], today, '2026-11-10')).toEqual(
+      new Map([
+        ['key_a', '2026-11-20'],
+        ['key_new', null],
+      ]),
+    );
+    expect(reads).toEqual([['2026-11-10', today]]);
+    reads.length = 0;
+    await lastUsedDays(store, ['key_new'], today);
+    expect(reads.length).toBeGreaterThan(10);
+  });
+
   it('days: real calendar days only, ranges inclusive', () => {
     expect(daysBetween('2024-02-28', '2024-03-01')).toEqual(['2024-02-28', '2024-02-29', '2024-03-01']);
     expect(daysBetween('2024-03-02', '2024-03-01')).toEqual([]);

@@ -147,10 +147,16 @@ async function keysPage(
 ): Promise<PageResponse> {
   const a = accountOf(c);
   const keys = keysOf(c, a);
+  // No key had a request before the oldest was made: the look back stops there.
+  const since = keys.reduce<string | undefined>((d, k) => {
+    const made = k.created_at.slice(0, 10);
+    return d === undefined || made < d ? made : d;
+  }, undefined);
   const used = await lastUsedDays(
     c.deps.store,
     keys.map((k) => k.id),
     dayOf(c.deps.now()),
+    since,
   );
   const t = c.deps.now();
   const inUse = keys.filter((k) => usable(k, t)).length;
