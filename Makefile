@@ -99,9 +99,10 @@ run: demo demo-person
 # deploy/ tests check the alert rules and /metrics with promtool and the nginx example
 # with `nginx -t` (test/deploy.test.ts, test/metrics.test.ts: under CI=true a missing
 # one fails them); the browser tests drive Debian's chromium through playwright-core,
-# which never downloads a browser (test/browser.ts). All from Debian's packages,
+# which never downloads a browser (test/browser.ts); `fundreturns bench`'s tests load a
+# server with wrk (test/bench.test.ts). All from Debian's packages,
 # installed here when missing.
-SYSTEM_PACKAGES := redis-server:redis-server faketime:faketime promtool:prometheus nginx:nginx chromium:chromium
+SYSTEM_PACKAGES := redis-server:redis-server faketime:faketime promtool:prometheus nginx:nginx chromium:chromium wrk:wrk
 system-deps:
 	@missing=; for p in $(SYSTEM_PACKAGES); do command -v $${p%%:*} >/dev/null || missing="$$missing $${p#*:}"; done; \
 	if [ -n "$$missing" ]; then \

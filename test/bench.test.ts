@@ -3,7 +3,6 @@
  * connections, one pair): it writes a report, a JSON file and a chart that agree,
  * and `bench compare` passes an equal run and flags a planted regression.
  */
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,8 +16,10 @@ import {
   startServe,
   tempDir,
 } from './harness.js';
+import { toolForTest } from './system-tool.js';
 
-const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
+// Under CI=true a missing wrk fails rather than skips: make system-deps installs it.
+const hasWrk = toolForTest('wrk', 'wrk', true);
 const dir = tempDir('bench');
 let snapshots: string;
 let run: { status: number | null; stdout: string; stderr: string };
