@@ -47,7 +47,9 @@ export function createApp(ctx: AppContext): TemplatedApp {
 
   const serveResource = (route: number) => (res: HttpResponse, req: HttpRequest, head: boolean) => {
     const path = req.getUrl();
-    const call = new Call(res, req, head ? 'HEAD' : 'GET', path, route);
+    // A public document (the OpenAPI document, the claim) has one representation, JSON:
+    // the API's MessagePack negotiation is for data answers, and no document lists it.
+    const call = new Call(res, req, head ? 'HEAD' : 'GET', path, route).jsonOnly();
     const r = ctx.resource(path);
     if (!r) call.reply(statusLine(404), JSON_TYPE, NOT_FOUND);
     else call.reply(r.status ?? '200 OK', r.contentType, r.body, r.headers);

@@ -14,7 +14,7 @@ import { SnapshotLookup } from '../core/lookup.js';
 import { readCurrent } from '../core/snapshot/directory.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import { SCHEMAS } from '../schemas/index.js';
-import { track } from './processes.js';
+import { track, watchUwsWarnings } from './processes.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CLI = join(ROOT, 'bin', 'fundreturns.js');
@@ -187,6 +187,7 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProces
     spawn(process.execPath, [CLI, ...args], { env: testEnv(env), stdio: ['pipe', 'pipe', 'pipe'] }),
     `fundreturns ${args[0] ?? ''}`,
   );
+  watchUwsWarnings(child, `fundreturns ${args[0] ?? ''}`);
   let out = '';
   let stdout = '';
   let stderr = '';

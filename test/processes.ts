@@ -30,6 +30,35 @@ export function track<T extends ChildProcess>(child: T, label: string): T {
   return child;
 }
 
+/**
+ * uWS's own warnings (a write outside a corked callback, an onWritable that returns no
+ * Boolean) printed by any process a test started: each is a server bug that anyone can
+ * trigger, and a log anyone can flood. test/setup.ts fails the test during which one
+ * appeared.
+ */
+const UWS_WARNING = /Warning: uWS\.[^\n]*/g;
+const uwsWarnings: string[] = [];
+
+/** Watch a child's stderr for uWS warnings (lines split across chunks included). */
+export function watchUwsWarnings(child: ChildProcess, label: string): void {
+  let tail = '';
+  child.stderr?.on('data', (d: Buffer | string) => {
+    const text = tail + String(d);
+    const cut = text.lastIndexOf('\n');
+    for (const m of (cut < 0 ? '' : text.slice(0, cut)).matchAll(UWS_WARNING))
+      uwsWarnings.push(`${label} (pid ${child.pid}): ${m[0]}`);
+    tail = cut < 0 ? text.slice(-4096) : text.slice(cut + 1);
+  });
+  child.once('exit', () => {
+    for (const m of tail.matchAll(UWS_WARNING)) uwsWarnings.push(`${label} (pid ${child.pid}): ${m[0]}`);
+  });
+}
+
+/** The uWS warnings seen since the last call. */
+export function takeUwsWarnings(): string[] {
+  return uwsWarnings.splice(0);
+}
+
 /** The test body starts (`inTest`) or ends. Set by test/setup.ts. */
 export function markTestRunning(running: boolean): void {
   inTest = running;

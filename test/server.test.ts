@@ -752,6 +752,15 @@ describe('routing errors (C21)', () => {
     expect(missing.status).toBe(404);
   });
 
+  it('/openapi.json is JSON even to a client that prefers MessagePack: the document lists one representation of itself', async () => {
+    for (const accept of ['application/msgpack', 'application/msgpack, application/json;q=0.5']) {
+      const r = await fetch(`${server.url}/openapi.json`, { headers: { accept } });
+      expect(r.status, accept).toBe(200);
+      expect(r.headers.get('content-type'), accept).toBe('application/json');
+      expect((JSON.parse(await r.text()) as { openapi: string }).openapi).toMatch(/^3\.1/);
+    }
+  });
+
   it('HEAD negotiates like GET: the same type, coding, Vary and length (RFC 9110 §9.3.2)', async () => {
     const cases: Array<[string, Record<string, string>]> = [
       ['/healthz', { accept: 'application/msgpack' }],

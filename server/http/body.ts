@@ -18,11 +18,9 @@ export function readBody(
   onBody: (body: Buffer) => void,
   onTooLarge: () => void,
 ): void {
-  call.detach();
-  call.res.onAborted(() => {
-    call.aborted = true;
-    settle();
-  });
+  // The answer comes from a later data callback or gate decision, outside the route
+  // callback: a deferred call, whose replies are corked.
+  call.watchAbort(() => settle());
   let settled = false;
   const settle = () => {
     if (!settled) {

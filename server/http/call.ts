@@ -66,6 +66,8 @@ export class Call {
   aborted = false;
   /** True once the response may be written outside the route callback (a body is read). */
   private deferred = false;
+  /** False for a document that has one representation (/openapi.json): JSON whatever Accept says. */
+  private msgpackAllowed = true;
   /** Headers every response to this request carries (the gate's rate-limit fields, C29). */
   extraHeaders: HeaderSource | null = null;
   readonly accept: string;
@@ -96,6 +98,12 @@ export class Call {
     return this.encodings;
   }
 
+  /** Answer JSON as JSON even to a client that prefers MessagePack. */
+  jsonOnly(): this {
+    this.msgpackAllowed = false;
+    return this;
+  }
+
   /**
    * The route callback returns before the answer (a body or an asynchronous gate is
    * awaited): keep what a later reply reads from the request, which dies now.
@@ -105,12 +113,17 @@ export class Call {
     this.req = null;
   }
 
-  /** Attach the abort handler; needed whenever the response is not written synchronously. */
-  watchAbort(): this {
+  /**
+   * Attach the abort handler; needed whenever the response may be written after the
+   * route callback returns (uWS then requires the write to be corked, which `reply`
+   * does once this is called). `onAbort` runs too when the client goes away.
+   */
+  watchAbort(onAbort?: () => void): this {
     this.detach();
     this.deferred = true;
     this.res.onAborted(() => {
       this.aborted = true;
+      onAbort?.();
     });
     return this;
   }
@@ -132,7 +145,7 @@ export class Call {
     let type = contentType;
     let payload: Uint8Array | string = body;
     let encoding: string | null = null;
-    if (type === JSON_TYPE && wantsMsgpack(this.accept)) {
+    if (type === JSON_TYPE && this.msgpackAllowed && wantsMsgpack(this.accept)) {
       type = MSGPACK_TYPE;
       payload = pack(
         JSON.parse(
