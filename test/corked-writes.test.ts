@@ -92,7 +92,10 @@ describe('answers written after the route callback are corked', () => {
     takeUwsWarnings();
     const mcp = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     for (let i = 0; i < 5; i++) {
-      const batch = await raw(server.port, post('/v1/trailing-returns/batch', unknownKey(), '{"codes":["X"]}'));
+      const batch = await raw(
+        server.port,
+        post('/v1/trailing-returns/batch', unknownKey(), '{"codes":["X"]}'),
+      );
       expect(batch).toMatch(/^HTTP\/1\.1 401 /);
       const rpc = await raw(server.port, post('/mcp', unknownKey(), mcp));
       expect(rpc).toMatch(/^HTTP\/1\.1 401 /);

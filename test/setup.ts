@@ -26,5 +26,7 @@ afterAll(async () => {
 function failOnUwsWarnings(): void {
   const seen = takeUwsWarnings();
   if (seen.length > 0)
-    throw new Error(`uWS warned ${seen.length} time(s) while this ran:\n${[...new Set(seen)].slice(0, 5).join('\n')}`);
+    throw new Error(
+      `uWS warned ${seen.length} time(s) while this ran:\n${[...new Set(seen)].slice(0, 5).join('\n')}`,
+    );
 }
