@@ -8,9 +8,12 @@ export interface MetricsServer {
   scrape(): Promise<string>;
 }
 
-export async function startServeWithMetrics(flags: string[]): Promise<MetricsServer> {
+export async function startServeWithMetrics(
+  flags: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<MetricsServer> {
   const adminPort = await freePort();
-  const server = await startServe([...flags, '--threads', '2', '--admin-port', String(adminPort)]);
+  const server = await startServe([...flags, '--threads', '2', '--admin-port', String(adminPort)], env);
   return {
     server,
     adminPort,

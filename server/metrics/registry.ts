@@ -8,7 +8,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { RefreshStats } from '../../core/refresh-stats.js';
-import { dataAgeHours } from '../public/health.js';
+import { dataAgeHours, missingSessions } from '../public/health.js';
 import {
   BUCKET_SLOTS,
   Gauge as G,
@@ -90,6 +90,14 @@ export function metricsRegistry(src: MetricsSources): Registry {
   const reg = new Registry();
   // The main thread's process figures (RSS, CPU, open files, GC): the standard names.
   collectDefaultMetrics({ register: reg });
+  // Gauges whose names end in _total read as counters to Prometheus (promtool check
+  // metrics warns); each is the sum of its typed twin (nodejs_active_handles{type}…).
+  for (const name of [
+    'nodejs_active_handles_total',
+    'nodejs_active_requests_total',
+    'nodejs_active_resources_total',
+  ])
+    reg.removeSingleMetric(name);
   const workers = () => src.threads().filter((t) => t.name !== 'main');
 
   counter(
@@ -220,6 +228,23 @@ export function metricsRegistry(src: MetricsSources): Registry {
     "Seconds since the US close of the as_of date (/healthz's data_age_hours times 3600)",
     [],
     snap((s) => [{ value: Math.round(dataAgeHours(s.asOf, new Date(src.now())) * 3600), labels: {} }]),
+  );
+  gauge(
+    reg,
+    'fundreturns_snapshot_missing_sessions',
+    'Closed NYSE trading sessions after the served as_of: 0 while the data is complete (weekends and holidays add none)',
+    [],
+    snap((s) => [{ value: missingSessions(s.asOf, src.now()).count, labels: {} }]),
+  );
+  gauge(
+    reg,
+    'fundreturns_snapshot_first_missing_close_timestamp_seconds',
+    'The US close (16:00 New York) of the first closed session the served data lacks, unix seconds; absent when none',
+    [],
+    snap((s) => {
+      const first = missingSessions(s.asOf, src.now()).firstCloseMs;
+      return first === null ? [] : [{ value: first / 1000, labels: {} }];
+    }),
   );
   gauge(
     reg,

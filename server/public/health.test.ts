@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { usCloseUtc } from '../../core/us-close.js';
-import { dataAgeHours, type HealthInput, healthBody } from './health.js';
+import { dataAgeHours, type HealthInput, healthBody, missingSessions } from './health.js';
 
 const snap = (asOf: string) => ({
   id: `${asOf}-abc123`,
@@ -163,5 +163,46 @@ describe('C31 last_error', () => {
     const r = healthBody(input({ snapshot: null, problem: 'manifest version 9 unsupported' }));
     expect(r.body.status).toBe('empty');
     expect(r.body.last_error).toBe('manifest version 9 unsupported');
+  });
+});
+
+describe('missing sessions: what the overdue alert counts (C0)', () => {
+  const at = (iso: string) => Date.parse(iso);
+  const close = (day: string) => usCloseUtc(day).getTime();
+
+  it('Friday data over a weekend misses nothing until Monday 16:00 New York', () => {
+    // 2026-11-20 is a Friday; 16:00 New York is 21:00 UTC in November.
+    for (const now of ['2026-11-21T15:00:00Z', '2026-11-22T23:00:00Z', '2026-11-23T20:59:00Z'])
+      expect(missingSessions('2026-11-20', at(now)), now).toEqual({ count: 0, firstCloseMs: null });
+    expect(missingSessions('2026-11-20', at('2026-11-23T21:00:00Z'))).toEqual({
+      count: 1,
+      firstCloseMs: close('2026-11-23'),
+    });
+  });
+
+  it('a holiday adds no session: Thursday data before Good Friday misses nothing until Monday', () => {
+    // 2026-04-03 is Good Friday (NYSE closed); 16:00 New York is 20:00 UTC in April.
+    expect(missingSessions('2026-04-02', at('2026-04-06T19:00:00Z')).count).toBe(0);
+    expect(missingSessions('2026-04-02', at('2026-04-06T20:00:00Z'))).toEqual({
+      count: 1,
+      firstCloseMs: close('2026-04-06'),
+    });
+  });
+
+  it('a missed Tuesday counts from its close, and each further session adds one', () => {
+    // Data as of Monday 2026-11-23; Thanksgiving (Thursday 2026-11-26) is no session.
+    expect(missingSessions('2026-11-23', at('2026-11-24T22:00:00Z'))).toEqual({
+      count: 1,
+      firstCloseMs: close('2026-11-24'),
+    });
+    expect(missingSessions('2026-11-23', at('2026-11-27T22:00:00Z'))).toEqual({
+      count: 3,
+      firstCloseMs: close('2026-11-24'),
+    });
+  });
+
+  it('data stamped ahead of the clock, or an unreadable as_of, misses nothing', () => {
+    expect(missingSessions('2026-11-25', at('2026-11-24T22:00:00Z')).count).toBe(0);
+    expect(missingSessions('not-a-day', at('2026-11-24T22:00:00Z'))).toEqual({ count: 0, firstCloseMs: null });
   });
 });

@@ -14,7 +14,9 @@
  * make it harder to diagnose. Such data still counts as fresh (`ok`).
  */
 
-import { usCloseUtc } from '../../core/us-close.js';
+import { tradingDaysInRange } from '../../core/calendar.js';
+import { formatDay, parseDay } from '../../core/dates.js';
+import { lastClosedDay, usCloseUtc } from '../../core/us-close.js';
 
 export interface HealthSnapshotInput {
   id: string;
@@ -53,6 +55,23 @@ export function dataAgeHours(asOf: string, now: Date): number {
   const rounded = Math.round(hours * 100) / 100;
   // Math.round(-0.004 * 100) is -0, which JSON prints as 0 anyway but tests compare with Object.is.
   return rounded === 0 ? 0 : rounded;
+}
+
+/**
+ * The closed trading sessions (C0) the data as of `asOf` lacks at `now`, and the US
+ * close of the first of them (ms), or null when none is missing. Hours alone cannot
+ * say whether data is late: Friday's data is complete until Monday's close, 72 hours
+ * later, and a holiday adds a day. Counting sessions does, so the overdue alert
+ * (deploy/prometheus) fires for a missed session and never for a weekend.
+ */
+export function missingSessions(asOf: string, nowMs: number): { count: number; firstCloseMs: number | null } {
+  const from = parseDay(asOf);
+  if (from === null) return { count: 0, firstCloseMs: null };
+  const missing = tradingDaysInRange(from + 1, lastClosedDay(nowMs));
+  return {
+    count: missing.length,
+    firstCloseMs: missing.length === 0 ? null : usCloseUtc(formatDay(missing[0])).getTime(),
+  };
 }
 
 export function healthBody(input: HealthInput): { status: 200 | 503; body: HealthBody } {
