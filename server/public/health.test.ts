@@ -203,6 +203,9 @@ describe('missing sessions: what the overdue alert counts (C0)', () => {
 
   it('data stamped ahead of the clock, or an unreadable as_of, misses nothing', () => {
     expect(missingSessions('2026-11-25', at('2026-11-24T22:00:00Z')).count).toBe(0);
-    expect(missingSessions('not-a-day', at('2026-11-24T22:00:00Z'))).toEqual({ count: 0, firstCloseMs: null });
+    expect(missingSessions('not-a-day', at('2026-11-24T22:00:00Z'))).toEqual({
+      count: 0,
+      firstCloseMs: null,
+    });
   });
 });
