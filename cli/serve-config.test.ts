@@ -127,3 +127,23 @@ describe('serve configuration: the admin listener (/metrics)', () => {
     expect(() => parseServeConfig(['--admin-host', 'a b', '--admin-port', '1'], {})).toThrow(/--admin-host/);
   });
 });
+
+describe('serve configuration: --trust-proxy', () => {
+  it('trusts no proxy by default; takes ranges from the flag or FUNDRETURNS_TRUST_PROXY', () => {
+    expect(parseServeConfig([], {}).trustProxy).toEqual([]);
+    expect(parseServeConfig(['--trust-proxy', '127.0.0.1, 10.0.0.0/8'], {}).trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+    ]);
+    expect(parseServeConfig([], { FUNDRETURNS_TRUST_PROXY: '::1' }).trustProxy).toEqual(['::1']);
+  });
+
+  it.each(['proxy.example.com', '10.0.0.0/40', ' , ', '127.0.0.1,nope'])(
+    'refuses %j as a usage error naming the flag',
+    (v) => {
+      expect(() => parseServeConfig(['--trust-proxy', v], {})).toThrow(
+        /--trust-proxy takes comma-separated addresses/,
+      );
+    },
+  );
+});

@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { localBaseUrl, type ServeConfig } from '../server/config.js';
+import { parseTrustedProxies } from '../server/http/client-address.js';
 import { mailFromProblem, smtpUrlProblem } from '../server/dashboard/mailer.js';
 import { flagLabel, intFlag, parseArgs, stringFlag, UsageError } from './args.js';
 import { storeFlag } from './store-flag.js';
@@ -91,6 +92,12 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
       ? '--smtp-url needs --mail-from: the address account emails come from'
       : null);
   if (mailProblem !== null) throw new UsageError(mailProblem);
+  const trustText = stringFlag(args, 'trust-proxy');
+  const trust = trustText === undefined ? null : parseTrustedProxies(trustText);
+  if (typeof trust === 'string')
+    throw new UsageError(
+      `${flagLabel(args, 'trust-proxy')} takes comma-separated addresses or CIDR ranges of the proxies in front (127.0.0.1,10.0.0.0/8): ${trust}`,
+    );
   return {
     host,
     port,
@@ -114,6 +121,7 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     smtpUrl,
     mailFrom,
     maxKeys: intFlag(args, 'max-keys', 10, 1, 1000),
+    trustProxy: trust === null ? [] : trust.ranges,
   };
 }
 

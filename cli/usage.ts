@@ -151,6 +151,7 @@ export const COMMANDS: readonly CommandUse[] = [
           { name: 'smtp-url', value: 'smtp://USER:PASS@HOST:PORT' },
           { name: 'mail-from', value: 'ADDRESS' },
           { name: 'max-keys', value: '10' },
+          { name: 'trust-proxy', value: 'CIDR,...' },
           {
             name: 'refresh-cron',
             value: 'EXPR',

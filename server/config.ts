@@ -42,6 +42,11 @@ export interface ServeConfig {
   mailFrom: string | null;
   /** Most usable keys one person may hold from the dashboard. */
   maxKeys: number;
+  /**
+   * Proxies whose forwarding headers name the client (`--trust-proxy`, CIDR ranges,
+   * server/http/client-address.ts); empty: the TCP peer is the client.
+   */
+  trustProxy: readonly string[];
 }
 
 /** http://host:port for a listening address (IPv6 hosts in brackets). */

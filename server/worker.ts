@@ -20,7 +20,8 @@ import type { AppContext, StaticResource } from './context.js';
 import { Dashboard } from './dashboard/dashboard.js';
 import { mailerFrom } from './dashboard/mailer.js';
 import { inflight } from './http/body.js';
-import { closeConnectionsAfterReplies, onReply } from './http/call.js';
+import { closeConnectionsAfterReplies, onReply, trustProxies } from './http/call.js';
+import { parseTrustedProxies } from './http/client-address.js';
 import { onInternalError } from './http/guard.js';
 import { serverLogger } from './log.js';
 import { originPolicy } from './mcp/origin.js';
@@ -198,17 +199,24 @@ const ctx: AppContext = {
   },
 };
 
+if (config.trustProxy.length > 0) {
+  // Validated by the CLI already (serve-config.ts): a BlockList does not cross threads, so each builds its own.
+  const trust = parseTrustedProxies(config.trustProxy.join(','));
+  if (typeof trust !== 'string') trustProxies(trust);
+}
+
 if (config.accessLogSample > 0) {
   // One line in N requests: enough to see traffic without paying for a log write per request.
   const log = serverLogger();
   onReply(
-    (method, path, status) =>
+    (method, path, status, client) =>
       log.info(
         // The path is the client's bytes: JSON escapes C0 only, so DEL, C1 and bidi are escaped here.
         {
           method,
           path: escapeControls(path),
           status: Number.parseInt(status, 10),
+          client,
           sample: config.accessLogSample,
         },
         'request',

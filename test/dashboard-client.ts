@@ -16,7 +16,18 @@ export class PageClient {
   /** The form token of the last page that had one. */
   csrf = '';
 
-  constructor(readonly base: string) {}
+  /**
+   * `dispatcher`: an undici Agent for what fetch alone cannot say (a certificate to
+   * trust, a source address to send from).
+   */
+  constructor(
+    readonly base: string,
+    private readonly dispatcher?: unknown,
+  ) {}
+
+  private get extra(): Record<string, unknown> {
+    return this.dispatcher === undefined ? {} : { dispatcher: this.dispatcher };
+  }
 
   private cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -47,6 +58,7 @@ export class PageClient {
     const r = await fetch(this.base + path, {
       redirect: 'manual',
       headers: { cookie: this.cookieHeader(), ...headers },
+      ...this.extra,
     });
     return this.read(r);
   }
@@ -71,6 +83,7 @@ export class PageClient {
         ...(opts.headers ?? {}),
       },
       body: fields.toString(),
+      ...this.extra,
     });
     return this.read(r);
   }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { metricsRegistry } from '../server/metrics/registry.js';
 import { ROOT, tempDir } from './harness.js';
+import { proxyConfig, selfSignedCertificate } from './nginx.js';
 import { hasTool, toolForTest } from './system-tool.js';
 
 const DEPLOY = join(ROOT, 'deploy');
@@ -178,20 +179,18 @@ describe('deploy/: every query names a metric the server exports', () => {
 });
 
 describe('deploy/: the nginx example and the systemd units', () => {
-  it('the nginx config for two servers passes `nginx -t`', (ctx) => {
-    if (!toolForTest('nginx', 'nginx', true)) return ctx.skip();
+  it('the nginx config for two servers passes `nginx -t` (with a throwaway certificate at its paths)', (ctx) => {
+    if (!toolForTest('nginx', 'nginx', true) || !toolForTest('openssl', 'openssl', true)) return ctx.skip();
     const d = tempDir('nginx');
     dirs.push(d);
-    mkdirSync(join(d, 'logs'));
+    const { cert, key } = selfSignedCertificate(join(d, 'tls'), 'funds.example.com');
     // A main config of our own, so the test needs no root and touches nothing in /etc or /var.
-    const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
-      .map((t) => `  ${t}_temp_path ${join(d, t)};`)
-      .join('\n');
+    const conf = join(d, 'nginx.conf');
     writeFileSync(
-      join(d, 'nginx.conf'),
-      `error_log ${join(d, 'logs', 'error.log')};\npid ${join(d, 'nginx.pid')};\nevents {}\nhttp {\n  access_log off;\n${temp}\n  include ${join(DEPLOY, 'nginx', 'fundreturns.conf')};\n}\n`,
+      conf,
+      proxyConfig({ dir: d, upstreams: [8080, 8081], httpPort: 8080, httpsPort: 8443, cert, key }),
     );
-    const r = spawnSync('nginx', ['-t', '-p', d, '-c', join(d, 'nginx.conf')], { encoding: 'utf8' });
+    const r = spawnSync('nginx', ['-t', '-p', d, '-c', conf], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain('test is successful');
   });

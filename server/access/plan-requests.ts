@@ -44,8 +44,12 @@ export function cliActor(env: NodeJS.ProcessEnv = process.env): Actor {
 }
 
 /** A person acting in the admin view. */
-export function personActor(p: Pick<Person, 'id' | 'email'>): Actor {
-  return { id: p.id, name: `${p.id} <${p.email}>` };
+/** A person in the dashboard; `from`, the client address their request came from (behind a trusted proxy, the one it forwards). */
+export function personActor(p: Pick<Person, 'id' | 'email'>, from?: string): Actor {
+  return {
+    id: p.id,
+    name: `${p.id} <${p.email}>${from === undefined || from === '' ? '' : ` from ${from}`}`,
+  };
 }
 
 /** Write one admin action to the store's audit log (who, what, when). */

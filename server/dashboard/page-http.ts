@@ -8,7 +8,7 @@
  * over the byte-level care of server/app.ts.
  */
 import { readBody } from '../http/body.js';
-import { Call } from '../http/call.js';
+import { Call, clientOf } from '../http/call.js';
 import type { HttpRequest, HttpResponse } from '../uws.js';
 
 export type PageMethod = 'GET' | 'HEAD' | 'POST';
@@ -26,8 +26,13 @@ export interface PageRequest {
   readonly origin: string;
   readonly referer: string;
   readonly host: string;
-  /** The client's address as this server sees it (throttling per client). */
+  /**
+   * The client's address (throttling per client, the audit log): the peer, or behind a
+   * trusted proxy (serve --trust-proxy) the address the proxy forwards.
+   */
   readonly ip: string;
+  /** The scheme the client used: the trusted proxy's X-Forwarded-Proto, else the connection's. */
+  readonly scheme: 'http' | 'https';
 }
 
 export interface PageResponse {
@@ -77,8 +82,6 @@ export function parseCookies(header: string): Map<string, string> {
   return out;
 }
 
-const decoder = new TextDecoder();
-
 /**
  * Answer one page request on `res`: read it, run `handle`, write its page. `onError`
  * hears a handler's failure, which the client sees as a plain 500 page.
@@ -91,6 +94,7 @@ export function servePage(
   onError: (e: unknown) => void,
 ): void {
   const method = req.getMethod().toUpperCase() as PageMethod;
+  const client = clientOf(res, req);
   const base = {
     method,
     path: req.getUrl(),
@@ -100,7 +104,8 @@ export function servePage(
     origin: req.getHeader('origin'),
     referer: req.getHeader('referer'),
     host: req.getHeader('host'),
-    ip: decoder.decode(res.getRemoteAddressAsText()),
+    ip: client.address,
+    scheme: client.scheme,
   };
   const call = new Call(res, req, method, base.path);
   const run = (form: URLSearchParams) => {

@@ -8,6 +8,7 @@ import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 import { pack } from 'msgpackr';
 import { countReply, ROUTE_UNMATCHED, requestStarted } from '../metrics/counters.js';
 import type { HttpRequest, HttpResponse } from '../uws.js';
+import { type ClientAddress, clientAddress, type TrustedProxies } from './client-address.js';
 import {
   ascii,
   type HeaderBlock,
@@ -38,18 +39,44 @@ export function isClosingConnections(): boolean {
   return closingConnections;
 }
 
-/** Called after one response in `replyEvery` this thread writes (sampled access logs); null: none. */
-let replyHook: ((method: string, path: string, status: string) => void) | null = null;
+/** Hears one response in `replyEvery` this thread writes (sampled access logs), before it is written. */
+export type ReplyHook = (method: string, path: string, status: string, client: string) => void;
+let replyHook: ReplyHook | null = null;
 let replyEvery = 0;
 let repliesToNext = 0;
 
-export function onReply(
-  hook: ((method: string, path: string, status: string) => void) | null,
-  every = 1,
-): void {
+export function onReply(hook: ReplyHook | null, every = 1): void {
   replyHook = hook;
   replyEvery = Math.max(1, every);
   repliesToNext = replyEvery;
+}
+
+/** The proxies this thread trusts to name the client (serve --trust-proxy); null: none. */
+let trustedProxies: TrustedProxies | null = null;
+
+export function trustProxies(trust: TrustedProxies | null): void {
+  trustedProxies = trust;
+}
+
+const peerText = new TextDecoder();
+
+/**
+ * The client of a request (client-address.ts): the peer, or behind a trusted proxy the
+ * address it forwards. `req` while the route callback runs, else the forwarding
+ * headers kept at detach.
+ */
+export function clientOf(
+  res: HttpResponse,
+  req: HttpRequest | null,
+  kept: readonly [string, string, string] | null = null,
+): ClientAddress {
+  const peer = peerText.decode(res.getRemoteAddressAsText());
+  if (trustedProxies === null) return { address: peer, scheme: 'http' };
+  const [xff, fwd, proto] =
+    req !== null
+      ? [req.getHeader('x-forwarded-for'), req.getHeader('forwarded'), req.getHeader('x-forwarded-proto')]
+      : (kept ?? ['', '', '']);
+  return clientAddress(trustedProxies, peer, xff, fwd, proto);
 }
 
 /**
@@ -74,6 +101,8 @@ export class Call {
   /** The request, while it is valid: only during the route callback (uWS rule). */
   private req: HttpRequest | null;
   private encodings: string | null = null;
+  /** X-Forwarded-For, Forwarded, X-Forwarded-Proto kept past the callback, only when a proxy is trusted. */
+  private forwarding: readonly [string, string, string] | null = null;
 
   constructor(
     readonly res: HttpResponse,
@@ -110,7 +139,20 @@ export class Call {
    */
   detach(): void {
     void this.acceptEncoding;
+    if (trustedProxies !== null && this.req !== null) {
+      const r = this.req;
+      this.forwarding = [
+        r.getHeader('x-forwarded-for'),
+        r.getHeader('forwarded'),
+        r.getHeader('x-forwarded-proto'),
+      ];
+    }
     this.req = null;
+  }
+
+  /** The client (its address and scheme), read while the response is still ours to touch. */
+  client(): ClientAddress {
+    return clientOf(this.res, this.req, this.forwarding);
   }
 
   /**
@@ -162,24 +204,28 @@ export class Call {
       // whatever the answer (a 404 or 405 included): a body would be read by a
       // keep-alive client as the start of its next response.
       const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
-      this.head(status, type, contentType, encoding, length, headers);
       this.logged(status);
+      this.head(status, type, contentType, encoding, length, headers);
       return;
     }
     const extra = this.extraHeaders;
     const close = closeConnection || closingConnections;
+    this.logged(status);
     if (this.deferred)
       this.res.cork(() =>
         write(this.res, status, type, contentType, encoding, payload, headers, extra, close),
       );
     else write(this.res, status, type, contentType, encoding, payload, headers, extra, close);
-    this.logged(status);
   }
 
-  /** Count a response this request got (metrics, sampled access log); for writers other than `reply` (MCP). */
+  /**
+   * Count a response this request gets (metrics, sampled access log), before it is
+   * written: the client's address is read from the response, which is not ours after
+   * it ends. For writers other than `reply` (MCP) too.
+   */
   logged(status: string): void {
     countReply(this.route, status, this.started);
-    if (sampled()) replyHook?.(this.method, this.path, status);
+    if (sampled() && !this.aborted) replyHook?.(this.method, this.path, status, this.client().address);
   }
 
   /** The content coding `compressed` last applied (Content-Encoding), or null. */
@@ -256,10 +302,10 @@ export function writeJsonAsIs(
   route: number,
   started: number,
 ): void {
-  write(res, OK, JSON_TYPE, JSON_TYPE, null, body, headers, extra, closingConnections);
   countReply(route, OK, started);
-  // The path only for a sampled log line (the request is still valid: same callback).
-  if (sampled()) replyHook?.('GET', req.getUrl(), OK);
+  // The path and client only for a sampled log line (the request is still valid: same callback).
+  if (sampled()) replyHook?.('GET', req.getUrl(), OK, clientOf(res, req).address);
+  write(res, OK, JSON_TYPE, JSON_TYPE, null, body, headers, extra, closingConnections);
 }
 
 function write(

@@ -214,6 +214,7 @@ async function writeResponse(
   const payload = call.compressed(raw);
   const coding = call.coding;
   const res = call.res;
+  call.logged(statusLine(response.status));
   res.cork(() => {
     res.writeStatus(statusLine(response.status));
     response.headers.forEach((v, k) => {
@@ -232,5 +233,4 @@ async function writeResponse(
     res.writeHeader('Server-Timing', w.view());
     res.end(payload, isClosingConnections());
   });
-  call.logged(statusLine(response.status));
 }

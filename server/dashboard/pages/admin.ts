@@ -61,7 +61,7 @@ ${content}`,
 const csrfField = (c: PersonContext) => html`<input type="hidden" name="csrf" value="${c.csrf}">`;
 
 /** The actor an audit entry and a decided request name. */
-const actorOf = (c: PersonContext): Actor => personActor(c.person);
+const actorOf = (c: PersonContext): Actor => personActor(c.person, c.req.ip);
 
 const MAX_ROWS = 200;
 
