@@ -31,7 +31,7 @@ import {
 } from './args.js';
 import { type CliIo, processIo } from './io.js';
 import { progressLine } from './progress.js';
-import { dateFlag, refreshConfig, scheduleConfig } from './refresh-config.js';
+import { checkProvider, dateFlag, refreshConfig, scheduleConfig } from './refresh-config.js';
 import { refreshOnce, resultLine, runScheduleUntilSignal, runSummary } from './refresh-run.js';
 import { commandUsage, flagSpec, usageText } from './usage.js';
 
@@ -210,6 +210,7 @@ async function refreshCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, flagSpec('refresh'), io.env);
   noPositionals(args, 'refresh');
   const cfg = refreshConfig(args);
+  checkProvider(cfg, io.env);
   const snapshots = resolve(stringFlag(args, 'snapshots', './snapshots'));
   try {
     const r = await refreshOnce(cfg, {
@@ -234,6 +235,7 @@ async function scheduleCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, flagSpec('schedule'), io.env);
   noPositionals(args, 'schedule');
   const cfg = refreshConfig(args);
+  checkProvider(cfg, io.env);
   const sched = scheduleConfig(args, { cron: 'cron', tz: 'tz', retry: 'retry-minutes' });
   const snapshots = resolve(stringFlag(args, 'snapshots', './snapshots'));
   await runScheduleUntilSignal(cfg, sched, snapshots, io);

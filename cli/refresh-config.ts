@@ -145,6 +145,15 @@ export function readToken(cfg: RefreshConfig, env: NodeJS.ProcessEnv): string {
   return token;
 }
 
+/**
+ * What the provider needs before it can run, checked at start as usage: a missing,
+ * unreadable or empty token is exit 2 now, not a refresh failing every evening.
+ * The token is read again by each run (a rotated token file is picked up).
+ */
+export function checkProvider(cfg: RefreshConfig, env: NodeJS.ProcessEnv): void {
+  if (cfg.provider === 'eodhd') readToken(cfg, env);
+}
+
 export function openProvider(
   cfg: RefreshConfig,
   env: NodeJS.ProcessEnv,

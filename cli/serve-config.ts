@@ -5,8 +5,8 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { localBaseUrl, type ServeConfig } from '../server/config.js';
-import { parseTrustedProxies } from '../server/http/client-address.js';
 import { mailFromProblem, smtpUrlProblem } from '../server/dashboard/mailer.js';
+import { parseTrustedProxies } from '../server/http/client-address.js';
 import { flagLabel, intFlag, parseArgs, stringFlag, UsageError } from './args.js';
 import { storeFlag } from './store-flag.js';
 import { flagSpec } from './usage.js';

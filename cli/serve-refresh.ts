@@ -9,7 +9,14 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { type RunSummary, type Schedule, startSchedule } from '../builder/refresh/schedule.js';
 import { now } from '../core/clock.js';
 import { type ParsedArgs, parseArgs, UsageError } from './args.js';
-import { prefixed, REFRESH_FLAGS, refreshConfig, SCHEDULE_FLAGS, scheduleConfig } from './refresh-config.js';
+import {
+  checkProvider,
+  prefixed,
+  REFRESH_FLAGS,
+  refreshConfig,
+  SCHEDULE_FLAGS,
+  scheduleConfig,
+} from './refresh-config.js';
 
 const PREFIX = 'refresh-';
 
@@ -48,7 +55,8 @@ export function parseServeRefresh(argv: readonly string[], env: NodeJS.ProcessEn
       throw new UsageError(`--${stray} needs --${PREFIX}cron EXPR (the schedule to run on)`);
     return null;
   }
-  refreshConfig(args, PREFIX); // checked now: a typo is a usage error at start, not a failed run at 18:30
+  // Checked now: a typo or a missing token is a usage error at start, not a failed run at 18:30.
+  checkProvider(refreshConfig(args, PREFIX), env);
   return args;
 }
 

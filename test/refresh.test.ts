@@ -153,6 +153,36 @@ describe('fundreturns refresh', () => {
     }
   });
 
+  it('eodhd without a usable token is a usage error at start (exit 2) for refresh, schedule and serve --refresh-cron', () => {
+    const empty = join(dir, 'empty-token');
+    writeFileSync(empty, '\n');
+    const cases: [string[], RegExp][] = [
+      [[], /needs a token: --token-file FILE or FUNDRETURNS_EODHD_TOKEN/],
+      [['--token-file', join(dir, 'no-such-token')], /--token-file .*no-such-token cannot be read \(ENOENT\)/],
+      [['--token-file', empty], /--token-file .*empty-token is empty/],
+    ];
+    for (const [more, message] of cases) {
+      const common = ['--source', dir, '--provider', 'eodhd', ...more];
+      const env = { FUNDRETURNS_EODHD_TOKEN: '' };
+      for (const argv of [
+        ['refresh', ...common],
+        ['schedule', ...common],
+        [
+          'serve',
+          '--snapshots',
+          join(dir, 'nothing'),
+          '--refresh-cron',
+          '30 18 * * 1-5',
+          ...common.map((a) => (a.startsWith('--') ? `--refresh-${a.slice(2)}` : a)),
+        ],
+      ]) {
+        const r = cli(argv, env);
+        expect(r.status, `${argv.join(' ')}: ${r.stderr}`).toBe(2);
+        expect(r.stderr, argv.join(' ')).toMatch(message);
+      }
+    }
+  });
+
   it('without --source, or with an unknown provider, is a usage error (exit 2)', () => {
     expect(cli(['refresh', '--provider', 'synthetic']).status).toBe(2);
     const r = cli(['refresh', '--source', dir, '--provider', 'yahoo']);
