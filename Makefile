@@ -15,8 +15,11 @@ REFRESH_CRON ?= 30 18 * * 1-5
 # platform: biome 2.5.15 (2.6.x has only the Linux ones there) and, through
 # `overrides`, msgpackr-extract 3.0.4 (3.0.7's macOS, Windows and ARM builds are
 # missing there). Without that, npm leaves them out and `npm ci` refuses the lock.
+# --ignore-scripts: no dependency's install script runs, whichever npm this is (npm 11
+# blocks them by default; npm 10, which Node 20 ships, would run them). None is needed:
+# uWS, msgpackr and esbuild ship their binaries in the package.
 node_modules/.package-lock.json: package-lock.json package.json
-	npm ci --no-audit --no-fund
+	npm ci --no-audit --no-fund --ignore-scripts
 
 setup: node_modules/.package-lock.json build
 
