@@ -158,7 +158,10 @@ describe('fundreturns refresh', () => {
     writeFileSync(empty, '\n');
     const cases: [string[], RegExp][] = [
       [[], /needs a token: --token-file FILE or FUNDRETURNS_EODHD_TOKEN/],
-      [['--token-file', join(dir, 'no-such-token')], /--token-file .*no-such-token cannot be read \(ENOENT\)/],
+      [
+        ['--token-file', join(dir, 'no-such-token')],
+        /--token-file .*no-such-token cannot be read \(ENOENT\)/,
+      ],
       [['--token-file', empty], /--token-file .*empty-token is empty/],
     ];
     for (const [more, message] of cases) {
