@@ -65,6 +65,32 @@ if (isMainThread) {
       res.writeHeader('Content-Type', headers).end(body);
     });
   }
+  // /sized/N: a body of exactly N bytes (GET, or POST once its body is in), the
+  // yardstick of the instruction counts (bench/instructions.bench.ts) for an answer of
+  // that size.
+  const sized = new Map<number, Buffer>();
+  const sizedBody = (url: string) => {
+    const n = Math.min(16 << 20, Number.parseInt(url.slice('/sized/'.length), 10) || 0);
+    let b = sized.get(n);
+    if (b === undefined) {
+      b = Buffer.alloc(n, 0x20);
+      sized.set(n, b);
+    }
+    return b;
+  };
+  app.get('/sized/*', (res, req) => {
+    res.writeHeader('Content-Type', 'application/json').end(sizedBody(req.getUrl()));
+  });
+  app.post('/sized/*', (res, req) => {
+    const body = sizedBody(req.getUrl());
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    res.onData((_chunk, last) => {
+      if (last && !aborted) res.cork(() => res.writeHeader('Content-Type', 'application/json').end(body));
+    });
+  });
   app.get('/*', (res) => {
     res.writeHeader('Content-Type', 'application/json').end(small);
   });
