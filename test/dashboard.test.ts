@@ -131,6 +131,8 @@ describe('a person from sign-up to a working key', () => {
     const c = new PageClient(server.url);
     await c.get('/account/signup');
     await c.post('/account/signup', { email, password: PASSWORD });
+    // The account is made just after the answer, with its link: as a person would, wait for the email.
+    await lastLink(email, '/account/verify');
     await c.get('/account/login');
     expect((await c.post('/account/login', { email, password: PASSWORD })).status).toBe(303);
     const page = await c.get('/account/keys');
@@ -253,6 +255,7 @@ describe('security rules', () => {
     const email = freshEmail();
     await c.get('/account/signup');
     await c.post('/account/signup', { email, password: PASSWORD });
+    await lastLink(email, '/account/verify');
     await c.get('/account/login');
     const l = await c.post('/account/login', { email, password: PASSWORD });
     const session = l.setCookies.find((x) => x.startsWith('fr_session=')) as string;

@@ -4,6 +4,7 @@
  * the route table (dashboard.ts) do not import one another.
  */
 import type { AccessState, AccessStore, Limiter, Person, PlanLimits, PlanName } from '../access/model.js';
+import type { Hasher } from './hash-pool.js';
 import type { Mailer } from './mailer.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import type { CookieRules, Session, Sessions } from './session.js';
@@ -23,6 +24,8 @@ export interface DashboardDeps {
   /** The limiter slot of an account this server knows, or undefined. */
   readonly slotOf: (accountId: string) => number | undefined;
   readonly log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  /** Password hashing, bounded (hash-pool.ts): it may refuse with HashBusy, a 503. */
+  readonly hasher: Hasher;
 }
 
 /** What a handler gets: the request, the store's state of the moment and who asks. */
@@ -35,6 +38,11 @@ export interface PageContext {
   readonly csrf: string;
   readonly sessions: Sessions;
   readonly cookieRules: CookieRules;
+  /**
+   * Run `task` after this answer is written (sending an email, making an account): work
+   * that differs by whether an address has an account stays off the answer's time.
+   */
+  readonly later: (what: string, task: () => Promise<void>) => void;
 }
 
 /** The signed-in person's context (routes that need one get it). */
