@@ -2,7 +2,10 @@
  * A minimal browser for the dashboard's HTTP tests: keeps cookies, follows nothing by
  * itself, reads each page's form token, and sends forms as a browser does (urlencoded,
  * with the page's Origin), so each test can leave out exactly the part it checks.
+ * Given a `localAddress` (127.0.0.2, …: Linux answers for all of 127/8 on loopback),
+ * it connects from there, so the server sees another client.
  */
+import { request } from 'node:http';
 export interface Answer {
   status: number;
   headers: Headers;
@@ -16,13 +19,16 @@ export class PageClient {
   /** The form token of the last page that had one. */
   csrf = '';
 
-  constructor(readonly base: string) {}
+  constructor(
+    readonly base: string,
+    readonly localAddress?: string,
+  ) {}
 
   private cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
-  private keep(r: Response): string[] {
+  private keep(r: Raw): string[] {
     const lines = r.headers.getSetCookie();
     for (const line of lines) {
       const [pair, ...attrs] = line.split(';');
@@ -35,20 +41,23 @@ export class PageClient {
     return lines;
   }
 
-  private async read(r: Response): Promise<Answer> {
+  private read(r: Raw): Answer {
     const setCookies = this.keep(r);
-    const body = await r.text();
-    const m = /name="csrf" value="([^"]+)"/.exec(body);
+    const m = /name="csrf" value="([^"]+)"/.exec(r.body);
     if (m) this.csrf = m[1];
-    return { status: r.status, headers: r.headers, body, setCookies };
+    return { status: r.status, headers: r.headers, body: r.body, setCookies };
+  }
+
+  private async send(path: string, method: 'GET' | 'POST', headers: Record<string, string>, body?: string) {
+    if (this.localAddress === undefined) {
+      const r = await fetch(this.base + path, { method, redirect: 'manual', headers, body });
+      return this.read({ status: r.status, headers: r.headers, body: await r.text() });
+    }
+    return this.read(await fromAddress(this.localAddress, this.base + path, method, headers, body));
   }
 
   async get(path: string, headers: Record<string, string> = {}): Promise<Answer> {
-    const r = await fetch(this.base + path, {
-      redirect: 'manual',
-      headers: { cookie: this.cookieHeader(), ...headers },
-    });
-    return this.read(r);
+    return this.send(path, 'GET', { cookie: this.cookieHeader(), ...headers });
   }
 
   /** POST a form; `csrf` and `origin` default to what a browser on this site would send. */
@@ -61,19 +70,49 @@ export class PageClient {
     const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
     if (csrf !== null) fields.set('csrf', csrf);
     const origin = opts.origin === undefined ? new URL(this.base).origin : opts.origin;
-    const r = await fetch(this.base + path, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: {
+    return this.send(
+      path,
+      'POST',
+      {
         'content-type': 'application/x-www-form-urlencoded',
         cookie: this.cookieHeader(),
         ...(origin === null ? {} : { origin }),
         ...(opts.headers ?? {}),
       },
-      body: fields.toString(),
-    });
-    return this.read(r);
+      fields.toString(),
+    );
   }
+}
+
+interface Raw {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+/** One request over a new connection from `localAddress` (fetch cannot choose it). */
+function fromAddress(
+  localAddress: string,
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers, localAddress, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const h = new Headers();
+        for (const [name, value] of Object.entries(res.headers))
+          for (const v of Array.isArray(value) ? value : [value ?? '']) h.append(name, v);
+        resolve({ status: res.statusCode ?? 0, headers: h, body: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** The links the server's log mailer wrote for `to` (`{"msg":"account email",...}` lines), oldest first. */

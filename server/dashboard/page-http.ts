@@ -7,7 +7,7 @@
  * Not the API's hot path: pages are rare and each reads the store, so clarity wins
  * over the byte-level care of server/app.ts.
  */
-import { readBody } from '../http/body.js';
+import { readBody, refusedFraming } from '../http/body.js';
 import { Call } from '../http/call.js';
 import type { HttpRequest, HttpResponse } from '../uws.js';
 
@@ -121,6 +121,8 @@ export function servePage(
     run(new URLSearchParams());
     return;
   }
+  // A form whose length two readers could take differently is refused like an API body.
+  if (refusedFraming(call, req)) return;
   const contentType = req.getHeader('content-type').split(';')[0].trim().toLowerCase();
   const length = req.getHeader('content-length');
   readBody(
