@@ -16,7 +16,7 @@ import {
   TOO_LARGE,
 } from './http/errors.js';
 import { guard } from './http/guard.js';
-import { NO_HEADERS, requestHeader } from './http/headers.js';
+import { requestHeader } from './http/headers.js';
 import type { HttpRequest } from './uws.js';
 
 /**
