@@ -43,6 +43,14 @@ export interface PageContext {
    * that differs by whether an address has an account stays off the answer's time.
    */
   readonly later: (what: string, task: () => Promise<void>) => void;
+  /** One attempt under `key` against throttle `t`: 0 when allowed (and counted), else the ms to wait. */
+  readonly throttle: (key: string, t: Throttle) => Promise<number>;
+}
+
+/** A throttle: at most `limit` attempts in any `windowMs` (a sliding window, server/access/throttle.ts). */
+export interface Throttle {
+  readonly limit: number;
+  readonly windowMs: number;
 }
 
 /** The signed-in person's context (routes that need one get it). */
@@ -58,6 +66,8 @@ export interface PageRoute {
   /** Segments; `:name` matches one segment. */
   readonly path: string;
   readonly who: Who;
+  /** Its POST hashes a password: refused (503) before anything else while hashing is at its bound. */
+  readonly hashes?: true;
   readonly handle: (c: PersonContext) => Promise<PageResponse>;
 }
 

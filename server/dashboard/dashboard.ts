@@ -9,7 +9,7 @@
  */
 import type { HttpResponse, TemplatedApp } from '../uws.js';
 import { AfterAnswer } from './after-answer.js';
-import type { DashboardDeps, PageRoute, PersonContext } from './context.js';
+import type { DashboardDeps, PageRoute, PersonContext, Throttle } from './context.js';
 import { redirect } from './context.js';
 import { HashBusy } from './hash-pool.js';
 import { html } from './html.js';
@@ -87,6 +87,8 @@ export class Dashboard {
   readonly cookieRules: CookieRules;
   /** What pages left to do after their answers (emails, new accounts). */
   readonly afterAnswer: AfterAnswer;
+  /** Throttle keys refused, and until when (throttle). */
+  private readonly refusedUntil = new Map<string, number>();
 
   constructor(readonly deps: DashboardDeps) {
     this.cookieRules = { secure: deps.baseUrl.startsWith('https:') };
@@ -146,6 +148,16 @@ export class Dashboard {
           : { status: 404, body: notFoundPage(), headers: [] },
         [],
       );
+    // Hashing at its bound: a form that would hash is refused before it costs a look at
+    // the store, and nothing is counted against anyone (dashboard.md, Security).
+    if (found.route.hashes === true) {
+      try {
+        this.deps.hasher.refuseWhenFull();
+      } catch (e) {
+        if (!(e instanceof HashBusy)) throw e;
+        return this.finish(busy('', e.retryAfterS), []);
+      }
+    }
     // HEAD is answered as GET (its handler decides on GET), without the body (page-http.ts).
     const r: PageRequest = { ...req, method, params: found.params };
     const state = await this.deps.store.read();
@@ -190,6 +202,7 @@ export class Dashboard {
       sessions: this.sessions,
       cookieRules: this.cookieRules,
       later: (what: string, task: () => Promise<void>) => this.afterAnswer.run(what, task),
+      throttle: (key: string, t: Throttle) => this.throttle(key, t),
     } as PersonContext;
     try {
       return this.finish(await route.handle(c), cookies);
@@ -197,6 +210,30 @@ export class Dashboard {
       if (!(e instanceof HashBusy)) throw e;
       return this.finish(busy(csrf, e.retryAfterS), cookies);
     }
+  }
+
+  /**
+   * One attempt against a throttle of the store. A refusal is remembered here until it
+   * ends, and a key refused is refused again without asking the store: attempts made on
+   * other threads or servers can only make a refusal last longer, never end it sooner,
+   * so a flood of refused attempts costs no I/O.
+   */
+  async throttle(key: string, t: Throttle): Promise<number> {
+    const now = this.deps.now();
+    const known = (this.refusedUntil.get(key) ?? 0) - now;
+    if (known > 0) return known;
+    const wait = await this.deps.store.throttle(key, t.limit, t.windowMs, now);
+    if (wait > 0) {
+      if (this.refusedUntil.size >= MAX_REFUSALS)
+        for (const [k, until] of this.refusedUntil) if (until <= now) this.refusedUntil.delete(k);
+      // Still full of live refusals: the oldest make room.
+      for (const k of this.refusedUntil.keys()) {
+        if (this.refusedUntil.size < MAX_REFUSALS) break;
+        this.refusedUntil.delete(k);
+      }
+      this.refusedUntil.set(key, now + wait);
+    }
+    return wait;
   }
 
   private finish(page: PageResponse, cookies: readonly string[]): PageResponse {
@@ -212,6 +249,9 @@ export class Dashboard {
 }
 
 const TEXT = 'text/plain; charset=utf-8';
+
+/** Refused throttle keys one thread remembers at most (a flood of new addresses cannot grow it without end). */
+const MAX_REFUSALS = 100_000;
 
 function forbidden(text: string): PageResponse {
   return { status: 403, body: text, type: TEXT };

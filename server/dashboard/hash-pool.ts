@@ -50,6 +50,11 @@ export class HashBusy extends Error {
 /** What derives scrypt keys: a HashPool in the server, node:crypto's pool in a CLI command. */
 export interface Hasher {
   scrypt(job: Omit<HashJob, 'id'>): Promise<Buffer>;
+  /**
+   * Throws HashBusy when a hash asked for now would be refused: a form checks it first,
+   * so a flood is refused before it costs a look at the store.
+   */
+  refuseWhenFull(): void;
 }
 
 interface Waiting {
@@ -99,11 +104,18 @@ export class HashPool implements Hasher {
     return { running: this.#threads.filter((t) => t.busy !== null).length, waiting: this.#waiting.length };
   }
 
+  refuseWhenFull(): void {
+    if (this.#full()) throw new HashBusy(this.options.retryAfterS ?? 2);
+  }
+
+  #full(): boolean {
+    return this.#threads.every((t) => t.busy !== null) && this.#waiting.length >= this.options.queue;
+  }
+
   scrypt(job: Omit<HashJob, 'id'>): Promise<Buffer> {
     if (this.#closed) return Promise.reject(new Error('the hash pool is closed'));
+    if (this.#full()) return Promise.reject(new HashBusy(this.options.retryAfterS ?? 2));
     const idle = this.#threads.find((t) => t.busy === null);
-    if (idle === undefined && this.#waiting.length >= this.options.queue)
-      return Promise.reject(new HashBusy(this.options.retryAfterS ?? 2));
     return new Promise<Buffer>((resolve, reject) => {
       const w: Waiting = { job: { ...job, id: this.#nextId++ }, resolve, reject };
       if (idle !== undefined) this.#run(idle, w);

@@ -51,6 +51,7 @@ function maxmemFor(n: number, r: number, p: number): number {
 
 /** node:crypto's asynchronous scrypt, on libuv's pool: for a command that hashes once, not for the server. */
 export const threadPoolHasher: Hasher = {
+  refuseWhenFull: () => {},
   scrypt: (job: Omit<HashJob, 'id'>) =>
     new Promise<Buffer>((resolve, reject) =>
       scrypt(

@@ -11,7 +11,7 @@
 import { unsafeCharacter } from '../../../core/escape.js';
 import { AccessChangeError } from '../../access/model.js';
 import { createPerson, emailKey, emailProblem, findPerson } from '../../access/people.js';
-import type { PageContext, PageRoute, PersonContext } from '../context.js';
+import type { PageContext, PageRoute, PersonContext, Throttle } from '../context.js';
 import { redirect } from '../context.js';
 import { html } from '../html.js';
 import { resetEmail, verifyEmail } from '../mailer.js';
@@ -24,12 +24,6 @@ import { page } from './layout.js';
 export const VERIFY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A password-reset link: single use, one hour, and only until the password changes. */
 export const RESET_TTL_MS = 60 * 60 * 1000;
-
-/** A throttle: at most `limit` attempts in any `windowMs` (a sliding window, server/access/throttle.ts). */
-export interface Throttle {
-  readonly limit: number;
-  readonly windowMs: number;
-}
 
 const MINUTE_MS = 60 * 1000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -55,8 +49,8 @@ function tooMany(c: PageContext, title: string, waitMs: number): PageResponse {
 }
 
 /** 0 when one more attempt under `key` is allowed (and counted), else the ms to wait. */
-async function throttled(c: PageContext, key: string, t: Throttle): Promise<number> {
-  return await c.deps.store.throttle(key, t.limit, t.windowMs, c.deps.now());
+function throttled(c: PageContext, key: string, t: Throttle): Promise<number> {
+  return c.throttle(key, t);
 }
 
 /** A link into the dashboard as sent in an email: always the configured base URL, never the request's Host. */
@@ -394,14 +388,14 @@ async function reset(c: PageContext): Promise<PageResponse> {
 
 export const authRoutes: readonly PageRoute[] = [
   { method: 'GET', path: '/account/signup', who: 'anyone', handle: signup },
-  { method: 'POST', path: '/account/signup', who: 'anyone', handle: signup },
+  { method: 'POST', path: '/account/signup', who: 'anyone', hashes: true, handle: signup },
   { method: 'GET', path: '/account/login', who: 'anyone', handle: login },
-  { method: 'POST', path: '/account/login', who: 'anyone', handle: login },
+  { method: 'POST', path: '/account/login', who: 'anyone', hashes: true, handle: login },
   { method: 'POST', path: '/account/logout', who: 'anyone', handle: logout },
   { method: 'GET', path: '/account/verify', who: 'anyone', handle: verify },
   { method: 'POST', path: '/account/verify/resend', who: 'person', handle: resendVerification },
   { method: 'GET', path: '/account/forgot', who: 'anyone', handle: forgot },
   { method: 'POST', path: '/account/forgot', who: 'anyone', handle: forgot },
   { method: 'GET', path: '/account/reset', who: 'anyone', handle: reset },
-  { method: 'POST', path: '/account/reset', who: 'anyone', handle: reset },
+  { method: 'POST', path: '/account/reset', who: 'anyone', hashes: true, handle: reset },
 ];
