@@ -99,6 +99,18 @@ async function readAttempts(path: string): Promise<Attempt[]> {
     if (errCode(e) === 'ENOENT') return [];
     throw e;
   }
+  return parseAttempts(text);
+}
+
+/** The attempts in an open throttle file, from its start. */
+async function readHandle(fh: FileHandle): Promise<Attempt[]> {
+  const { size } = await fh.stat();
+  const buf = Buffer.alloc(size);
+  const { bytesRead } = await fh.read(buf, 0, size, 0);
+  return parseAttempts(buf.toString('utf8', 0, bytesRead));
+}
+
+function parseAttempts(text: string): Attempt[] {
   const out: Attempt[] = [];
   for (const line of text.split('\n')) {
     const m = /^(\d{1,16}) ([0-9a-f]{12})$/.exec(line);
@@ -192,31 +204,32 @@ export class FileSecrets {
     const h = createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 40);
     const period = Math.floor(nowMs / windowMs);
     const file = (p: number) => join(this.#throttle, `${h}-${windowMs}-${(p + 1) * windowMs}`);
-    const read = async () => [
-      ...(await readAttempts(file(period - 1))),
-      ...(await readAttempts(file(period))),
-    ];
-    const wait = (lines: Attempt[]) =>
+    // Nobody appends to the period before any more: it is read once.
+    const earlier = await readAttempts(file(period - 1));
+    const wait = (current: Attempt[]) =>
       slidingWait(
-        lines.map((a) => a.t),
+        [...earlier, ...current].map((a) => a.t),
         limit,
         windowMs,
         nowMs,
       );
-    const before = wait(await read());
-    if (before > 0) return before;
-    const nonce = randomBytes(6).toString('hex');
-    const fh = await this.#open(this.#throttle, file(period), 'a');
+    // One handle reads, appends (O_APPEND: at the end, whatever was read) and reads again.
+    const fh = await this.#open(this.#throttle, file(period), 'a+');
     try {
+      const before = wait(await readHandle(fh));
+      if (before > 0) return before;
+      const nonce = randomBytes(6).toString('hex');
       await fh.write(`${nowMs} ${nonce}\n`);
+      const current = await readHandle(fh);
+      const mine = current.findIndex((a) => a.nonce === nonce);
+      const ahead = [...earlier, ...(mine < 0 ? current : current.slice(0, mine + 1))].filter(
+        (a) => a.t > nowMs - windowMs,
+      );
+      return ahead.length <= limit ? 0 : wait(current);
     } finally {
       await fh.close();
+      this.#maybeSweep();
     }
-    this.#maybeSweep();
-    const after = await read();
-    const mine = after.findIndex((a) => a.nonce === nonce);
-    const ahead = (mine < 0 ? after : after.slice(0, mine + 1)).filter((a) => a.t > nowMs - windowMs);
-    return ahead.length <= limit ? 0 : wait(after);
   }
 
   /** Wait for a sweep under way (closing the store). */
@@ -229,7 +242,7 @@ export class FileSecrets {
   }
 
   /** Open a file in `dir`, making the directory first (again, if an operator removed it meanwhile). */
-  async #open(dir: string, path: string, flags: 'wx' | 'a'): Promise<FileHandle> {
+  async #open(dir: string, path: string, flags: 'wx' | 'a+'): Promise<FileHandle> {
     if (!this.#made.has(dir)) {
       await mkdir(dir, { recursive: true, mode: STORE_DIR_MODE });
       this.#made.add(dir);
