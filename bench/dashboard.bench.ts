@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type LoadResult, runLoad } from '../cli/bench/load.js';
 import { freePort, runCli, type Started, startProcess } from '../cli/bench/processes.js';
+import { signedInCookie } from './dashboard-session.js';
 import { benchArgs, DEFAULT_SNAPSHOTS } from './setup.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -67,49 +68,6 @@ async function serve(dashboard: 'on' | 'off'): Promise<{ s: Started; url: string
     running.delete(s);
   };
   return { s, url: `http://127.0.0.1:${port}` };
-}
-
-/** A signed-in person's cookies: sign up (the link from the log mailer), verify, sign in. */
-async function person(url: string, s: Started, email: string): Promise<string> {
-  const jar = new Map<string, string>();
-  const keep = (r: Response) => {
-    for (const line of r.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair.indexOf('=');
-      jar.set(pair.slice(0, eq), pair.slice(eq + 1));
-    }
-  };
-  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-  const form = async (path: string, fields: Record<string, string>) => {
-    const page = await fetch(url + path, { headers: { cookie: cookie() }, redirect: 'manual' });
-    keep(page);
-    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-    const r = await fetch(url + path, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: url, cookie: cookie() },
-      body: new URLSearchParams({ ...fields, csrf }).toString(),
-    });
-    keep(r);
-    await r.text();
-    return r;
-  };
-  const password = 'benchmark password';
-  await form('/account/signup', { email, password });
-  let link = '';
-  for (let i = 0; i < 200 && link === ''; i++) {
-    const line = s
-      .output()
-      .split('\n')
-      .find((l) => l.includes('"account email"') && l.includes(email));
-    link = line === undefined ? '' : (JSON.parse(line) as { link: string }).link;
-    if (link === '') await new Promise((r) => setTimeout(r, 25));
-  }
-  const u = new URL(link);
-  await fetch(url + u.pathname + u.search, { redirect: 'manual' });
-  const r = await form('/account/login', { email, password });
-  if (r.status !== 303) throw new Error(`sign-in failed: ${r.status}`);
-  return cookie();
 }
 
 const fundCodes: string[] = await (async () => {
@@ -177,7 +135,7 @@ for (const name of ['trailing', 'batch'] as const) {
     const a = await measure(off.url, name);
     await off.s.stop();
     const on = await serve('on');
-    const cookie = await person(on.url, on.s, `browser${p}-${name}@example.test`);
+    const cookie = await signedInCookie(on.url, on.s, `browser${p}-${name}@example.test`);
     const stopBrowsing = browse(on.url, cookie);
     const b = await measure(on.url, name);
     const pages = await stopBrowsing();
@@ -199,7 +157,7 @@ for (const name of ['trailing', 'batch'] as const) {
 // store, checks the session and renders: the work of ten people browsing at once).
 {
   const on = await serve('on');
-  const cookie = await person(on.url, on.s, 'p99@example.test');
+  const cookie = await signedInCookie(on.url, on.s, 'p99@example.test');
   for (const path of ['/account', '/account/usage', '/account/keys', '/account/plans']) {
     const r = await runLoad('autocannon', {
       url: on.url,

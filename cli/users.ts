@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import type { AccessState, Person, Role } from '../server/access/model.js';
 import { createPerson, emailProblem, findPerson as personBy } from '../server/access/people.js';
 import { auditAdmin, cliActor } from '../server/access/plan-requests.js';
-import { hashPassword, passwordProblem } from '../server/dashboard/password.js';
+import { hashPassword, passwordProblem, threadPoolHasher } from '../server/dashboard/password.js';
 import {
   type Ctx,
   changeAudited,
@@ -209,7 +209,7 @@ async function usersCreate(ctx: Ctx): Promise<number> {
     ctx.store,
     {
       email,
-      passwordHash: await hashPassword(password),
+      passwordHash: await hashPassword(password, threadPoolHasher),
       verified: true,
       role: boolFlag(ctx.flags, 'admin') ? 'admin' : 'user',
       account,

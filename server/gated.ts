@@ -5,7 +5,7 @@
  * refusal here. A request with a body reads it while the gate decides.
  */
 import type { Gate, GateDecision } from './gate.js';
-import { framingProblem, readBody } from './http/body.js';
+import { readBody, refusedFraming } from './http/body.js';
 import type { Call } from './http/call.js';
 import {
   GATE_UNAVAILABLE,
@@ -16,7 +16,7 @@ import {
   TOO_LARGE,
 } from './http/errors.js';
 import { guard } from './http/guard.js';
-import { NO_HEADERS, requestHeader } from './http/headers.js';
+import { requestHeader } from './http/headers.js';
 import type { HttpRequest } from './uws.js';
 
 /**
@@ -65,19 +65,8 @@ export function gatedBody(
   /** A route's own check between framing and the gate; false when it has answered. */
   precheck?: () => boolean,
 ): void {
-  // Before the gate: the request's extent is unknown, so nothing after it on this
-  // connection can be trusted. Answered on the next turn, not now: a request uWS finds
-  // behind an unanswered one makes it close the connection unrouted, while one
-  // behind an answer would run (a close asked for inside the route callback is
-  // forgotten when uWS parses the next request of the same read).
-  const framing = framingProblem(req);
-  if (framing !== null) {
-    call.watchAbort();
-    setImmediate(() =>
-      guard(call.res, () => call.reply(framing.status, JSON_TYPE, framing.body, NO_HEADERS, true)),
-    );
-    return;
-  }
+  // Before the gate: nothing of a request whose extent is unknown is looked at.
+  if (refusedFraming(call, req)) return;
   if (precheck !== undefined && !precheck()) return;
   const contentLength = req.getHeader(requestHeader.contentLength);
   let admitted = false;

@@ -18,6 +18,7 @@ import { createApp } from './app.js';
 import type { ServeConfig } from './config.js';
 import type { AppContext, StaticResource } from './context.js';
 import { Dashboard } from './dashboard/dashboard.js';
+import { HASHES_AT_ONCE, HASHES_WAITING, HashPool } from './dashboard/hash-pool.js';
 import { mailerFrom } from './dashboard/mailer.js';
 import { inflight } from './http/body.js';
 import { closeConnectionsAfterReplies, onReply, trustProxies } from './http/call.js';
@@ -146,12 +147,20 @@ function slotsOf(table: KeyTableData): Map<string, number> {
 }
 
 /** The dashboard reads and writes the store from this thread: pages are rare, the store is shared. */
+let hashPool: HashPool | null = null;
 const dashboard = config.dashboard ? await startDashboard() : null;
 
 async function startDashboard(): Promise<Dashboard> {
   const log = serverLogger();
   const store = await openStore(config.store, (level, msg, fields) => log[level](fields ?? {}, msg));
+  const hasher = new HashPool({
+    threads: HASHES_AT_ONCE,
+    queue: HASHES_WAITING,
+    onError: (e) => log.error({ error: e.stack ?? e.message }, 'a password-hashing thread failed'),
+  });
+  hashPool = hasher;
   return new Dashboard({
+    hasher,
     store,
     mailer: mailerFrom(config, (line) => log.info(line)),
     plans: input.access.plans,
@@ -288,9 +297,14 @@ parentPort!.on('message', (m: ToWorker) => {
         setTimeout(finish, 5);
         return;
       }
-      setTimeout(() => {
+      setTimeout(async () => {
         // close() exists on this uWS build (it ends every open connection) but is missing from its types.
         (app as unknown as { close(): void }).close();
+        // What pages left to do after their answers (an email, a new account) ends first.
+        if (dashboard !== null) {
+          await Promise.race([dashboard.afterAnswer.settle(), new Promise((r) => setTimeout(r, 10_000))]);
+        }
+        await hashPool?.close();
         parentPort!.postMessage({ type: 'stopped' } satisfies FromWorker);
       }, DRAIN_MS);
     };

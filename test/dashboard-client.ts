@@ -2,7 +2,12 @@
  * A minimal browser for the dashboard's HTTP tests: keeps cookies, follows nothing by
  * itself, reads each page's form token, and sends forms as a browser does (urlencoded,
  * with the page's Origin), so each test can leave out exactly the part it checks.
+ * Given a `localAddress` (127.0.0.2, …: Linux answers for all of 127/8 on loopback),
+ * it connects from there, so the server sees another client; given an undici Agent
+ * instead, fetch goes through it (a certificate to trust, a source address, a name
+ * that resolves to loopback: test/proxy.test.ts).
  */
+import { request } from 'node:http';
 export interface Answer {
   status: number;
   headers: Headers;
@@ -16,24 +21,16 @@ export class PageClient {
   /** The form token of the last page that had one. */
   csrf = '';
 
-  /**
-   * `dispatcher`: an undici Agent for what fetch alone cannot say (a certificate to
-   * trust, a source address to send from).
-   */
   constructor(
     readonly base: string,
-    private readonly dispatcher?: unknown,
+    readonly via?: string | { dispatch: unknown },
   ) {}
-
-  private get extra(): Record<string, unknown> {
-    return this.dispatcher === undefined ? {} : { dispatcher: this.dispatcher };
-  }
 
   private cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
-  private keep(r: Response): string[] {
+  private keep(r: Raw): string[] {
     const lines = r.headers.getSetCookie();
     for (const line of lines) {
       const [pair, ...attrs] = line.split(';');
@@ -46,21 +43,24 @@ export class PageClient {
     return lines;
   }
 
-  private async read(r: Response): Promise<Answer> {
+  private read(r: Raw): Answer {
     const setCookies = this.keep(r);
-    const body = await r.text();
-    const m = /name="csrf" value="([^"]+)"/.exec(body);
+    const m = /name="csrf" value="([^"]+)"/.exec(r.body);
     if (m) this.csrf = m[1];
-    return { status: r.status, headers: r.headers, body, setCookies };
+    return { status: r.status, headers: r.headers, body: r.body, setCookies };
+  }
+
+  private async send(path: string, method: 'GET' | 'POST', headers: Record<string, string>, body?: string) {
+    if (typeof this.via !== 'string') {
+      const init = { method, redirect: 'manual', headers, body, dispatcher: this.via } as RequestInit;
+      const r = await fetch(this.base + path, init);
+      return this.read({ status: r.status, headers: r.headers, body: await r.text() });
+    }
+    return this.read(await fromAddress(this.via, this.base + path, method, headers, body));
   }
 
   async get(path: string, headers: Record<string, string> = {}): Promise<Answer> {
-    const r = await fetch(this.base + path, {
-      redirect: 'manual',
-      headers: { cookie: this.cookieHeader(), ...headers },
-      ...this.extra,
-    });
-    return this.read(r);
+    return this.send(path, 'GET', { cookie: this.cookieHeader(), ...headers });
   }
 
   /** POST a form; `csrf` and `origin` default to what a browser on this site would send. */
@@ -73,20 +73,49 @@ export class PageClient {
     const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
     if (csrf !== null) fields.set('csrf', csrf);
     const origin = opts.origin === undefined ? new URL(this.base).origin : opts.origin;
-    const r = await fetch(this.base + path, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: {
+    return this.send(
+      path,
+      'POST',
+      {
         'content-type': 'application/x-www-form-urlencoded',
         cookie: this.cookieHeader(),
         ...(origin === null ? {} : { origin }),
         ...(opts.headers ?? {}),
       },
-      body: fields.toString(),
-      ...this.extra,
-    });
-    return this.read(r);
+      fields.toString(),
+    );
   }
+}
+
+interface Raw {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+/** One request over a new connection from `localAddress` (fetch cannot choose it). */
+function fromAddress(
+  localAddress: string,
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers, localAddress, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const h = new Headers();
+        for (const [name, value] of Object.entries(res.headers))
+          for (const v of Array.isArray(value) ? value : [value ?? '']) h.append(name, v);
+        resolve({ status: res.statusCode ?? 0, headers: h, body: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** The links the server's log mailer wrote for `to` (`{"msg":"account email",...}` lines), oldest first. */

@@ -4,16 +4,24 @@
  * embedded store, its emails read from the log mailer's JSON lines.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueKey } from '../server/access/key-actions.js';
+import { openStore } from '../server/access/open-store.js';
+import { createPerson } from '../server/access/people.js';
+import { requestPlan } from '../server/access/plan-requests.js';
 import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
+import { hashPassword, threadPoolHasher } from '../server/dashboard/password.js';
 import { mailedLinks, PageClient } from './dashboard-client.js';
 import {
   cli,
+  E2E_START,
   generateAndBuild,
+  rawConnection,
   type ServerProcess,
   setupAccess,
   startServe,
   type TestAccess,
   tempDir,
+  testNow,
   waitFor,
 } from './harness.js';
 
@@ -131,6 +139,8 @@ describe('a person from sign-up to a working key', () => {
     const c = new PageClient(server.url);
     await c.get('/account/signup');
     await c.post('/account/signup', { email, password: PASSWORD });
+    // The account is made just after the answer, with its link: as a person would, wait for the email.
+    await lastLink(email, '/account/verify');
     await c.get('/account/login');
     expect((await c.post('/account/login', { email, password: PASSWORD })).status).toBe(303);
     const page = await c.get('/account/keys');
@@ -253,6 +263,7 @@ describe('security rules', () => {
     const email = freshEmail();
     await c.get('/account/signup');
     await c.post('/account/signup', { email, password: PASSWORD });
+    await lastLink(email, '/account/verify');
     await c.get('/account/login');
     const l = await c.post('/account/login', { email, password: PASSWORD });
     const session = l.setCookies.find((x) => x.startsWith('fr_session=')) as string;
@@ -466,6 +477,180 @@ describe('the admin view', () => {
   });
 });
 
+/** A signed-in person made an admin by the command line, once the server has seen the change. */
+async function signedInAdmin(): Promise<PageClient> {
+  const email = freshEmail();
+  const admin = await signedIn(email);
+  expect(cli(['users', 'admin', email, '--store', access.store]).status).toBe(0);
+  await waitFor(async () => (await admin.get('/admin')).status === 200, 3000, 'the admin view');
+  return admin;
+}
+
+describe('what an outside security audit found', () => {
+  it('a flood of wrong sign-ins past what the hashing threads take is answered 503 with Retry-After at once; pages and /v1 answer meanwhile', async () => {
+    const c = await signedIn();
+    // Eight clients (127.0.0.2-9), five sign-ins each, all at once: within every per-client limit.
+    const flooders = Array.from({ length: 8 }, (_, i) => new PageClient(server.url, `127.0.0.${2 + i}`));
+    for (const f of flooders) await f.get('/account/login');
+    const attempts = flooders.flatMap((f, i) =>
+      Array.from({ length: 5 }, (_, j) =>
+        f.post('/account/login', {
+          email: `flood${i}-${j}.${process.pid}@example.test`,
+          password: 'wrong password',
+        }),
+      ),
+    );
+    const [page, data] = [
+      await c.get('/account/keys'),
+      await fetch(`${server.url}/v1/funds?limit=1`, { headers: access.headers }),
+    ];
+    const answers = await Promise.all(attempts);
+    expect(page.status).toBe(200);
+    expect(data.status).toBe(200);
+    const statuses = answers.map((a) => a.status);
+    expect(
+      statuses.every((x) => x === 401 || x === 503),
+      statuses.join(' '),
+    ).toBe(true);
+    // Two serving threads, each one hash at a time and eight waiting: most of forty are told to come back.
+    expect(statuses.filter((x) => x === 503).length).toBeGreaterThanOrEqual(40 - 2 * 9);
+    for (const a of answers.filter((x) => x.status === 503)) {
+      expect(Number(a.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(a.body).toContain('send the form again');
+    }
+  });
+
+  it('a password reset ends every other reset link of the person: the second of two links fails once the first set a password', async () => {
+    const email = freshEmail();
+    await signedIn(email);
+    const b = new PageClient(server.url);
+    await b.get('/account/forgot');
+    const resets = () =>
+      mailedLinks(server.logs(), email).filter((l) => new URL(l).pathname === '/account/reset');
+    await b.post('/account/forgot', { email });
+    await waitFor(() => resets().length === 1, 10_000, 'the first link');
+    await b.post('/account/forgot', { email });
+    await waitFor(() => resets().length === 2, 10_000, 'the second link');
+    const [first, second] = resets().map((l) => new URL(l).searchParams.get('token') as string);
+    expect((await b.get(`/account/reset?token=${encodeURIComponent(second)}`)).status).toBe(200);
+    expect((await b.get(`/account/reset?token=${encodeURIComponent(first)}`)).status).toBe(200);
+    expect(
+      (await b.post('/account/reset', { token: first, password: 'the first new password' })).status,
+    ).toBe(303);
+    expect((await b.get(`/account/reset?token=${encodeURIComponent(second)}`)).status).toBe(400);
+    await b.get('/account/forgot');
+    expect((await b.post('/account/reset', { token: second, password: 'a password set later' })).status).toBe(
+      400,
+    );
+    await b.get('/account/login');
+    expect((await b.post('/account/login', { email, password: 'the first new password' })).status).toBe(303);
+  });
+
+  it('sign-up refuses an address with an invisible, bidi or control character, saying which, after Unicode normalization', async () => {
+    const c = new PageClient(server.url);
+    await c.get('/account/signup');
+    for (const [typed, named] of [
+      [`admin\u200b.${process.pid}@example.test`, 'U+200B ZERO WIDTH SPACE'],
+      [`ad\u202emin.${process.pid}@example.test`, 'U+202E RIGHT-TO-LEFT OVERRIDE'],
+      [`ad\u00admin.${process.pid}@example.test`, 'U+00AD SOFT HYPHEN'],
+      [`ad\u2066min.${process.pid}@example.test`, 'U+2066 LEFT-TO-RIGHT ISOLATE'],
+      [`admin\u0007.${process.pid}@example.test`, 'U+0007 (a control character)'],
+    ]) {
+      const r = await c.post('/account/signup', { email: typed, password: PASSWORD });
+      expect(r.status, typed).toBe(422);
+      expect(r.body, typed).toContain(named);
+      expect(r.body, typed).not.toContain(typed);
+    }
+    // Normalized first: full-width letters are the address they look like.
+    const wide = `\uff41\uff44min.${process.pid}@example.test`;
+    expect((await c.post('/account/signup', { email: wide, password: PASSWORD })).status).toBe(200);
+    await lastLink(`admin.${process.pid}@example.test`, '/account/verify');
+  });
+
+  it('admin pages, the person’s pages and CLI listings show invisible and bidi characters escaped, by one rule (core/escape.ts)', async () => {
+    // An address stored before sign-up refused them, its key labelled with a zero-width
+    // space and a right-to-left override, and a plan request.
+    const email = `eve\u200b.${process.pid}@example.test`;
+    const label = 'pay\u202egpj.exe\u200b';
+    const store = await openStore(access.store);
+    const { person, account } = await createPerson(
+      store,
+      { email, passwordHash: await hashPassword(PASSWORD, threadPoolHasher) },
+      testNow(),
+    );
+    await issueKey(store, account, label, testNow());
+    await requestPlan(store, { account_id: account.id, plan: 'pro', person_id: person.id }, testNow());
+    await store.close();
+    const shownEmail = `eve\\u200b.${process.pid}@example.test`;
+    const shownLabel = 'pay\\u202egpj.exe\\u200b';
+    const admin = await signedInAdmin();
+    for (const path of ['/admin', `/admin?q=eve`, `/admin/accounts/${account.id}`, '/admin/requests']) {
+      let page = await admin.get(path);
+      await waitFor(
+        async () => {
+          page = await admin.get(path);
+          return page.body.includes(shownEmail);
+        },
+        3000,
+        path,
+        () => page.body,
+      );
+      expect(page.body, path).not.toMatch(/[\u200b\u202e]/);
+    }
+    const eve = new PageClient(server.url);
+    await eve.get('/account/login');
+    expect((await eve.post('/account/login', { email, password: PASSWORD })).status).toBe(303);
+    const keys = await eve.get('/account/keys');
+    expect(keys.body).toContain(shownLabel);
+    expect(keys.body).not.toMatch(/[\u200b\u202e]/);
+    for (const args of [
+      ['users', 'list'],
+      ['users', 'show', person.id],
+      ['accounts', 'list'],
+      ['accounts', 'requests'],
+      ['keys', 'list', account.name],
+    ]) {
+      const r = cli([...args, '--store', access.store]);
+      expect(r.status, args.join(' ')).toBe(0);
+      expect(r.stdout, args.join(' ')).toContain(args[0] === 'keys' ? shownLabel : shownEmail);
+      expect(r.stdout, args.join(' ')).not.toMatch(/[\u200b\u202e]/);
+    }
+  });
+
+  it('a form with two Content-Length values or a Transfer-Encoding not ending in chunked is refused 400 and its connection closed; with Content-Length and Transfer-Encoding it is closed unanswered (docs/api.md)', async () => {
+    const form = 'email=a%40b.c&password=x';
+    const head = (framing: string) =>
+      `POST /account/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n${framing}\r\n`;
+    const hidden = 'GET /account/login HTTP/1.1\r\nHost: x\r\n\r\n';
+    const chunked = `${form.length.toString(16)}\r\n${form}\r\n0\r\n\r\n`;
+    const exchange = async (text: string) => {
+      const conn = await rawConnection(server.port);
+      conn.write(text);
+      await waitFor(() => conn.closed(), 3000, 'the close');
+      conn.close();
+      return conn.received().match(/HTTP\/1\.1 \d{3}/g) ?? [];
+    };
+    expect(await exchange(`${head('Content-Length: 5\r\nContent-Length: 7\r\n')}email`)).toEqual([
+      'HTTP/1.1 400',
+    ]);
+    expect(await exchange(`${head('Transfer-Encoding: xchunked\r\n')}${chunked}`)).toEqual(['HTTP/1.1 400']);
+    expect(await exchange(`${head('Transfer-Encoding: gzip, chunked\r\n')}${chunked}`)).toEqual([
+      'HTTP/1.1 501',
+    ]);
+    // The smuggling shapes: nothing answered, nothing behind them run.
+    expect(
+      await exchange(
+        `${head(`Content-Length: ${form.length}\r\nTransfer-Encoding: chunked\r\n`)}${chunked}${hidden}`,
+      ),
+    ).toEqual([]);
+    expect(
+      await exchange(
+        `${head(`Content-Length: 5\r\nContent-Length: ${5 + hidden.length}\r\n`)}email${hidden}`,
+      ),
+    ).toEqual([]);
+  });
+});
+
 describe('several servers on one Redis', () => {
   let redis: RedisServer | undefined;
   const servers: ServerProcess[] = [];
@@ -503,4 +688,51 @@ describe('several servers on one Redis', () => {
     expect((await onB.post('/account/logout', {})).status).toBe(303);
     expect((await c.get('/account')).status).toBe(303);
   });
+});
+
+describe('throttles over a sliding window: a boundary does not double a budget', () => {
+  const WINDOW_MS = 15 * 60_000;
+  /** A 15-minute boundary of the clocked server's clock, 30 s after it starts. */
+  const boundary = Date.parse(E2E_START) + WINDOW_MS;
+  let anchor = 0;
+  let clocked: ServerProcess;
+  const clockNow = () => boundary - 30_000 + (Date.now() - anchor);
+  const until = async (t: number) => {
+    while (clockNow() < t) await new Promise((r) => setTimeout(r, Math.min(500, t - clockNow())));
+  };
+
+  beforeAll(async () => {
+    const dir = tempDir('fr-dashboard-window-');
+    const { snapshots } = generateAndBuild(dir, 10);
+    const a = setupAccess(dir);
+    anchor = Date.now();
+    clocked = await startServe([...a.flags, '--snapshots', snapshots, '--threads', '1'], {
+      FUNDRETURNS_TEST_CLOCK: `${new Date(boundary - 30_000).toISOString()}@${anchor}`,
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await clocked?.stop();
+  });
+
+  it('ten wrong passwords for one address just before a 15-minute boundary and ten just after: the ten after are refused (429) with the wait until the first leaves the window', async () => {
+    if (clockNow() > boundary - 12_000)
+      throw new Error('the server took over 18 s to start: the boundary is too near');
+    await until(boundary - 10_000);
+    const email = freshEmail();
+    const c = new PageClient(clocked.url);
+    await c.get('/account/login');
+    for (let i = 0; i < 10; i++)
+      expect((await c.post('/account/login', { email, password: 'wrong password' })).status).toBe(401);
+    if (clockNow() >= boundary)
+      throw new Error('ten sign-ins took over 10 s: they did not all fall before the boundary');
+    await until(boundary + 500);
+    for (let i = 0; i < 10; i++) {
+      const r = await c.post('/account/login', { email, password: 'wrong password' });
+      expect(r.status, `attempt ${11 + i}, after the boundary`).toBe(429);
+      // The first of the ten leaves the window 15 minutes after it was made: 14 and a bit from now.
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(14 * 60);
+      expect(Number(r.headers.get('retry-after'))).toBeLessThanOrEqual(15 * 60);
+    }
+  }, 60_000);
 });

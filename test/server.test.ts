@@ -806,14 +806,35 @@ describe('request framing (RFC 9112 §6)', () => {
     expect(r.closed).toBe(true);
   });
 
-  it('a request hidden behind conflicting lengths never runs (no smuggling)', async () => {
+  it('a request hidden behind conflicting lengths never runs (no smuggling): the connection closes, unanswered', async () => {
     const inner = hiddenGet();
     const body = `{"a":${inner}`;
     const r = await exchange(
       `${batchHead(`Content-Length: 5\r\nContent-Length: ${body.length}\r\n`)}${body}`,
     );
-    expect(r.statuses).not.toContain('HTTP/1.1 200');
+    // The parser fails on the bytes after the first length before the 400 is written.
+    expect(r.statuses).toEqual([]);
     expect(r.closed).toBe(true);
+  });
+
+  it('Content-Length with Transfer-Encoding (either order, any method), or a length that is not one number: closed at once with no answer, nothing behind it run (docs/api.md)', async () => {
+    const body = JSON.stringify({ codes: [codes[0]] });
+    for (const framing of [
+      `Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n`,
+      `Transfer-Encoding: chunked\r\nContent-Length: ${body.length}\r\n`,
+    ]) {
+      const r = await exchange(`${batchHead(framing)}${chunked(body)}${hiddenGet()}`);
+      expect(r.statuses, framing).toEqual([]);
+      expect(r.closed, framing).toBe(true);
+    }
+    const list = await exchange(`${batchHead('Content-Length: 5, 7\r\n')}{"a":${hiddenGet()}`);
+    expect(list.statuses).toEqual([]);
+    expect(list.closed).toBe(true);
+    const get = await exchange(
+      `GET /v1/funds/${codes[0]} HTTP/1.1\r\nHost: x\r\n${auth()}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${hiddenGet()}`,
+    );
+    expect(get.statuses).toEqual([]);
+    expect(get.closed).toBe(true);
   });
 
   it('a transfer coding other than chunked: 501, or 400 when chunked is not last; nothing behind it runs', async () => {

@@ -21,7 +21,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { escapeControls } from '../escape.js';
 import { namingPath } from '../io-error.js';
 import type { Manifest } from './manifest.js';
 import { fsyncDir } from './writer.js';
@@ -32,17 +31,12 @@ const TMP_PREFIX = '.tmp-';
 /** The longest file name Linux allows, so the longest CURRENT can name. */
 const NAME_MAX = 255;
 
-/** A CURRENT's content as quoted in a message: JSON-quoted with controls escaped, at most 60 characters of it. */
-function preview(name: string): string {
-  const quoted = escapeControls(JSON.stringify(name.slice(0, 60)));
-  return name.length > 60 ? `${quoted}…` : quoted;
-}
-
 /**
  * CURRENT cannot be used: CURRENT_UNREADABLE (a directory, no permission) or
  * CURRENT_INVALID (what it holds is not a snapshot's name). The message is for the
- * operator (it names the file and quotes what it holds); `code` is what may be shown
- * to anyone (/healthz), since CURRENT may be a link to a file that is nobody's business.
+ * operator (it names the file and says why, never quoting what it holds, since CURRENT
+ * may be a link to a file that is nobody's business); `code` is what may be shown to
+ * anyone (/healthz).
  */
 export class CurrentError extends Error {
   constructor(
@@ -69,17 +63,17 @@ export function readCurrent(snapshotsDir: string): string | null {
     });
   }
   if (name.length === 0) return null;
-  // No file name is longer: whatever this is, it is not copied whole into logs.
+  // The messages say why, never what CURRENT holds: it may be a link to any file.
   if (name.length > NAME_MAX)
     throw new CurrentError(
       'CURRENT_INVALID',
-      `${path} holds ${name.length} characters (${preview(name)}), not a snapshot name`,
+      `${path} holds ${name.length} characters, more than any file name: not the name of a snapshot`,
     );
   // A name, never a path: CURRENT must not lead out of the snapshots directory.
   if (/[/\\]/.test(name) || name === '.' || name === '..')
     throw new CurrentError(
       'CURRENT_INVALID',
-      `${path} names ${preview(name)}, not a snapshot in that directory`,
+      `${path} holds a path (a "/" or "\\", or "." or ".."), not a snapshot in that directory`,
     );
   return name;
 }

@@ -7,15 +7,16 @@
  *   secrets/<kind>-<id>     {"value", "expires_at"}; its mtime is set to the expiry, so a
  *                           sweep needs a stat, not a read, to tell what is stale
  *   secrets/.tmp-… .taken-… a put before its rename, a take between rename and unlink
- *   throttle/<h>-<end ms>   one byte per attempt (O_APPEND); the size is the count of the
- *                           window ending at <end ms>; <h> is a hash of the key (an email)
+ *   throttle/<h>-<window ms>-<end ms>  one line per attempt (its time and a nonce, O_APPEND),
+ *                           in the period of the window's length ending at <end ms>; <h>
+ *                           is a hash of the key (an email, a client)
  *
  * Both directories are 700 and every file 600 (store-perms.ts checks the directories
  * at open; a 700 directory keeps what is in it from everyone else).
  *
  * Why files rather than the log: a rename is atomic on one file system, so "of two
  * takers exactly one gets the token" holds across threads and processes without a
- * lock; an O_APPEND write of one byte is atomic too, so every attempt counts. Neither
+ * lock; an O_APPEND write of one short line is atomic too, so every attempt counts. Neither
  * is fsynced: losing a session or a counter in a power cut costs a sign-in, not data.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -34,6 +35,7 @@ import { join } from 'node:path';
 import { now } from '../../core/clock.js';
 import { isObject, SECRET_KINDS, type SecretKind } from './model.js';
 import { STORE_DIR_MODE, STORE_FILE_MODE } from './store-perms.js';
+import { checkThrottle, slidingWait } from './throttle.js';
 
 export const SECRETS_DIR = 'secrets';
 export const THROTTLE_DIR = 'throttle';
@@ -46,7 +48,8 @@ const SWEEP_EVERY_MS = 60_000;
  * expiry must not remove a secret put again under the same id a moment later.
  */
 const SWEEP_GRACE_MS = 10 * 60_000;
-const THROTTLE_FILE = /^[0-9a-f]{40}-(\d+)$/;
+/** `<key hash>-<window ms>-<period end ms>`; a fixed window's file of an older version has no window. */
+const THROTTLE_FILE = /^[0-9a-f]{40}(?:-(\d+))?-(\d+)$/;
 
 function errCode(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | null)?.code;
@@ -80,6 +83,40 @@ function liveValue(text: string, at: number): string | null {
   if (!isObject(v) || typeof v.value !== 'string' || typeof v.expires_at !== 'string') return null;
   const expires = Date.parse(v.expires_at);
   return Number.isFinite(expires) && expires > at ? v.value : null;
+}
+
+interface Attempt {
+  readonly t: number;
+  readonly nonce: string;
+}
+
+/** The attempts in a throttle file, in its order; none when it does not exist. A line torn by a crash is skipped. */
+async function readAttempts(path: string): Promise<Attempt[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if (errCode(e) === 'ENOENT') return [];
+    throw e;
+  }
+  return parseAttempts(text);
+}
+
+/** The attempts in an open throttle file, from its start. */
+async function readHandle(fh: FileHandle): Promise<Attempt[]> {
+  const { size } = await fh.stat();
+  const buf = Buffer.alloc(size);
+  const { bytesRead } = await fh.read(buf, 0, size, 0);
+  return parseAttempts(buf.toString('utf8', 0, bytesRead));
+}
+
+function parseAttempts(text: string): Attempt[] {
+  const out: Attempt[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^(\d{1,16}) ([0-9a-f]{12})$/.exec(line);
+    if (m !== null) out.push({ t: Number(m[1]), nonce: m[2] });
+  }
+  return out;
 }
 
 export class FileSecrets {
@@ -153,25 +190,46 @@ export class FileSecrets {
   }
 
   /**
-   * Count an attempt in the fixed window of `windowMs` that holds now. Every attempt is
-   * counted (one atomic append each); two at the same instant may both see the other's,
-   * so a count is never lower than the attempt's place in the window, only sometimes
-   * higher: a throttle built on it never lets more through than its limit.
+   * One attempt against a sliding window (throttle.ts), without a lock: an attempt is a
+   * line (its time and a nonce) appended to the key's file of the current period of
+   * `windowMs` (O_APPEND: atomic, every line kept, in one order for every reader), and
+   * the decision reads the files of this period and the one before. Read first: a key
+   * already full refuses without growing its file. Then appended, and admitted when at
+   * most `limit` lines in the window come before it, its own included: of attempts
+   * racing for the last places the first appended win; the others' lines stay and count,
+   * so a race can refuse more than needed, never admit more than the limit.
    */
-  async hit(key: string, windowMs: number): Promise<number> {
-    checkMs('a throttle window', windowMs);
-    const end = (Math.floor(now() / windowMs) + 1) * windowMs;
-    const name = `${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 40)}-${end}`;
-    const fh = await this.#open(this.#throttle, join(this.#throttle, name), 'a');
-    let count: number;
+  async throttle(key: string, limit: number, windowMs: number, nowMs: number): Promise<number> {
+    checkThrottle(limit, windowMs, nowMs);
+    const h = createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 40);
+    const period = Math.floor(nowMs / windowMs);
+    const file = (p: number) => join(this.#throttle, `${h}-${windowMs}-${(p + 1) * windowMs}`);
+    // Nobody appends to the period before any more: it is read once.
+    const earlier = await readAttempts(file(period - 1));
+    const wait = (current: Attempt[]) =>
+      slidingWait(
+        [...earlier, ...current].map((a) => a.t),
+        limit,
+        windowMs,
+        nowMs,
+      );
+    // One handle reads, appends (O_APPEND: at the end, whatever was read) and reads again.
+    const fh = await this.#open(this.#throttle, file(period), 'a+');
     try {
-      await fh.write(Buffer.from('.'));
-      count = (await fh.stat()).size;
+      const before = wait(await readHandle(fh));
+      if (before > 0) return before;
+      const nonce = randomBytes(6).toString('hex');
+      await fh.write(`${nowMs} ${nonce}\n`);
+      const current = await readHandle(fh);
+      const mine = current.findIndex((a) => a.nonce === nonce);
+      const ahead = [...earlier, ...(mine < 0 ? current : current.slice(0, mine + 1))].filter(
+        (a) => a.t > nowMs - windowMs,
+      );
+      return ahead.length <= limit ? 0 : wait(current);
     } finally {
       await fh.close();
+      this.#maybeSweep();
     }
-    this.#maybeSweep();
-    return count;
   }
 
   /** Wait for a sweep under way (closing the store). */
@@ -184,7 +242,7 @@ export class FileSecrets {
   }
 
   /** Open a file in `dir`, making the directory first (again, if an operator removed it meanwhile). */
-  async #open(dir: string, path: string, flags: 'wx' | 'a'): Promise<FileHandle> {
+  async #open(dir: string, path: string, flags: 'wx' | 'a+'): Promise<FileHandle> {
     if (!this.#made.has(dir)) {
       await mkdir(dir, { recursive: true, mode: STORE_DIR_MODE });
       this.#made.add(dir);
@@ -222,7 +280,9 @@ export class FileSecrets {
     }
     for (const name of await readdir(this.#throttle).catch(() => [] as string[])) {
       const m = THROTTLE_FILE.exec(name);
-      if (m !== null && Number(m[1]) < at) await unlink(join(this.#throttle, name)).catch(() => {});
+      // A period's file counts until a window after the period ended (the next one reads it).
+      const until = m === null ? null : Number(m[2]) + Number(m[1] ?? 0);
+      if (until !== null && until < at) await unlink(join(this.#throttle, name)).catch(() => {});
     }
   }
 }

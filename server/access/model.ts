@@ -487,10 +487,13 @@ export interface AccessStore {
   takeSecret(kind: SecretKind, id: string): Promise<string | null>;
   deleteSecret(kind: SecretKind, id: string): Promise<void>;
   /**
-   * Count one attempt under `key` (sign-in throttling) in a fixed window of `windowMs`
-   * and return the attempts in the current window, this one included.
+   * One attempt under `key` (the dashboard's throttles) against a sliding window:
+   * admitted, and counted, when fewer than `limit` attempts under `key` were admitted in
+   * the `windowMs` up to `nowMs`; returns 0 then, else the milliseconds until one more
+   * would be (a refused attempt is not counted). No window of `windowMs`, wherever it
+   * starts, holds more than `limit` admitted attempts, across every instance.
    */
-  hit(key: string, windowMs: number): Promise<number>;
+  throttle(key: string, limit: number, windowMs: number, nowMs: number): Promise<number>;
   /** Append one entry to the audit log of admin actions. */
   audit(entry: AuditEntry): Promise<void>;
   /** The newest `limit` audit entries, newest first. */

@@ -5,6 +5,7 @@
  * dashboard's sign-up and by `users create`.
  */
 import { randomBytes } from 'node:crypto';
+import { unsafeCharacter } from '../../core/escape.js';
 import { newAccountId } from './keys.js';
 import {
   AccessChangeError,
@@ -16,22 +17,30 @@ import {
   type Role,
 } from './model.js';
 
-/** A person's email as it is stored and compared: trimmed, lower-cased. */
+/**
+ * A person's email as it is stored and compared: in Unicode's compatibility form
+ * (NFKC: a full-width `ａ` is `a`, a composed accent one code point), trimmed,
+ * lower-cased.
+ */
 export function emailKey(email: string): string {
-  return email.trim().toLowerCase();
+  return email.normalize('NFKC').trim().toLowerCase();
 }
 
 /**
  * Why `email` is not an address we can write to, or null. Deliberately loose (one
- * `@`, a dot in the domain, no spaces or controls, RFC 5321's 254 characters): the
- * verification mail is the real check.
+ * `@`, a dot in the domain, no spaces, RFC 5321's 254 characters): the verification
+ * mail is the real check. After normalization it may hold no character that shows as
+ * nothing or reorders what is around it (core/escape.ts, the rule every listing
+ * escapes them by): `admin\u200b@example.com` would read as someone else's address.
  */
 export function emailProblem(email: string): string | null {
   const e = emailKey(email);
   if (e.length === 0) return 'Enter your email address.';
   if (e.length > 254) return 'An email address has at most 254 characters.';
-  if (!/^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u.test(e))
-    return 'Enter an email address like name@example.com.';
+  const hidden = unsafeCharacter(e);
+  if (hidden !== null)
+    return `The address holds an invisible or control character, ${hidden}: type it again without it.`;
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/u.test(e)) return 'Enter an email address like name@example.com.';
   return null;
 }
 

@@ -313,7 +313,7 @@ describe("the embedded store's secrets, counters and audit log (issue 22)", () =
     await s.putSecret('session', id(1), 'x', 60_000);
     expect(await s.getSecret('session', id(1))).toBe('x');
     expect(await s.takeSecret('session', id(1))).toBe('x');
-    expect(await s.hit('signin:a@b.c', 60_000)).toBe(1);
+    expect(await s.throttle('signin:a@b.c', 10, 60_000, Date.now())).toBe(0);
     await s.audit({ at: new Date().toISOString(), actor: 'cli:ops', action: 'x', target: 'y', detail: '' });
     expect(await s.readAudit(1)).toHaveLength(1);
     expect(Date.now() - t0).toBeLessThan(1000);
@@ -326,7 +326,7 @@ describe("the embedded store's secrets, counters and audit log (issue 22)", () =
     try {
       const s = await openStore(dir);
       await s.putSecret('verify', id(2), '{"person":"user_1"}', 60_000);
-      await s.hit('signin:a@b.c', 60_000);
+      await s.throttle('signin:a@b.c', 10, 60_000, Date.now());
       await s.audit({ at: new Date().toISOString(), actor: 'cli:ops', action: 'x', target: 'y', detail: '' });
       for (const sub of ['secrets', 'throttle']) {
         expect(statSync(join(dir, sub)).mode & 0o777, sub).toBe(0o700);
@@ -356,13 +356,14 @@ describe("the embedded store's secrets, counters and audit log (issue 22)", () =
     const dir = tempDir();
     const s = await openStore(dir);
     await s.putSecret('session', id(6), 'a', 60_000);
-    await s.hit('signin:a@b.c', 60_000);
+    await s.throttle('signin:a@b.c', 1, 60_000, Date.now());
     rmSync(join(dir, 'secrets'), { recursive: true });
     rmSync(join(dir, 'throttle'), { recursive: true });
     expect(await s.getSecret('session', id(6))).toBeNull();
     await s.putSecret('session', id(7), 'b', 60_000);
     expect(await s.getSecret('session', id(7))).toBe('b');
-    expect(await s.hit('signin:a@b.c', 60_000)).toBe(1);
+    // Its attempts went with the directory: the limit of one admits again.
+    expect(await s.throttle('signin:a@b.c', 1, 60_000, Date.now())).toBe(0);
     expect(statSync(join(dir, 'secrets')).mode & 0o777).toBe(0o700);
   });
 
@@ -373,15 +374,17 @@ describe("the embedded store's secrets, counters and audit log (issue 22)", () =
     await expect(s.getSecret('nope' as 'session', id(1))).rejects.toThrow(/secret kind must be/);
   });
 
-  it('a sweep removes expired secrets and past windows, and keeps live ones', async () => {
+  it('a sweep removes expired secrets and the files of periods no window reaches, and keeps live ones', async () => {
     const dir = tempDir();
     const s = await openStore(dir);
     await s.putSecret('session', id(4), 'live', 60_000);
     await s.putSecret('session', id(5), 'old', 60_000);
     // Expired long ago, as the file's mtime (its expiry) says.
     utimesSync(join(dir, 'secrets', `session-${id(5)}`), 1000, 1000);
-    await s.hit('signin:x', 60_000);
+    await s.throttle('signin:x', 10, 60_000, Date.now());
+    // A fixed window's file of an older version, and a period that ended over a window ago.
     writeFileSync(join(dir, 'throttle', `${'a'.repeat(40)}-1000`), '...');
+    writeFileSync(join(dir, 'throttle', `${'b'.repeat(40)}-60000-${Date.now() - 61_000}`), '1\n');
     await new FileSecrets(dir).sweep();
     expect(readdirSync(join(dir, 'secrets'))).toEqual([`session-${id(4)}`]);
     expect(readdirSync(join(dir, 'throttle'))).toHaveLength(1);

@@ -367,8 +367,8 @@ export class FileAccessStore implements AccessStore {
     await this.secrets.delete(kind, id);
   }
 
-  async hit(key: string, windowMs: number): Promise<number> {
-    return await this.secrets.hit(key, windowMs);
+  async throttle(key: string, limit: number, windowMs: number, nowMs: number): Promise<number> {
+    return await this.secrets.throttle(key, limit, windowMs, nowMs);
   }
 
   async audit(entry: AuditEntry): Promise<void> {

@@ -8,10 +8,10 @@ import { accessStoreContract } from './store.contract.js';
 import {
   AUDIT_KEY,
   dailyKey,
-  hitKey,
   LOG_KEY,
   RedisAccessStore,
   secretKey,
+  throttleKey,
   usageKey,
   VERSION_KEY,
 } from './store-redis.js';
@@ -264,7 +264,7 @@ describe('RedisAccessStore', () => {
     for (let i = 0; i < 5000; i += 499) expect(m.get(`acct_${i}`)).toBe(i % 997);
   });
 
-  it('keeps a secret as fr:secret:<kind>:<id> with its TTL, a throttle counter for one window, and at most 100,000 audit entries', async () => {
+  it('keeps a secret as fr:secret:<kind>:<id> with its TTL, the attempts of a throttle for one window, and at most 100,000 audit entries', async () => {
     const s = await store();
     const c = createClient({ url: redis.url });
     await c.connect();
@@ -275,12 +275,14 @@ describe('RedisAccessStore', () => {
       expect(ttl).toBeGreaterThan(55_000);
       expect(ttl).toBeLessThanOrEqual(60_000);
 
-      await s.hit('signin:a@b.c', 30_000);
-      expect(await c.pTTL(hitKey('signin:a@b.c'))).toBeGreaterThan(25_000);
-      // A counter that lost its expiry (PERSIST by hand) gets one at the next attempt.
-      await c.persist(hitKey('signin:a@b.c'));
-      expect(await s.hit('signin:a@b.c', 30_000)).toBe(2);
-      expect(await c.pTTL(hitKey('signin:a@b.c'))).toBeGreaterThan(25_000);
+      const t0 = Date.now();
+      expect(await s.throttle('signin:a@b.c', 5, 30_000, t0)).toBe(0);
+      expect(await c.pTTL(throttleKey('signin:a@b.c'))).toBeGreaterThan(25_000);
+      // A set that lost its expiry (PERSIST by hand) gets one at the next attempt.
+      await c.persist(throttleKey('signin:a@b.c'));
+      expect(await s.throttle('signin:a@b.c', 5, 30_000, t0 + 1)).toBe(0);
+      expect(await c.pTTL(throttleKey('signin:a@b.c'))).toBeGreaterThan(25_000);
+      expect(await c.zCard(throttleKey('signin:a@b.c'))).toBe(2);
 
       await c.rPush(
         AUDIT_KEY,

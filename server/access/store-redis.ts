@@ -10,7 +10,9 @@
  * - `fr:usage:<YYYY-MM>` hash account id → requests admitted that month, incremented
  *                        atomically by RedisLimiter (limiter-redis.ts).
  * - `fr:secret:<kind>:<id>` a session or token (issue 22), SET with PX, taken with GETDEL.
- * - `fr:hit:<key>`       sign-in attempts of one window (INCR, and PEXPIRE on the first, in a script).
+ * - `fr:throttle:<key>`  the dashboard's admitted attempts under one throttle key in
+ *                        its sliding window: a sorted set scored by time (ms), trimmed
+ *                        and added to in one script; expires a window after the last.
  * - `fr:audit`           list of admin actions, JSON, newest first (LPUSH, LTRIM).
  * - `fr:daily:<YYYY-MM-DD>` hash `<key id>:ok` / `<key id>:refused` → requests of that key
  *                        admitted / refused with 429 that day (UTC), added to by every
@@ -42,6 +44,7 @@ import {
 } from './model.js';
 import { parsePlans } from './plans.js';
 import { redactUrl } from './redact-url.js';
+import { checkThrottle } from './throttle.js';
 
 export const LOG_KEY = 'fr:access:log';
 export const VERSION_KEY = 'fr:access:version';
@@ -51,8 +54,8 @@ export const PLANS_KEY = 'fr:plans';
 export const usageKey = (month: string): string => `fr:usage:${month}`;
 /** A session or token by kind and hashed id (expires with the secret: SET PX). */
 export const secretKey = (kind: SecretKind, id: string): string => `fr:secret:${kind}:${id}`;
-/** An attempt counter of sign-in throttling; lives one window from its first attempt. */
-export const hitKey = (key: string): string => `fr:hit:${key}`;
+/** The admitted attempts under a throttle key in its window; lives one window from the last. */
+export const throttleKey = (key: string): string => `fr:throttle:${key}`;
 /** Admin actions, newest first, the newest AUDIT_KEEP kept. */
 export const AUDIT_KEY = 'fr:audit';
 /** Requests per key on one day (addDaily). */
@@ -72,11 +75,26 @@ redis.call('PUBLISH', ARGV[3], v)
 return v
 `;
 
-/** One attempt of sign-in throttling (hit): the window's count. */
-const HIT_SCRIPT = `
-local n = redis.call('INCR', KEYS[1])
-if n == 1 or redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return n
+/**
+ * One attempt against a sliding window (throttle): ARGV now ms, window ms, limit, a
+ * unique member. Drops what left the window (now - window, now], then admits and adds
+ * the attempt when fewer than `limit` remain (0), else says when the oldest that keeps
+ * it full leaves (ms). The caller's clock, not Redis's: every server of one store and
+ * the tests agree on it.
+ */
+const THROTTLE_SCRIPT = `
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local n = redis.call('ZCARD', KEYS[1])
+if n >= limit then
+  local oldest = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
+  return math.max(1, tonumber(oldest[2]) + window - now)
+end
+redis.call('ZADD', KEYS[1], now, ARGV[4])
+redis.call('PEXPIRE', KEYS[1], window)
+return 0
 `;
 
 type Client = ReturnType<typeof makeClient>;
@@ -441,18 +459,20 @@ export class RedisAccessStore implements AccessStore {
     await this.#call((c) => c.del(secretKey(kind, id)));
   }
 
-  /**
-   * INCR, and the window's expiry set by its first attempt, in one script: atomic, and
-   * without PEXPIRE NX (Redis 7), so Redis 6.2 still serves. A counter somehow left
-   * without an expiry gets one rather than counting for ever.
-   */
-  async hit(key: string, windowMs: number): Promise<number> {
-    if (!Number.isSafeInteger(windowMs) || windowMs <= 0)
-      throw new Error(`a throttle window must be whole milliseconds > 0, not ${windowMs}`);
-    const count = await this.#call((c) =>
-      c.eval(HIT_SCRIPT, { keys: [hitKey(key)], arguments: [String(windowMs)] }),
+  async throttle(key: string, limit: number, windowMs: number, nowMs: number): Promise<number> {
+    checkThrottle(limit, windowMs, nowMs);
+    const wait = await this.#call((c) =>
+      c.eval(THROTTLE_SCRIPT, {
+        keys: [throttleKey(key)],
+        arguments: [
+          String(nowMs),
+          String(windowMs),
+          String(limit),
+          `${nowMs}-${randomBytes(6).toString('hex')}`,
+        ],
+      }),
     );
-    return Number(count);
+    return Number(wait);
   }
 
   async audit(entry: AuditEntry): Promise<void> {

@@ -220,30 +220,50 @@ export function accessStoreContract(name: string, emptyStore: EmptyStore): void 
       }
     });
 
-    it('counts attempts per key in a window, shared by instances, never fewer than were made', async () => {
+    it('throttles per key: the limit admitted, shared by instances; a refusal says when one more fits and is not counted', async () => {
       const open = await emptyStore();
       const [a, b] = [await open(), await open()];
       const hour = 3_600_000;
-      expect(await a.hit('signin:ann@example.com', hour)).toBe(1);
-      expect(await b.hit('signin:ann@example.com', hour)).toBe(2);
-      expect(await a.hit('signin:bob@example.com', hour)).toBe(1);
-      const counts = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).hit('signin:ann@example.com', hour)),
-      );
-      // Every attempt counted: the last one sees all 22; each sees at least its own place.
-      expect(Math.max(...counts)).toBe(22);
-      const sorted = [...counts].sort((x, y) => x - y);
-      sorted.forEach((n, i) => {
-        expect(n).toBeGreaterThanOrEqual(i + 3);
-      });
+      const t0 = Date.now();
+      expect(await a.throttle('signin:ann@example.com', 3, hour, t0)).toBe(0);
+      expect(await b.throttle('signin:ann@example.com', 3, hour, t0 + 1000)).toBe(0);
+      expect(await a.throttle('signin:bob@example.com', 3, hour, t0 + 1000)).toBe(0);
+      expect(await b.throttle('signin:ann@example.com', 3, hour, t0 + 2000)).toBe(0);
+      // Full: the fourth waits until the first leaves the window, an hour after it.
+      expect(await a.throttle('signin:ann@example.com', 3, hour, t0 + 5000)).toBe(hour - 5000);
+      // Refused attempts are not counted: the wait does not grow.
+      expect(await b.throttle('signin:ann@example.com', 3, hour, t0 + 6000)).toBe(hour - 6000);
+      expect(await a.throttle('signin:ann@example.com', 3, hour, t0 + hour + 1)).toBe(0);
     });
 
-    it('starts counting again once the window has passed', async () => {
+    it('many attempts at once from two instances: never more admitted than the limit', async () => {
+      const open = await emptyStore();
+      const [a, b] = [await open(), await open()];
+      const t0 = Date.now();
+      const waits = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? a : b).throttle('signin:x', 10, 60_000, t0 + i)),
+      );
+      // Ten admitted, the first to come; the others told to wait.
+      expect(waits.filter((w) => w === 0)).toHaveLength(10);
+      // At most a window (and the few ms between the attempts' clocks).
+      for (const w of waits.filter((x) => x > 0)) expect(w).toBeLessThanOrEqual(60_000 + 24);
+    });
+
+    it('a sliding window: no window of its length, wherever it starts, holds more than the limit (a boundary does not double it)', async () => {
       const s = await (await emptyStore())();
-      await s.hit('signin:127.0.0.1', 200);
-      await s.hit('signin:127.0.0.1', 200);
-      await sleep(450);
-      expect(await s.hit('signin:127.0.0.1', 200)).toBe(1);
+      const window = 15 * 60_000;
+      // An attempt every 1.5 s for 30 minutes, across every boundary a fixed window would have.
+      const t0 = Math.floor(Date.now() / window) * window + window - 7_500;
+      const admitted: number[] = [];
+      for (let t = t0; t < t0 + 2 * window; t += 1_500)
+        if ((await s.throttle('signin:carol@example.com', 10, window, t)) === 0) admitted.push(t);
+      for (const t of admitted) {
+        const inWindow = admitted.filter((u) => u > t - window && u <= t).length;
+        expect(inWindow, `the window ending ${t - t0} ms in`).toBeLessThanOrEqual(10);
+      }
+      // 10 in the first window, 10 more once those left it: the budget, not twice it.
+      expect(admitted.length).toBe(20);
+      expect(admitted.filter((t) => t < t0 + 15_000).length).toBe(10);
     });
 
     it('keeps the audit log newest first, whole, for every instance', async () => {

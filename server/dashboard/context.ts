@@ -4,6 +4,7 @@
  * the route table (dashboard.ts) do not import one another.
  */
 import type { AccessState, AccessStore, Limiter, Person, PlanLimits, PlanName } from '../access/model.js';
+import type { Hasher } from './hash-pool.js';
 import type { Mailer } from './mailer.js';
 import type { PageRequest, PageResponse } from './page-http.js';
 import type { CookieRules, Session, Sessions } from './session.js';
@@ -23,6 +24,8 @@ export interface DashboardDeps {
   /** The limiter slot of an account this server knows, or undefined. */
   readonly slotOf: (accountId: string) => number | undefined;
   readonly log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  /** Password hashing, bounded (hash-pool.ts): it may refuse with HashBusy, a 503. */
+  readonly hasher: Hasher;
 }
 
 /** What a handler gets: the request, the store's state of the moment and who asks. */
@@ -35,6 +38,19 @@ export interface PageContext {
   readonly csrf: string;
   readonly sessions: Sessions;
   readonly cookieRules: CookieRules;
+  /**
+   * Run `task` after this answer is written (sending an email, making an account): work
+   * that differs by whether an address has an account stays off the answer's time.
+   */
+  readonly later: (what: string, task: () => Promise<void>) => void;
+  /** One attempt under `key` against throttle `t`: 0 when allowed (and counted), else the ms to wait. */
+  readonly throttle: (key: string, t: Throttle) => Promise<number>;
+}
+
+/** A throttle: at most `limit` attempts in any `windowMs` (a sliding window, server/access/throttle.ts). */
+export interface Throttle {
+  readonly limit: number;
+  readonly windowMs: number;
 }
 
 /** The signed-in person's context (routes that need one get it). */
@@ -50,6 +66,8 @@ export interface PageRoute {
   /** Segments; `:name` matches one segment. */
   readonly path: string;
   readonly who: Who;
+  /** Its POST hashes a password: refused (503) before anything else while hashing is at its bound. */
+  readonly hashes?: true;
   readonly handle: (c: PersonContext) => Promise<PageResponse>;
 }
 

@@ -8,13 +8,16 @@
  * The route table below is the one place a dashboard route is declared.
  */
 import type { HttpResponse, TemplatedApp } from '../uws.js';
-import type { DashboardDeps, PageRoute, PersonContext } from './context.js';
+import { AfterAnswer } from './after-answer.js';
+import type { DashboardDeps, PageRoute, PersonContext, Throttle } from './context.js';
 import { redirect } from './context.js';
+import { HashBusy } from './hash-pool.js';
+import { html } from './html.js';
 import { type PageRequest, type PageResponse, servePage } from './page-http.js';
 import { accountRoutes } from './pages/account.js';
 import { adminRoutes } from './pages/admin.js';
 import { authRoutes } from './pages/auth.js';
-import { ASSET_CSS, ASSET_JS, CSS, JS } from './pages/layout.js';
+import { ASSET_CSS, ASSET_JS, CSS, JS, page } from './pages/layout.js';
 import { type CookieRules, cookie, csrfCookieName, randomToken, Sessions, sameToken } from './session.js';
 
 /** For routes open to anyone, `person`/`session` may be absent: handlers of those check. */
@@ -50,7 +53,12 @@ function match(route: PageRoute, path: string): Record<string, string> | null {
   return params;
 }
 
-/** The origin a request's form came from, if it is ours: the base URL's, or the Host it was sent to. */
+/**
+ * Whether a form came from our own origin: the base URL's, or the `Host` it was sent to
+ * on the base URL's scheme. Scheme, host and port all count: with an https base URL,
+ * a page served over plain http on the same name (anyone on the path can write one)
+ * is another origin.
+ */
 export function sameOrigin(req: PageRequest, baseUrl: string): boolean {
   const from = req.origin !== '' && req.origin !== 'null' ? req.origin : req.referer;
   if (from === '') return false;
@@ -60,19 +68,36 @@ export function sameOrigin(req: PageRequest, baseUrl: string): boolean {
   } catch {
     return false;
   }
-  if (u.origin === new URL(baseUrl).origin) return true;
+  const base = new URL(baseUrl);
+  if (u.origin === base.origin) return true;
   // Behind a proxy or on another name of this host: the browser sent the form to `Host`,
   // and an attacker's page cannot make a victim's browser send its own origin here.
-  return req.host !== '' && u.host === req.host;
+  if (req.host === '') return false;
+  let sentTo: URL;
+  try {
+    sentTo = new URL(`${base.protocol}//${req.host}`);
+  } catch {
+    return false;
+  }
+  return u.origin === sentTo.origin;
 }
 
 export class Dashboard {
   readonly sessions: Sessions;
   readonly cookieRules: CookieRules;
+  /** What pages left to do after their answers (emails, new accounts). */
+  readonly afterAnswer: AfterAnswer;
+  /** Throttle keys refused, and until when (throttle). */
+  private readonly refusedUntil = new Map<string, number>();
 
   constructor(readonly deps: DashboardDeps) {
     this.cookieRules = { secure: deps.baseUrl.startsWith('https:') };
     this.sessions = new Sessions(deps.store, this.cookieRules, deps.now);
+    this.afterAnswer = new AfterAnswer((what, e) =>
+      deps.log('error', `dashboard ${what} failed after its answer`, {
+        error: e instanceof Error ? (e.stack ?? e.message) : String(e),
+      }),
+    );
   }
 
   /** Register the pages on `app` (before its catch-all 404). */
@@ -123,6 +148,16 @@ export class Dashboard {
           : { status: 404, body: notFoundPage(), headers: [] },
         [],
       );
+    // Hashing at its bound: a form that would hash is refused before it costs a look at
+    // the store, and nothing is counted against anyone (dashboard.md, Security).
+    if (found.route.hashes === true) {
+      try {
+        this.deps.hasher.refuseWhenFull();
+      } catch (e) {
+        if (!(e instanceof HashBusy)) throw e;
+        return this.finish(busy('', e.retryAfterS), []);
+      }
+    }
     // HEAD is answered as GET (its handler decides on GET), without the body (page-http.ts).
     const r: PageRequest = { ...req, method, params: found.params };
     const state = await this.deps.store.read();
@@ -166,8 +201,39 @@ export class Dashboard {
       csrf,
       sessions: this.sessions,
       cookieRules: this.cookieRules,
+      later: (what: string, task: () => Promise<void>) => this.afterAnswer.run(what, task),
+      throttle: (key: string, t: Throttle) => this.throttle(key, t),
     } as PersonContext;
-    return this.finish(await route.handle(c), cookies);
+    try {
+      return this.finish(await route.handle(c), cookies);
+    } catch (e) {
+      if (!(e instanceof HashBusy)) throw e;
+      return this.finish(busy(csrf, e.retryAfterS), cookies);
+    }
+  }
+
+  /**
+   * One attempt against a throttle of the store. A refusal is remembered here until it
+   * ends, and a key refused is refused again without asking the store: attempts made on
+   * other threads or servers can only make a refusal last longer, never end it sooner,
+   * so a flood of refused attempts costs no I/O.
+   */
+  async throttle(key: string, t: Throttle): Promise<number> {
+    const now = this.deps.now();
+    const known = (this.refusedUntil.get(key) ?? 0) - now;
+    if (known > 0) return known;
+    const wait = await this.deps.store.throttle(key, t.limit, t.windowMs, now);
+    if (wait > 0) {
+      if (this.refusedUntil.size >= MAX_REFUSALS)
+        for (const [k, until] of this.refusedUntil) if (until <= now) this.refusedUntil.delete(k);
+      // Still full of live refusals: the oldest make room.
+      for (const k of this.refusedUntil.keys()) {
+        if (this.refusedUntil.size < MAX_REFUSALS) break;
+        this.refusedUntil.delete(k);
+      }
+      this.refusedUntil.set(key, now + wait);
+    }
+    return wait;
   }
 
   private finish(page: PageResponse, cookies: readonly string[]): PageResponse {
@@ -184,8 +250,23 @@ export class Dashboard {
 
 const TEXT = 'text/plain; charset=utf-8';
 
+/** Refused throttle keys one thread remembers at most (a flood of new addresses cannot grow it without end). */
+const MAX_REFUSALS = 100_000;
+
 function forbidden(text: string): PageResponse {
   return { status: 403, body: text, type: TEXT };
+}
+
+/** Password hashing at its bound: nothing was decided, so the same form may simply be sent again. */
+function busy(csrf: string, retryAfterS: number): PageResponse {
+  return {
+    status: 503,
+    body: page(
+      { title: 'Try again shortly', person: null, csrf },
+      html`<p>Too many passwords are being checked right now. Wait ${retryAfterS} seconds, then go back and send the form again.</p>`,
+    ),
+    headers: [['Retry-After', String(retryAfterS)]],
+  };
 }
 
 function notFoundPage(): string {

@@ -1,8 +1,11 @@
 /**
  * HTML for the dashboard's pages: a tagged template that escapes every interpolated
  * value unless it is already HTML made here, so a person's text (an email, a key
- * label, `<script>`) can only ever appear as text.
+ * label, `<script>`) can only ever appear as text; and text that would hide or
+ * reorder characters (a zero-width space, a right-to-left override) shows them as the
+ * CLI does, by core/escape.ts's one rule: `admin\u200b@example.com`.
  */
+import { escapeForTerminal } from '../../core/escape.js';
 import { escapeHtml } from '../public/response.js';
 
 export class Html {
@@ -18,7 +21,7 @@ function render(v: Part): string {
   if (v === null || v === undefined || v === false) return '';
   if (v instanceof Html) return v.text;
   if (Array.isArray(v)) return (v as readonly Part[]).map(render).join('');
-  return escapeHtml(String(v));
+  return escapeHtml(escapeForTerminal(String(v)));
 }
 
 export function html(strings: TemplateStringsArray, ...values: Part[]): Html {

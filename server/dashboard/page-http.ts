@@ -7,7 +7,7 @@
  * Not the API's hot path: pages are rare and each reads the store, so clarity wins
  * over the byte-level care of server/app.ts.
  */
-import { readBody } from '../http/body.js';
+import { readBody, refusedFraming } from '../http/body.js';
 import { Call, clientOf } from '../http/call.js';
 import type { HttpRequest, HttpResponse } from '../uws.js';
 
@@ -31,8 +31,6 @@ export interface PageRequest {
    * trusted proxy (serve --trust-proxy) the address the proxy forwards.
    */
   readonly ip: string;
-  /** The scheme the client used: the trusted proxy's X-Forwarded-Proto, else the connection's. */
-  readonly scheme: 'http' | 'https';
 }
 
 export interface PageResponse {
@@ -94,7 +92,6 @@ export function servePage(
   onError: (e: unknown) => void,
 ): void {
   const method = req.getMethod().toUpperCase() as PageMethod;
-  const client = clientOf(res, req);
   const base = {
     method,
     path: req.getUrl(),
@@ -104,8 +101,7 @@ export function servePage(
     origin: req.getHeader('origin'),
     referer: req.getHeader('referer'),
     host: req.getHeader('host'),
-    ip: client.address,
-    scheme: client.scheme,
+    ip: clientOf(res, req),
   };
   const call = new Call(res, req, method, base.path);
   const run = (form: URLSearchParams) => {
@@ -126,6 +122,8 @@ export function servePage(
     run(new URLSearchParams());
     return;
   }
+  // A form whose length two readers could take differently is refused like an API body.
+  if (refusedFraming(call, req)) return;
   const contentType = req.getHeader('content-type').split(';')[0].trim().toLowerCase();
   const length = req.getHeader('content-length');
   readBody(

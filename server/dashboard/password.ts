@@ -4,11 +4,13 @@
  * the cost can be raised later and old hashes still verify (needsRehash says when to
  * store a new one, at the next successful sign-in).
  *
- * Off the event loop: the asynchronous `crypto.scrypt` runs on libuv's thread pool, so
- * a sign-in does not hold up `/v1` answers served by the same thread
- * (password.test.ts measures it). Never `scryptSync` here.
+ * Off the event loop, always: the server hashes on a bounded pool of threads of its
+ * own (hash-pool.ts), never on libuv's, which its file I/O needs; a command of the
+ * CLI, which hashes once, uses node:crypto's asynchronous scrypt (`threadPoolHasher`).
+ * Never `scryptSync` on an event loop.
  */
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { HashBusy, type Hasher, type HashJob } from './hash-pool.js';
 
 /**
  * 2^15 with r = 8 costs 32 MiB and some 130 ms on a loaded 2-core machine; sign-ins
@@ -47,12 +49,31 @@ function maxmemFor(n: number, r: number, p: number): number {
   return 128 * n * r * 2 + 128 * r * p + 1024 * 1024;
 }
 
-function derive(password: string, salt: Buffer, keyBytes: number, n: number, r: number, p: number) {
-  return new Promise<Buffer>((resolve, reject) =>
-    scrypt(password, salt, keyBytes, { N: n, r, p, maxmem: maxmemFor(n, r, p) }, (err, key) =>
-      err ? reject(err) : resolve(key),
+/** node:crypto's asynchronous scrypt, on libuv's pool: for a command that hashes once, not for the server. */
+export const threadPoolHasher: Hasher = {
+  refuseWhenFull: () => {},
+  scrypt: (job: Omit<HashJob, 'id'>) =>
+    new Promise<Buffer>((resolve, reject) =>
+      scrypt(
+        job.password,
+        job.salt,
+        job.keyBytes,
+        { N: job.n, r: job.r, p: job.p, maxmem: job.maxmem },
+        (err, key) => (err ? reject(err) : resolve(key)),
+      ),
     ),
-  );
+};
+
+function derive(
+  hasher: Hasher,
+  password: string,
+  salt: Buffer,
+  keyBytes: number,
+  n: number,
+  r: number,
+  p: number,
+): Promise<Buffer> {
+  return hasher.scrypt({ password, salt, keyBytes, n, r, p, maxmem: maxmemFor(n, r, p) });
 }
 
 /**
@@ -84,9 +105,13 @@ function decode(encoded: string): Encoded | null {
 }
 
 /** A new salted hash of `password`, in the stored form. */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, hasher: Hasher): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const hash = await derive(normalize(password), salt, KEY_BYTES, SCRYPT_N, SCRYPT_R, SCRYPT_P);
+  const hash = await derive(hasher, normalize(password), salt, KEY_BYTES, SCRYPT_N, SCRYPT_R, SCRYPT_P);
+  return encode(salt, hash);
+}
+
+function encode(salt: Buffer, hash: Buffer): string {
   return `scrypt$${SCRYPT_N}$${SCRYPT_R}$${SCRYPT_P}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
@@ -94,17 +119,19 @@ export async function hashPassword(password: string): Promise<string> {
  * Whether `password` is the one `encoded` was made from. False, never a throw, for a
  * malformed or unknown encoding (a store damaged by hand must not make sign-in fail
  * with a 500) and for a password no policy would have accepted (over
- * MAX_PASSWORD_BYTES: refused before scrypt reads a megabyte of it).
+ * MAX_PASSWORD_BYTES: refused before scrypt reads a megabyte of it). A hasher at its
+ * bound rejects with HashBusy: that is no answer about the password, so it is thrown.
  */
-export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
+export async function verifyPassword(password: string, encoded: string, hasher: Hasher): Promise<boolean> {
   const e = decode(encoded);
   if (e === null) return false;
   const pw = normalize(password);
   if (Buffer.byteLength(pw, 'utf8') > MAX_PASSWORD_BYTES) return false;
   let key: Buffer;
   try {
-    key = await derive(pw, e.salt, e.hash.length, e.n, e.r, e.p);
-  } catch {
+    key = await derive(hasher, pw, e.salt, e.hash.length, e.n, e.r, e.p);
+  } catch (err) {
+    if (err instanceof HashBusy) throw err;
     return false;
   }
   return timingSafeEqual(key, e.hash);
@@ -143,17 +170,15 @@ export function passwordProblem(password: string, email: string): string | null 
 }
 
 /**
- * A hash of a random password nobody knows, made once when this module loads (on the
- * thread pool, like every hash). A sign-in for an email with no account verifies the
- * password against it, so it takes as long as one for a real account and its timing
- * does not tell whether the email is registered.
+ * A stored hash of today's parameters that no password has: a random salt and random
+ * bytes (no password could be found whose scrypt gives them). A sign-in for an email
+ * with no account verifies the password against it, which costs exactly one hash, as
+ * for a real account, so its timing does not tell whether the email is registered.
  */
-export const DUMMY_HASH: Promise<string> = hashPassword(randomBytes(32).toString('base64'));
-// Marks the promise handled: a failure (out of memory at start) surfaces where it is awaited.
-DUMMY_HASH.catch(() => {});
+export const DUMMY_HASH: string = encode(randomBytes(SALT_BYTES), randomBytes(KEY_BYTES));
 
 /** The time of a verification, for a sign-in whose email has no account; always false. */
-export async function verifyUnknownAccount(password: string): Promise<false> {
-  await verifyPassword(password, await DUMMY_HASH);
+export async function verifyUnknownAccount(password: string, hasher: Hasher): Promise<false> {
+  await verifyPassword(password, DUMMY_HASH, hasher);
   return false;
 }

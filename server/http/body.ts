@@ -5,7 +5,9 @@
  */
 import type { HttpRequest } from '../uws.js';
 import type { Call } from './call.js';
+import { JSON_TYPE } from './errors.js';
 import { guard } from './guard.js';
+import { NO_HEADERS } from './headers.js';
 
 export const MAX_BODY_BYTES = 1 << 20;
 
@@ -103,4 +105,23 @@ export function framingProblem(req: HttpRequest): FramingProblem | null {
 
 function framing(status: FramingProblem['status'], detail: string): FramingProblem {
   return { status, body: JSON.stringify({ detail }) };
+}
+
+/**
+ * Answer a request whose body length is ambiguous (framingProblem) and close its
+ * connection; false when its framing is sound and the caller goes on. The request's
+ * extent is unknown, so nothing after it on this connection can be trusted. Answered
+ * on the next turn, not now: a request uWS finds behind an unanswered one makes it
+ * close the connection unrouted, while one behind an answer would run (a close asked
+ * for inside the route callback is forgotten when uWS parses the next request of the
+ * same read).
+ */
+export function refusedFraming(call: Call, req: HttpRequest): boolean {
+  const framing = framingProblem(req);
+  if (framing === null) return false;
+  call.watchAbort();
+  setImmediate(() =>
+    guard(call.res, () => call.reply(framing.status, JSON_TYPE, framing.body, NO_HEADERS, true)),
+  );
+  return true;
 }

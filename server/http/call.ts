@@ -8,7 +8,7 @@ import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 import { pack } from 'msgpackr';
 import { countReply, ROUTE_UNMATCHED, requestStarted } from '../metrics/counters.js';
 import type { HttpRequest, HttpResponse } from '../uws.js';
-import { type ClientAddress, clientAddress, type TrustedProxies } from './client-address.js';
+import { clientAddress, type TrustedProxies } from './client-address.js';
 import {
   ascii,
   type HeaderBlock,
@@ -61,22 +61,20 @@ export function trustProxies(trust: TrustedProxies | null): void {
 const peerText = new TextDecoder();
 
 /**
- * The client of a request (client-address.ts): the peer, or behind a trusted proxy the
+ * The client's address (client-address.ts): the peer, or behind a trusted proxy the
  * address it forwards. `req` while the route callback runs, else the forwarding
  * headers kept at detach.
  */
 export function clientOf(
   res: HttpResponse,
   req: HttpRequest | null,
-  kept: readonly [string, string, string] | null = null,
-): ClientAddress {
+  kept: readonly [string, string] | null = null,
+): string {
   const peer = peerText.decode(res.getRemoteAddressAsText());
-  if (trustedProxies === null) return { address: peer, scheme: 'http' };
-  const [xff, fwd, proto] =
-    req !== null
-      ? [req.getHeader('x-forwarded-for'), req.getHeader('forwarded'), req.getHeader('x-forwarded-proto')]
-      : (kept ?? ['', '', '']);
-  return clientAddress(trustedProxies, peer, xff, fwd, proto);
+  if (trustedProxies === null) return peer;
+  const [xff, fwd] =
+    req !== null ? [req.getHeader('x-forwarded-for'), req.getHeader('forwarded')] : (kept ?? ['', '']);
+  return clientAddress(trustedProxies, peer, xff, fwd);
 }
 
 /**
@@ -101,8 +99,8 @@ export class Call {
   /** The request, while it is valid: only during the route callback (uWS rule). */
   private req: HttpRequest | null;
   private encodings: string | null = null;
-  /** X-Forwarded-For, Forwarded, X-Forwarded-Proto kept past the callback, only when a proxy is trusted. */
-  private forwarding: readonly [string, string, string] | null = null;
+  /** X-Forwarded-For and Forwarded kept past the callback, only when a proxy is trusted. */
+  private forwarding: readonly [string, string] | null = null;
 
   constructor(
     readonly res: HttpResponse,
@@ -141,17 +139,13 @@ export class Call {
     void this.acceptEncoding;
     if (trustedProxies !== null && this.req !== null) {
       const r = this.req;
-      this.forwarding = [
-        r.getHeader('x-forwarded-for'),
-        r.getHeader('forwarded'),
-        r.getHeader('x-forwarded-proto'),
-      ];
+      this.forwarding = [r.getHeader('x-forwarded-for'), r.getHeader('forwarded')];
     }
     this.req = null;
   }
 
-  /** The client (its address and scheme), read while the response is still ours to touch. */
-  client(): ClientAddress {
+  /** The client's address, read while the response is still ours to touch. */
+  client(): string {
     return clientOf(this.res, this.req, this.forwarding);
   }
 
@@ -225,7 +219,7 @@ export class Call {
    */
   logged(status: string): void {
     countReply(this.route, status, this.started);
-    if (sampled() && !this.aborted) replyHook?.(this.method, this.path, status, this.client().address);
+    if (sampled() && !this.aborted) replyHook?.(this.method, this.path, status, this.client());
   }
 
   /** The content coding `compressed` last applied (Content-Encoding), or null. */
@@ -304,7 +298,7 @@ export function writeJsonAsIs(
 ): void {
   countReply(route, OK, started);
   // The path and client only for a sampled log line (the request is still valid: same callback).
-  if (sampled()) replyHook?.('GET', req.getUrl(), OK, clientOf(res, req).address);
+  if (sampled()) replyHook?.('GET', req.getUrl(), OK, clientOf(res, req));
   write(res, OK, JSON_TYPE, JSON_TYPE, null, body, headers, extra, closingConnections);
 }
 

@@ -6,7 +6,8 @@
  * when the peer is a trusted proxy, and then from the right: each proxy appends the
  * address it received the request from, so the right-most address that is not one of
  * our proxies is the last one a proxy of ours vouches for. Everything left of it is
- * whatever the client sent.
+ * whatever the client sent. X-Forwarded-Proto is not read: what depends on the scheme
+ * (Secure cookies, the form Origin check) follows the configured --base-url.
  */
 import { BlockList, isIP } from 'node:net';
 
@@ -14,13 +15,6 @@ export interface TrustedProxies {
   /** The ranges as given (for messages and the start line). */
   readonly ranges: readonly string[];
   readonly list: BlockList;
-}
-
-/** The client as the service counts it: its address, and the scheme the request came in with. */
-export interface ClientAddress {
-  readonly address: string;
-  /** `https` or `http`: the proxy's X-Forwarded-Proto when the peer is trusted, else the connection's (`http`). */
-  readonly scheme: 'http' | 'https';
 }
 
 /**
@@ -99,10 +93,9 @@ export function clientAddress(
   peer: string,
   xForwardedFor: string,
   forwarded: string,
-  xForwardedProto: string,
-): ClientAddress {
+): string {
   const direct = plain(peer);
-  if (trust === null || !trusted(trust, direct)) return { address: direct, scheme: 'http' };
+  if (trust === null || !trusted(trust, direct)) return direct;
   const chain =
     xForwardedFor.trim() !== ''
       ? xForwardedFor.split(',').map(elementAddress)
@@ -116,7 +109,5 @@ export function clientAddress(
     address = hop;
     if (!trusted(trust, hop)) break;
   }
-  // The proxy nearest us sets the scheme it received; a list (several proxies) ends with it.
-  const proto = xForwardedProto.split(',').pop()?.trim().toLowerCase();
-  return { address, scheme: proto === 'https' ? 'https' : 'http' };
+  return address;
 }

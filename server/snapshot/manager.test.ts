@@ -168,3 +168,45 @@ describe('what a refusal tells the public (/healthz) and what it tells the log',
     );
   });
 });
+
+describe('what the log says of a CURRENT that is a link to another file', () => {
+  const secretFile = (name: string, line: string) => {
+    const file = join(dir(`${name}-elsewhere`), 'token');
+    writeFileSync(file, `${line}\n`);
+    return file;
+  };
+
+  it('the log says what the name was refused for and where the link points, never the content as a snapshot id (serving, and at start)', async () => {
+    const { snaps, older, events, manager } = await servingOlder('linked');
+    const current = join(snaps, 'CURRENT');
+    for (const [line, marker] of [
+      ['SECRET_LINE-hunter2', 'SECRET_LINE'],
+      ['root:x:0:0:root:/root:/bin/bash', 'root:x'],
+      ['pwned\u0007-token', 'pwned'],
+    ]) {
+      const file = secretFile(`linked-${events.logs.length}`, line);
+      const before = events.logs.length;
+      rmSync(current);
+      symlinkSync(file, current);
+      await manager.check();
+      expect(manager.currentId).toBe(older);
+      const logged = events.logs.slice(before).join('\n');
+      expect(logged, line).not.toContain(marker);
+      expect(events.problems.at(-1), line).not.toContain(marker);
+      // What it was refused for, and where CURRENT leads: a path, not the file's content.
+      expect(logged, line).toMatch(/names no directory of|not the name of a snapshot|holds a path/);
+      expect(logged, line).toContain(current);
+    }
+    // At start, with nothing serving yet: the fall back to an older snapshot says no more.
+    const file = secretFile('linked-start', 'SECRET_LINE-at-start');
+    rmSync(current);
+    symlinkSync(file, current);
+    const fresh = recorder();
+    const started = new SnapshotManager(snaps, 60_000, fresh);
+    await started.start();
+    started.stop();
+    expect(started.currentId).not.toBeNull();
+    expect(fresh.logs.join('\n')).not.toContain('SECRET_LINE');
+    expect(fresh.logs.join('\n')).toContain(`${current} is a link to ${file}`);
+  });
+});

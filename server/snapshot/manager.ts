@@ -5,15 +5,16 @@
  * snapshot that fails verification is refused and reported; the one in service
  * keeps serving.
  *
- * A problem is reported twice over: in full to the log (paths, the system's error,
- * what CURRENT holds), and as a code and a sentence to onProblem, which /healthz shows
- * to anyone. The public text never holds a path, a system message or CURRENT's
- * content: CURRENT may be a link to any file the server can read. It names a snapshot
- * only by a name that is a directory in the snapshots directory.
+ * A problem is reported twice over: in full to the log (paths, the system's error),
+ * and as a code and a sentence to onProblem, which /healthz shows to anyone. The
+ * public text never holds a path or a system message; neither holds CURRENT's
+ * content: CURRENT may be a link to any file the server can read. Both name a
+ * snapshot only by a name that is a directory in the snapshots directory.
  */
-import { existsSync, type FSWatcher, lstatSync, statSync, watch } from 'node:fs';
+import { existsSync, type FSWatcher, lstatSync, readlinkSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { now } from '../../core/clock.js';
+import { escapeControls } from '../../core/escape.js';
 import { SnapshotLookup } from '../../core/lookup.js';
 import { CURRENT_FILE, CurrentError, listSnapshots, readCurrent } from '../../core/snapshot/directory.js';
 import { SnapshotError, type SnapshotErrorCode } from '../../core/snapshot/errors.js';
@@ -76,6 +77,16 @@ export function currentProblem(e: unknown): string {
   return `CURRENT_UNREADABLE: CURRENT cannot be read${DETAIL}`;
 }
 
+/** A file as it is now (inode, mtime, size), or '-' when it cannot be read: tells a file replaced or rewritten. */
+function fileIdentity(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.ino}:${st.mtimeMs}:${st.size}`;
+  } catch {
+    return '-';
+  }
+}
+
 /** First wait before a refused snapshot is tried again unchanged; it doubles up to RETRY_MAX_MS. */
 const RETRY_FIRST_MS = 30_000;
 const RETRY_MAX_MS = 600_000;
@@ -95,6 +106,8 @@ export class SnapshotManager {
   private problem: string | null = null;
   /** The last CURRENT that could not be read, so it is logged once. */
   private currentError: string | null = null;
+  /** That problem with CURRENT's identity when it was logged. */
+  private currentSeen: string | null = null;
   /**
    * Why there is no CURRENT (no directory, or no CURRENT in it), logged once per
    * reason: a directory re-created without a CURRENT is a new reason. Null: present.
@@ -182,7 +195,11 @@ export class SnapshotManager {
     } catch (e) {
       // Said once per distinct problem, not on every poll; the live snapshot keeps serving.
       const message = (e as Error).message;
-      if (message !== this.currentError) {
+      // The message says why, not what CURRENT holds: a CURRENT written again with another
+      // wrong content is a new problem, told by the file's identity.
+      const seen = `${message}|${fileIdentity(join(this.dir, CURRENT_FILE))}`;
+      if (seen !== this.currentSeen) {
+        this.currentSeen = seen;
         this.currentError = message;
         this.events.log('warn', 'cannot read CURRENT', { error: message });
         this.report(currentProblem(e));
@@ -190,6 +207,7 @@ export class SnapshotManager {
       return;
     }
     this.currentError = null;
+    this.currentSeen = null;
     if (id === null) {
       const dirExists = existsSync(this.dir);
       const message = dirExists
@@ -235,10 +253,13 @@ export class SnapshotManager {
       this.refusedKey = key;
       this.retryMs = retrying ? Math.min(this.retryMs * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
       this.retryAt = Date.now() + this.retryMs;
-      this.report(refusalProblem(id, this.isSnapshotDir(id), e));
+      const named = this.isSnapshotDir(id);
+      this.report(refusalProblem(id, named, e));
       this.events.log('error', 'snapshot refused', {
-        snapshot: id,
-        error: (e as Error).message,
+        // /healthz's rule (refusalProblem): a name that is no directory of ours may be
+        // any file's first line (CURRENT a link), so the log says why instead, and
+        // leaves out the error, whose path holds the name.
+        ...(named ? { snapshot: id, error: (e as Error).message } : { refused: this.namesNothing() }),
         serving: this.servingId,
         retry_in_s: this.retryMs / 1000,
       });
@@ -254,18 +275,31 @@ export class SnapshotManager {
     }
   }
 
+  /**
+   * Why CURRENT names no snapshot, for the log: where it is, and where it leads when it
+   * is a link (a path is the operator's to see), never what it holds.
+   */
+  private namesNothing(): string {
+    const current = join(this.dir, CURRENT_FILE);
+    let link: string | null = null;
+    try {
+      if (lstatSync(current).isSymbolicLink()) link = readlinkSync(current);
+    } catch {
+      // Gone meanwhile: said as a plain CURRENT.
+    }
+    const what = link === null ? current : `${current} is a link to ${escapeControls(link)}: it`;
+    return `${what} names no directory of ${this.dir}, so no snapshot`;
+  }
+
   /** CURRENT, the snapshot's directory and manifest as they are now (see refusedKey). */
   private identity(id: string): string {
-    const of = (path: string) => {
-      try {
-        const st = statSync(path);
-        return `${st.ino}:${st.mtimeMs}:${st.size}`;
-      } catch {
-        return '-';
-      }
-    };
     const dir = join(this.dir, id);
-    return [id, of(join(this.dir, CURRENT_FILE)), of(dir), of(join(dir, 'manifest.json'))].join('|');
+    return [
+      id,
+      fileIdentity(join(this.dir, CURRENT_FILE)),
+      fileIdentity(dir),
+      fileIdentity(join(dir, 'manifest.json')),
+    ].join('|');
   }
 
   /**
@@ -283,7 +317,12 @@ export class SnapshotManager {
         this.servingId = id;
         this.events.onSnapshot(msg);
         this.events.log('warn', 'CURRENT names a refused snapshot: serving the newest older one that loads', {
-          current: refused ?? this.currentError,
+          current:
+            refused !== undefined && this.isSnapshotDir(refused)
+              ? refused
+              : refused !== undefined
+                ? this.namesNothing()
+                : this.currentError,
           snapshot: id,
           as_of: msg.manifest.as_of,
         });

@@ -1,13 +1,17 @@
 /**
  * Signing up, in and out, proving an email address and resetting a password. The
- * answers never tell whether an address has an account (sign-up, sign-in and reset
- * read the same whichever it is, and an unknown address still costs a password
- * hash), and attempts are counted per address and per client in the store, so every
- * server of a Redis deployment counts them together.
+ * answers never tell whether an address has an account: sign-up, sign-in and reset
+ * read the same whichever it is, and take the same time, since every branch does the
+ * same work in the same order before answering (the same throttles, one password
+ * hash, an unknown address's included) and what differs (an account made, an email
+ * sent) is done after the answer (`later`). Attempts are throttled in the store over
+ * sliding windows, per address, per client and, for sign-in, across all clients, so
+ * every server of a Redis deployment counts them together.
  */
+import { unsafeCharacter } from '../../../core/escape.js';
 import { AccessChangeError } from '../../access/model.js';
 import { createPerson, emailKey, emailProblem, findPerson } from '../../access/people.js';
-import type { PageContext, PageRoute, PersonContext } from '../context.js';
+import type { PageContext, PageRoute, PersonContext, Throttle } from '../context.js';
 import { redirect } from '../context.js';
 import { html } from '../html.js';
 import { resetEmail, verifyEmail } from '../mailer.js';
@@ -18,31 +22,35 @@ import { page } from './layout.js';
 
 /** An email link proving the address: single use, 24 hours (issue 22). */
 export const VERIFY_TTL_MS = 24 * 60 * 60 * 1000;
-/** A password-reset link: single use, one hour. */
+/** A password-reset link: single use, one hour, and only until the password changes. */
 export const RESET_TTL_MS = 60 * 60 * 1000;
 
-const WINDOW_MS = 15 * 60 * 1000;
-/** Sign-in attempts per address and per client in WINDOW_MS. */
-export const SIGNIN_PER_EMAIL = 10;
-export const SIGNIN_PER_CLIENT = 50;
-/** Emails one address may be sent (sign-up, reset, resend) and forms one client may send, per hour. */
-export const MAILS_PER_EMAIL = 5;
-export const MAIL_FORMS_PER_CLIENT = 30;
-const HOUR_MS = 60 * 60 * 1000;
+const MINUTE_MS = 60 * 1000;
+const HOUR_MS = 60 * MINUTE_MS;
+/** Sign-in attempts per client, per address, and of everyone together (every server of the store). */
+export const SIGNIN_PER_CLIENT: Throttle = { limit: 50, windowMs: 15 * MINUTE_MS };
+export const SIGNIN_PER_EMAIL: Throttle = { limit: 10, windowMs: 15 * MINUTE_MS };
+export const SIGNIN_ALL: Throttle = { limit: 600, windowMs: 15 * MINUTE_MS };
+/** Emails one address may be sent (sign-up, reset, resend), and sign-up or reset forms one client may send. */
+export const MAILS_PER_EMAIL: Throttle = { limit: 5, windowMs: HOUR_MS };
+export const MAIL_FORMS_PER_CLIENT: Throttle = { limit: 30, windowMs: HOUR_MS };
 
-function tooMany(c: PageContext, title: string, retryMinutes: number): PageResponse {
+function tooMany(c: PageContext, title: string, waitMs: number): PageResponse {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  const minutes = Math.ceil(seconds / 60);
   return {
     status: 429,
-    headers: [['Retry-After', String(retryMinutes * 60)]],
+    headers: [['Retry-After', String(seconds)]],
     body: page(
       { title, person: null, csrf: c.csrf },
-      html`<p>Too many attempts from here or for this address. Wait ${retryMinutes} minutes and try again.</p>`,
+      html`<p>Too many attempts from here or for this address. Wait ${minutes === 1 ? 'a minute' : `${minutes} minutes`} and try again.</p>`,
     ),
   };
 }
 
-async function over(c: PageContext, key: string, windowMs: number, max: number): Promise<boolean> {
-  return (await c.deps.store.hit(key, windowMs)) > max;
+/** 0 when one more attempt under `key` is allowed (and counted), else the ms to wait. */
+function throttled(c: PageContext, key: string, t: Throttle): Promise<number> {
+  return c.throttle(key, t);
 }
 
 /** A link into the dashboard as sent in an email: always the configured base URL, never the request's Host. */
@@ -115,31 +123,37 @@ async function signup(c: PageContext): Promise<PageResponse> {
   const email = emailKey(c.req.form.get('email') ?? '');
   const password = c.req.form.get('password') ?? '';
   const bad = emailProblem(email) ?? passwordProblem(password, email);
-  if (bad !== null) return signupForm(c, email, bad);
-  if (await over(c, `signup:ip:${c.req.ip}`, HOUR_MS, MAIL_FORMS_PER_CLIENT))
-    return tooMany(c, 'Create an account', 60);
-  if (await over(c, `mail:${secretId(email)}`, HOUR_MS, MAILS_PER_EMAIL)) return checkEmailPage(c, email);
+  // An address with a hidden character is not put back in the field: shown escaped
+  // there, `\u200b` would be sent back as six characters of an address.
+  if (bad !== null) return signupForm(c, unsafeCharacter(email) === null ? email : '', bad);
+  const wait = await throttled(c, `signup:ip:${c.req.ip}`, MAIL_FORMS_PER_CLIENT);
+  if (wait > 0) return tooMany(c, 'Create an account', wait);
+  if ((await throttled(c, `mail:${secretId(email)}`, MAILS_PER_EMAIL)) > 0) return checkEmailPage(c, email);
+  // Known address or not: one hash, then the answer; the rest happens after it.
+  const hash = await hashPassword(password, c.deps.hasher);
   const existing = findPerson(c.state, email);
-  if (existing !== undefined) {
-    await mail(c, () =>
-      c.deps.mailer.send({
-        to: email,
-        subject: 'Your Fund Returns account',
-        text: `Someone (you, we hope) tried to create an account with this address, which already has one.\nSign in at ${c.deps.baseUrl}/account/login, or reset your password at ${c.deps.baseUrl}/account/forgot.\n`,
-        link: `${c.deps.baseUrl}/account/login`,
-      }),
+  if (existing !== undefined)
+    c.later('sign-up of a known address', () =>
+      mail(c, () =>
+        c.deps.mailer.send({
+          to: email,
+          subject: 'Your Fund Returns account',
+          text: `Someone (you, we hope) tried to create an account with this address, which already has one.\nSign in at ${c.deps.baseUrl}/account/login, or reset your password at ${c.deps.baseUrl}/account/forgot.\n`,
+          link: `${c.deps.baseUrl}/account/login`,
+        }),
+      ),
     );
-    return checkEmailPage(c, email);
-  }
-  const hash = await hashPassword(password);
-  try {
-    const { person } = await createPerson(c.deps.store, { email, passwordHash: hash }, c.deps.now());
-    c.deps.log('info', 'person signed up', { person: person.id, account: person.account_id });
-    await mail(c, () => sendVerification(c, person));
-  } catch (e) {
-    // Signed up a moment ago by another request: the same answer.
-    if (!(e instanceof AccessChangeError)) throw e;
-  }
+  else
+    c.later('sign-up', async () => {
+      try {
+        const { person } = await createPerson(c.deps.store, { email, passwordHash: hash }, c.deps.now());
+        c.deps.log('info', 'person signed up', { person: person.id, account: person.account_id });
+        await mail(c, () => sendVerification(c, person));
+      } catch (e) {
+        // Signed up a moment ago by another request: that one sent the link.
+        if (!(e instanceof AccessChangeError)) throw e;
+      }
+    });
   return checkEmailPage(c, email);
 }
 
@@ -191,17 +205,21 @@ async function login(c: PageContext): Promise<PageResponse> {
   }
   const email = emailKey(c.req.form.get('email') ?? '');
   const password = c.req.form.get('password') ?? '';
-  if (
-    (await over(c, `signin:ip:${c.req.ip}`, WINDOW_MS, SIGNIN_PER_CLIENT)) ||
-    (await over(c, `signin:${secretId(email)}`, WINDOW_MS, SIGNIN_PER_EMAIL))
-  )
-    return tooMany(c, 'Sign in', 15);
+  // In this order: a client or an address over its own limit spends nothing of everyone's budget.
+  for (const [key, t] of [
+    [`signin:ip:${c.req.ip}`, SIGNIN_PER_CLIENT],
+    [`signin:${secretId(email)}`, SIGNIN_PER_EMAIL],
+    ['signin:all', SIGNIN_ALL],
+  ] as const) {
+    const wait = await throttled(c, key, t);
+    if (wait > 0) return tooMany(c, 'Sign in', wait);
+  }
   const person = findPerson(c.state, email);
   // An unknown address costs a hash too, so the time taken does not tell it apart.
   const ok =
     person === undefined
-      ? await verifyUnknownAccount(password)
-      : await verifyPassword(password, person.password_hash);
+      ? await verifyUnknownAccount(password, c.deps.hasher)
+      : await verifyPassword(password, person.password_hash, c.deps.hasher);
   if (person === undefined || !ok || person.status !== 'active' || person.email !== email)
     return loginForm(c, email, 'That email and password do not match an account.', 401);
   const begun = await c.sessions.begin(person, c.req.cookies.get(sessionCookieName(c.cookieRules)));
@@ -243,8 +261,8 @@ async function verify(c: PageContext): Promise<PageResponse> {
 
 async function resendVerification(c: PersonContext): Promise<PageResponse> {
   if (c.person.verified_at !== null) return redirect('/account?done=verified');
-  if (await over(c, `mail:${secretId(c.person.email)}`, HOUR_MS, MAILS_PER_EMAIL))
-    return tooMany(c, 'Verify your email', 60);
+  const wait = await throttled(c, `mail:${secretId(c.person.email)}`, MAILS_PER_EMAIL);
+  if (wait > 0) return tooMany(c, 'Verify your email', wait);
   await mail(c, () => sendVerification(c, c.person));
   return redirect('/account?done=verification-sent');
 }
@@ -281,25 +299,43 @@ async function forgot(c: PageContext): Promise<PageResponse> {
   if (c.req.method === 'GET') return forgotForm(c, null);
   const email = emailKey(c.req.form.get('email') ?? '');
   if (emailProblem(email) !== null) return forgotForm(c, email);
-  if (await over(c, `forgot:ip:${c.req.ip}`, HOUR_MS, MAIL_FORMS_PER_CLIENT))
-    return tooMany(c, 'Reset your password', 60);
+  const wait = await throttled(c, `forgot:ip:${c.req.ip}`, MAIL_FORMS_PER_CLIENT);
+  if (wait > 0) return tooMany(c, 'Reset your password', wait);
+  // Counted for every address, so a known one costs no extra step before the answer.
+  const mailable = (await throttled(c, `mail:${secretId(email)}`, MAILS_PER_EMAIL)) === 0;
   const person = findPerson(c.state, email);
-  if (
-    person !== undefined &&
-    person.status === 'active' &&
-    !(await over(c, `mail:${secretId(email)}`, HOUR_MS, MAILS_PER_EMAIL))
-  ) {
-    const token = randomToken();
-    await c.deps.store.putSecret(
-      'reset',
-      secretId(token),
-      JSON.stringify({ person_id: person.id }),
-      RESET_TTL_MS,
-    );
-    const link = linkTo(c, '/account/reset', token);
-    await mail(c, () => c.deps.mailer.send({ to: person.email, ...resetEmail(link), link }));
-  }
+  if (mailable && person !== undefined && person.status === 'active')
+    c.later('reset link', async () => {
+      const token = randomToken();
+      const record: ResetRecord = { person_id: person.id, password: passwordMark(person.password_hash) };
+      await c.deps.store.putSecret('reset', secretId(token), JSON.stringify(record), RESET_TTL_MS);
+      const link = linkTo(c, '/account/reset', token);
+      await mail(c, () => c.deps.mailer.send({ to: person.email, ...resetEmail(link), link }));
+    });
   return forgotForm(c, email);
+}
+
+/**
+ * A reset link's record: whose, and a mark of the password it was sent for. A link
+ * works only while that password is the person's: a reset or any other change of
+ * password ends every link sent before it, used or not.
+ */
+interface ResetRecord {
+  readonly person_id: string;
+  readonly password: string;
+}
+
+/** A short digest of a stored password hash: tells a change, reveals nothing of it. */
+function passwordMark(passwordHash: string): string {
+  return secretId(`reset-link:${passwordHash}`).slice(0, 32);
+}
+
+/** The person a reset link may still set a password for, or undefined (unknown, spent or outdated). */
+function resetPerson(c: PageContext, value: string | null) {
+  if (value === null) return undefined;
+  const r = JSON.parse(value) as Partial<ResetRecord>;
+  const person = c.state.people.find((p) => p.id === r.person_id);
+  return person !== undefined && r.password === passwordMark(person.password_hash) ? person : undefined;
 }
 
 function resetForm(c: PageContext, token: string, problem: string | null): PageResponse {
@@ -329,18 +365,17 @@ async function reset(c: PageContext): Promise<PageResponse> {
   if (token === '' || token.length > 100) return badLink(c, 'Choose a new password');
   const id = secretId(token);
   if (c.req.method === 'GET') {
-    if ((await c.deps.store.getSecret('reset', id)) === null) return badLink(c, 'Choose a new password');
+    if (resetPerson(c, await c.deps.store.getSecret('reset', id)) === undefined)
+      return badLink(c, 'Choose a new password');
     return resetForm(c, token, null);
   }
-  const pending = await c.deps.store.getSecret('reset', id);
-  if (pending === null) return badLink(c, 'Choose a new password');
-  const { person_id } = JSON.parse(pending) as { person_id: string };
-  const person = c.state.people.find((p) => p.id === person_id);
+  const person = resetPerson(c, await c.deps.store.getSecret('reset', id));
   if (person === undefined) return badLink(c, 'Choose a new password');
+  const person_id = person.id;
   const password = c.req.form.get('password') ?? '';
   const bad = passwordProblem(password, person.email);
   if (bad !== null) return resetForm(c, token, bad);
-  const hash = await hashPassword(password);
+  const hash = await hashPassword(password, c.deps.hasher);
   // Single use: of two forms sent with one link, one sets the password.
   if ((await c.deps.store.takeSecret('reset', id)) === null) return badLink(c, 'Choose a new password');
   const at = new Date(c.deps.now()).toISOString();
@@ -353,14 +388,14 @@ async function reset(c: PageContext): Promise<PageResponse> {
 
 export const authRoutes: readonly PageRoute[] = [
   { method: 'GET', path: '/account/signup', who: 'anyone', handle: signup },
-  { method: 'POST', path: '/account/signup', who: 'anyone', handle: signup },
+  { method: 'POST', path: '/account/signup', who: 'anyone', hashes: true, handle: signup },
   { method: 'GET', path: '/account/login', who: 'anyone', handle: login },
-  { method: 'POST', path: '/account/login', who: 'anyone', handle: login },
+  { method: 'POST', path: '/account/login', who: 'anyone', hashes: true, handle: login },
   { method: 'POST', path: '/account/logout', who: 'anyone', handle: logout },
   { method: 'GET', path: '/account/verify', who: 'anyone', handle: verify },
   { method: 'POST', path: '/account/verify/resend', who: 'person', handle: resendVerification },
   { method: 'GET', path: '/account/forgot', who: 'anyone', handle: forgot },
   { method: 'POST', path: '/account/forgot', who: 'anyone', handle: forgot },
   { method: 'GET', path: '/account/reset', who: 'anyone', handle: reset },
-  { method: 'POST', path: '/account/reset', who: 'anyone', handle: reset },
+  { method: 'POST', path: '/account/reset', who: 'anyone', hashes: true, handle: reset },
 ];
