@@ -73,6 +73,22 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A server with two threads on `store`, stopped after the test. */
+async function serveOn(store: string): Promise<ServerProcess> {
+  const server = await startServe([
+    '--store',
+    store,
+    '--plans',
+    plans,
+    '--snapshots',
+    snapshots,
+    '--threads',
+    '2',
+  ]);
+  servers.push(server);
+  return server;
+}
+
 interface Key {
   readonly id: string;
   readonly key: string;
@@ -152,17 +168,7 @@ async function roundTrip(
   open: (spec: string) => Promise<AccessStore>,
 ): Promise<void> {
   const { keys, revoked, ids } = populate(store);
-  const server = await startServe([
-    '--store',
-    store,
-    '--plans',
-    plans,
-    '--snapshots',
-    snapshots,
-    '--threads',
-    '2',
-  ]);
-  servers.push(server);
+  const server = await serveOn(store);
   const rec = new Record();
   const month = monthOf(testNow());
   // `quota` uses its month up first, and the server saves that, before the load and the backup.
@@ -267,17 +273,7 @@ async function roundTrip(
   }
 
   // A server on the restored store: every key the backup held authenticates.
-  const again = await startServe([
-    '--store',
-    restoreTo,
-    '--plans',
-    plans,
-    '--snapshots',
-    snapshots,
-    '--threads',
-    '2',
-  ]);
-  servers.push(again);
+  const again = await serveOn(restoreTo);
   for (const k of keys) {
     const res = await fetch(`${again.url}/v1/funds?limit=1`, {
       headers: { authorization: `Bearer ${k.key}` },

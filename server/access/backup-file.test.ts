@@ -16,9 +16,8 @@ import { takePidLock } from '../../core/pid-lock.js';
 import { BACKUP_MANIFEST } from './backup.js';
 import { backupFileStore, fileStoreCounts, restoreFileStore } from './backup-file.js';
 import { writeBurst } from './burst-file.js';
-import type { DailyCount } from './model.js';
 import { SERVE_LOCK } from './serve-lock.js';
-import { account, create, key } from './store.contract.js';
+import { account, create, createAccountsMeanwhile, fillForBackup } from './store.contract.js';
 import { FileAccessStore, LOG_FILE, MARKER_FILE } from './store-file.js';
 
 const dirs: string[] = [];
@@ -32,57 +31,31 @@ function tempDir(): string {
   return d;
 }
 
-/** A store with two accounts and their keys, a month of usage, two days of key counts, plans, burst, an audit entry and a session. */
+/** The files of fullStore's store a backup holds, and a restore replaces. */
+const STORE_FILES = [
+  'access.log',
+  'audit.log',
+  'burst.json',
+  'daily-2026-11.json',
+  'plans.json',
+  'store.json',
+  'usage-2026-11.json',
+];
+
+/** fillForBackup's store, with this month's counts (acme 120, globex 7) and acme's burst bucket. */
 async function fullStore(dir: string) {
   const s = await FileAccessStore.open(dir);
-  const a = account('acme', 'pro');
-  const b = account('globex');
-  const ka = key(a.id);
-  const kb = key(b.id);
-  for (const c of [
-    create(a),
-    create(b),
-    { op: 'key.create', key: ka } as const,
-    { op: 'key.create', key: kb } as const,
-  ])
-    await s.change(c);
+  const made = await fillForBackup(s);
   await s.writeUsage(
     '2026-11',
     new Map([
-      [a.id, 120],
-      [b.id, 7],
+      [made.a.id, 120],
+      [made.b.id, 7],
     ]),
   );
-  await s.addDaily(
-    new Map<string, Map<string, DailyCount>>([
-      ['2026-11-20', new Map([[ka.id, [100, 3] as const]])],
-      [
-        '2026-11-23',
-        new Map([
-          [ka.id, [20, 0] as const],
-          [kb.id, [7, 1] as const],
-        ]),
-      ],
-    ]),
-  );
-  await s.writePlans({
-    free: { burst: 1, monthly: 2 },
-    developer: { burst: 3, monthly: 4 },
-    pro: { burst: 5, monthly: 6 },
-    business: { burst: 7, monthly: 8 },
-  });
-  await writeBurst(dir, new Map([[a.id, Date.now() + 30_000]]));
-  await s.audit({
-    at: '2026-11-23T10:00:00.000Z',
-    actor: 'cli:ops',
-    action: 'account.plan',
-    target: a.id,
-    detail: 'pro',
-  });
-  await s.putSecret('session', 'a'.repeat(32), '{"person":"x"}', 60_000);
-  await s.hit('signin:someone@example.com', 60_000);
+  await writeBurst(dir, new Map([[made.a.id, Date.now() + 30_000]]));
   await s.close();
-  return { a, b, ka, kb };
+  return made;
 }
 
 describe('store backup and restore, the embedded store', () => {
@@ -91,17 +64,7 @@ describe('store backup and restore, the embedded store', () => {
     const store = join(d, 'store');
     const { a, b, ka, kb } = await fullStore(store);
     const m = await backupFileStore(store, join(d, 'backup'));
-    expect(Object.keys(m.files).sort()).toEqual(
-      [
-        'access.log',
-        'audit.log',
-        'burst.json',
-        'daily-2026-11.json',
-        'plans.json',
-        'store.json',
-        'usage-2026-11.json',
-      ].sort(),
-    );
+    expect(Object.keys(m.files).sort()).toEqual(STORE_FILES);
     expect(readdirSync(join(d, 'backup')).sort()).toEqual([...Object.keys(m.files), BACKUP_MANIFEST].sort());
     expect(m).toMatchObject({
       format: 1,
@@ -137,7 +100,7 @@ describe('store backup and restore, the embedded store', () => {
     );
     expect(await s.readPlans()).toMatchObject({ pro: { burst: 5, monthly: 6 } });
     expect(await s.readAudit(10)).toHaveLength(1);
-    expect(await s.getSecret('session', 'a'.repeat(32))).toBeNull();
+    expect(await s.getSecret('session', 's'.repeat(32))).toBeNull();
     await s.close();
     expect(readFileSync(join(restored, 'burst.json'), 'utf8')).toBe(
       readFileSync(join(store, 'burst.json'), 'utf8'),
@@ -149,21 +112,11 @@ describe('store backup and restore, the embedded store', () => {
     const dir = join(d, 'store');
     // Compacting every few lines: the log is replaced by a rename again and again.
     const writer = await FileAccessStore.open(dir, { compactAfterLines: 3 });
-    let writing = true;
-    const writes = (async () => {
-      try {
-        for (let i = 0; i < 80; i++) {
-          await writer.change(create(account(`a${i}`)));
-          // A pause, as between admin changes: the backups get the lock in between.
-          await new Promise((r) => setTimeout(r, 3));
-        }
-      } finally {
-        writing = false;
-      }
-    })();
+    // A pause between changes, as between admin changes: the backups get the lock in between.
+    const writes = createAccountsMeanwhile(writer, 80, 3);
     const versions: number[] = [];
     let n = 0;
-    while (writing || n === 0) {
+    while (writes.writing() || n === 0) {
       const m = await backupFileStore(dir, join(d, `b${n}`));
       const counts = await fileStoreCounts(join(d, `b${n}`));
       expect(counts.version).toBe(m.version);
@@ -172,7 +125,7 @@ describe('store backup and restore, the embedded store', () => {
       versions.push(m.version);
       n++;
     }
-    await writes;
+    await writes.done;
     await writer.close();
     // Taken mid-way, not only before or after the writes.
     expect(versions.filter((v) => v > 0 && v < 80).length).toBeGreaterThan(3);
@@ -230,17 +183,7 @@ describe('store backup and restore, the embedded store', () => {
     const r = await restoreFileStore(join(d, 'backup'), store, { force: true });
     expect(r.replaced).toMatch(/before-restore-/);
     expect(readFileSync(join(r.replaced as string, LOG_FILE), 'utf8')).toBe(log);
-    expect(readdirSync(r.replaced as string).sort()).toEqual(
-      [
-        'access.log',
-        'audit.log',
-        'burst.json',
-        'daily-2026-11.json',
-        'plans.json',
-        'store.json',
-        'usage-2026-11.json',
-      ].sort(),
-    );
+    expect(readdirSync(r.replaced as string).sort()).toEqual(STORE_FILES);
     expect(existsSync(join(store, 'secrets'))).toBe(false);
     // Attempt counters stay in force.
     expect(readdirSync(join(store, 'throttle'))).toHaveLength(1);

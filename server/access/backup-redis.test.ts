@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { backupRedisStore, type DumpedKey, REDIS_BACKUP_FILE, restoreRedisStore } from './backup-redis.js';
 import { gcraKey } from './limiter-redis.js';
 import { type RedisServer, startRedis } from './redis-server.test-helper.js';
-import { account, create, key } from './store.contract.js';
+import { createAccountsMeanwhile, fillForBackup } from './store.contract.js';
 import { hitKey, LOG_KEY, RedisAccessStore, secretKey, usageKey, VERSION_KEY } from './store-redis.js';
 
 let source: RedisServer;
@@ -55,49 +55,29 @@ async function store(url: string): Promise<RedisAccessStore> {
   return s;
 }
 
-/** Two accounts with keys, this month's usage, a burst bucket with its TTL, a day of key counts, plans, audit, a session and an attempt counter. */
+/** fillForBackup's store on `url`, with this month's counts (acme 20, globex 3) and acme's burst bucket (50 s to live). */
 async function fill(url: string) {
-  const s = await store(url);
-  const a = account('acme', 'pro');
-  const b = account('globex');
-  const ka = key(a.id);
-  for (const c of [create(a), create(b), { op: 'key.create', key: ka } as const]) await s.change(c);
-  await s.addDaily(new Map([['2026-11-23', new Map([[ka.id, [20, 2] as const]])]]));
-  await s.writePlans({
-    free: { burst: 1, monthly: 2 },
-    developer: { burst: 3, monthly: 4 },
-    pro: { burst: 5, monthly: 6 },
-    business: { burst: 7, monthly: 8 },
-  });
-  await s.audit({
-    at: '2026-11-23T10:00:00.000Z',
-    actor: 'cli:ops',
-    action: 'account.plan',
-    target: a.id,
-    detail: 'pro',
-  });
-  await s.putSecret('session', 's'.repeat(32), '{"person":"x"}', 600_000);
-  await s.hit('signin:someone@example.com', 600_000);
+  const made = await fillForBackup(await store(url));
   await raw(url, async (c) => {
-    await c.hSet(usageKey('2026-11'), { [a.id]: '20', [b.id]: '3' });
-    await c.set(gcraKey(a.id), '123456789', { PX: 50_000 });
+    await c.hSet(usageKey('2026-11'), { [made.a.id]: '20', [made.b.id]: '3' });
+    await c.set(gcraKey(made.a.id), '123456789', { PX: 50_000 });
   });
-  return { a, b, ka };
+  return made;
 }
 
 describe('store backup and restore, the Redis store', () => {
   it('a backup is every fr: key but sessions and attempt counters, with its type, value and time to live', async () => {
-    const { a, ka } = await fill(source.url);
+    const { a, ka, kb } = await fill(source.url);
     const d = tempDir();
     const m = await backupRedisStore(source.url, join(d, 'b'));
     expect(m).toMatchObject({
       store: 'redis',
       from: source.url,
-      version: 3,
+      version: 4,
       accounts: 2,
-      keys: 1,
+      keys: 2,
       usage: { '2026-11': 23 },
-      daily: { days: 1, first: '2026-11-23', last: '2026-11-23', ok: 20, refused: 2 },
+      daily: { days: 2, first: '2026-11-20', last: '2026-11-23', ok: 127, refused: 4 },
       audit: 1,
     });
     const keys = readFileSync(join(d, 'b', REDIS_BACKUP_FILE), 'utf8')
@@ -109,6 +89,7 @@ describe('store backup and restore, the Redis store', () => {
         LOG_KEY,
         VERSION_KEY,
         'fr:audit',
+        'fr:daily:2026-11-20',
         'fr:daily:2026-11-23',
         gcraKey(a.id),
         'fr:plans',
@@ -116,30 +97,32 @@ describe('store backup and restore, the Redis store', () => {
       ].sort(),
     );
     const byKey = new Map(keys.map((k) => [k.key, k]));
-    expect(byKey.get(VERSION_KEY)).toMatchObject({ type: 'string', pttl: -1, value: '3' });
-    expect(byKey.get(LOG_KEY)?.value).toHaveLength(3);
-    expect(byKey.get('fr:daily:2026-11-23')).toMatchObject({
-      type: 'hash',
-      value: [
+    expect(byKey.get(VERSION_KEY)).toMatchObject({ type: 'string', pttl: -1, value: '4' });
+    expect(byKey.get(LOG_KEY)?.value).toHaveLength(4);
+    const day = byKey.get('fr:daily:2026-11-23') as DumpedKey;
+    expect(day.type).toBe('hash');
+    expect((day.value as Array<[string, string]>).sort()).toEqual(
+      [
         [`${ka.id}:ok`, '20'],
-        [`${ka.id}:refused`, '2'],
-      ],
-    });
+        [`${kb.id}:ok`, '7'],
+        [`${kb.id}:refused`, '1'],
+      ].sort(),
+    );
     const gcra = byKey.get(gcraKey(a.id));
     expect(gcra?.pttl).toBeGreaterThan(40_000);
     expect(gcra?.pttl).toBeLessThanOrEqual(50_000);
   });
 
   it('a restore into an empty Redis gives every key back, with its time to live; the store reads as it was', async () => {
-    const { a, b, ka } = await fill(source.url);
+    const { a, b, ka, kb } = await fill(source.url);
     const d = tempDir();
     await backupRedisStore(source.url, join(d, 'b'));
     const { replaced } = await restoreRedisStore(join(d, 'b'), target.url, { force: false });
     expect(replaced).toBe(0);
     const s = await store(target.url);
     const state = await s.read();
-    expect(state.version).toBe(3);
-    expect(state.keys.map((k) => k.hash)).toEqual([ka.hash]);
+    expect(state.version).toBe(4);
+    expect(state.keys.map((k) => k.hash)).toEqual([ka.hash, kb.hash]);
     expect(await s.readUsage('2026-11')).toEqual(
       new Map([
         [a.id, 20],
@@ -147,7 +130,10 @@ describe('store backup and restore, the Redis store', () => {
       ]),
     );
     expect((await s.readDaily('2026-11-23', '2026-11-23')).get('2026-11-23')).toEqual(
-      new Map([[ka.id, [20, 2]]]),
+      new Map([
+        [ka.id, [20, 0]],
+        [kb.id, [7, 1]],
+      ]),
     );
     expect(await s.readAudit(10)).toHaveLength(1);
     expect(await s.readPlans()).toMatchObject({ pro: { burst: 5, monthly: 6 } });
@@ -197,27 +183,17 @@ describe('store backup and restore, the Redis store', () => {
 
   it('each backup taken while changes are appended holds a log and a version of one instant, and restores', async () => {
     const writer = await store(source.url);
-    let writing = true;
-    const writes = (async () => {
-      try {
-        for (let i = 0; i < 200; i++) {
-          await writer.change(create(account(`a${i}`)));
-          await new Promise((r) => setTimeout(r, 2));
-        }
-      } finally {
-        writing = false;
-      }
-    })();
+    const writes = createAccountsMeanwhile(writer, 200, 2);
     const d = tempDir();
     const versions: number[] = [];
-    for (let n = 0; writing; n++) {
+    for (let n = 0; writes.writing(); n++) {
       // backupRedisStore refuses a dump whose log and version differ.
       const m = await backupRedisStore(source.url, join(d, `b${n}`));
       await raw(target.url, (c) => c.flushAll());
       await restoreRedisStore(join(d, `b${n}`), target.url, { force: false });
       versions.push(m.version);
     }
-    await writes;
+    await writes.done;
     expect(versions.filter((v) => v > 0 && v < 200).length).toBeGreaterThan(2);
   });
 

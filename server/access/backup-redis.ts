@@ -100,13 +100,9 @@ function keptValue(type: KeyType, reply: unknown): DumpedKey['value'] {
   return type === 'hash' || type === 'zset' ? pairs(flat) : flat;
 }
 
-/**
- * Every `fr:` key but the transient ones, sorted: the log and its version in one MULTI,
- * the others BATCH to a MULTI, each with its time to live. A key gone between the
- * listing and its read (a burst bucket expiring) is left out.
- */
-async function dumpKeys(client: Client): Promise<DumpedKey[]> {
-  const names = new Set<string>();
+/** Every `fr:` key but those starting with one of `skip`, sorted (SCAN: Redis answers others meanwhile). */
+async function scanKeys(client: Client, skip: readonly string[]): Promise<string[]> {
+  const out = new Set<string>();
   let cursor = '0';
   do {
     const r = (await client.sendCommand(['SCAN', cursor, 'MATCH', 'fr:*', 'COUNT', '1000'])) as [
@@ -114,8 +110,18 @@ async function dumpKeys(client: Client): Promise<DumpedKey[]> {
       string[],
     ];
     cursor = String(r[0]);
-    for (const k of r[1]) if (!TRANSIENT.some((p) => k.startsWith(p))) names.add(k);
+    for (const k of r[1]) if (!skip.some((p) => k.startsWith(p))) out.add(k);
   } while (cursor !== '0');
+  return [...out].sort();
+}
+
+/**
+ * Every `fr:` key but the transient ones, sorted: the log and its version in one MULTI,
+ * the others BATCH to a MULTI, each with its time to live. A key gone between the
+ * listing and its read (a burst bucket expiring) is left out.
+ */
+async function dumpKeys(client: Client): Promise<DumpedKey[]> {
+  const names = await scanKeys(client, TRANSIENT);
   const out: DumpedKey[] = [];
   const [version, log] = (await client
     .multi()
@@ -280,21 +286,6 @@ function writeCommands(k: DumpedKey): string[][] {
   return cmds;
 }
 
-/** Every `fr:` key a restore replaces (SCAN: Redis keeps answering others meanwhile). */
-async function storeKeys(client: Client): Promise<string[]> {
-  const out = new Set<string>();
-  let cursor = '0';
-  do {
-    const r = (await client.sendCommand(['SCAN', cursor, 'MATCH', 'fr:*', 'COUNT', '1000'])) as [
-      string,
-      string[],
-    ];
-    cursor = String(r[0]);
-    for (const k of r[1]) if (!KEPT.some((p) => k.startsWith(p))) out.add(k);
-  } while (cursor !== '0');
-  return [...out].sort();
-}
-
 /**
  * Restore the backup in `backupDir` into the Redis at `url`. Refused while a server is
  * subscribed to the store's changes, and, unless `force`, when the Redis holds a store.
@@ -330,7 +321,7 @@ export async function restoreRedisStore(
         `${subscribers} server connection(s) follow the store at ${where} (subscribed to ${CHANGED_CHANNEL}): ` +
           'stop every server on it before restoring',
       );
-    replaced = await storeKeys(client);
+    replaced = await scanKeys(client, KEPT);
     // A server that started once records its plans: that alone is not a store.
     const held = replaced.filter((k) => k !== PLANS_KEY);
     if (held.length > 0 && !opts.force)

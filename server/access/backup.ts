@@ -11,10 +11,11 @@
  * window, and a restore leaves the store's own in force).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type FileHandle, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { now } from '../../core/clock.js';
 import { type AccessState, type AccessStore, type DailyCount, isObject } from './model.js';
+import { errCode, fsyncDir } from './store-file.js';
 import { STORE_DIR_MODE, STORE_FILE_MODE } from './store-perms.js';
 
 export const BACKUP_MANIFEST = 'backup.json';
@@ -133,10 +134,6 @@ function sha256(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-function errCode(e: unknown): string | undefined {
-  return (e as NodeJS.ErrnoException | null)?.code;
-}
-
 /** A file's bytes, or null when there is no such file. */
 export async function readIfThere(path: string): Promise<Buffer | null> {
   try {
@@ -154,18 +151,6 @@ async function writeSynced(path: string, data: Buffer | string): Promise<void> {
     await fh.sync();
   } finally {
     await fh.close();
-  }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  let fh: FileHandle | null = null;
-  try {
-    fh = await open(dir, 'r');
-    await fh.sync();
-  } catch (e) {
-    if (!['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].includes(errCode(e) ?? '')) throw e;
-  } finally {
-    await fh?.close();
   }
 }
 
@@ -216,10 +201,10 @@ export class BackupStage {
       files: this.files,
     };
     await writeSynced(join(this.dir, BACKUP_MANIFEST), `${JSON.stringify(manifest, null, 1)}\n`);
-    await syncDir(this.dir);
+    await fsyncDir(this.dir);
     // Over an empty directory as well: rename(2) replaces one.
     await rename(this.dir, this.dest);
-    await syncDir(dirname(this.dest));
+    await fsyncDir(dirname(this.dest));
     return manifest;
   }
 

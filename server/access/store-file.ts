@@ -146,7 +146,8 @@ interface Tail {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function errCode(e: unknown): string | undefined {
+/** A file-system error's code (ENOENT, …), or undefined. */
+export function errCode(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | null)?.code;
 }
 
@@ -872,7 +873,8 @@ export async function removeDeadTmp(dir: string): Promise<void> {
   }
 }
 
-async function fsyncDir(dir: string): Promise<void> {
+/** fsync a directory, so a rename or a new file in it survives a crash. */
+export async function fsyncDir(dir: string): Promise<void> {
   let fh: FileHandle | null = null;
   try {
     fh = await open(dir, 'r');
