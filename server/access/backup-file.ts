@@ -20,7 +20,7 @@
  * and tokens (`secrets/`), and writes the backup's files, the log before its marker.
  */
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { now } from '../../core/clock.js';
 import { describeHolder, LockHeld, takePidLock } from '../../core/pid-lock.js';
 import { AUDIT_FILE } from './audit-log.js';
@@ -179,6 +179,8 @@ export async function restoreFileStore(
   if (problems.length > 0)
     throw new Error(`${from} does not read as it was backed up: ${problems.join('; ')}`);
 
+  // Parents as the umask says (they are not the store's); the store itself private.
+  await mkdir(dirname(dir), { recursive: true });
   await mkdir(dir, { recursive: true, mode: STORE_DIR_MODE });
   await checkStorePrivate(dir);
   let release: () => Promise<void>;
