@@ -44,8 +44,10 @@ rm -f "$stage/dist/.built"
 # The lock's production tree only; install scripts are not run (none is needed: the
 # native modules ship their binaries in the package).
 (cd "$stage" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error)
-# The build's commit, for fundreturns_build_info: an install has no .git to ask.
-commit=$(git rev-parse --short=12 HEAD 2>/dev/null || true)
+# The build's commit, for fundreturns_build_info: an install has no .git to ask. Read
+# as root from a checkout someone else owns (sudo make install), which git refuses
+# unless told the directory is safe: only this one read is.
+commit=$(git -c safe.directory='*' rev-parse --short=12 HEAD 2>/dev/null || true)
 if [ -n "$commit" ]; then printf '%s\n' "$commit" > "$stage/COMMIT"; fi
 # Never swap in a tree that does not start.
 if ! node "$stage/bin/fundreturns.js" --help > /dev/null; then
