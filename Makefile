@@ -8,7 +8,7 @@ DEMO_HORIZON ?= $(shell node -e 'console.log(new Date().getUTCFullYear() + 3 + "
 # When `make run` refreshes the demo: weekdays 18:30 New York, NYSE trading days only.
 REFRESH_CRON ?= 30 18 * * 1-5
 
-.PHONY: system-deps setup build demo demo-refresh demo-key demo-person run test lint bench-build bench-http clean
+.PHONY: system-deps setup build install install-systemd demo demo-refresh demo-key demo-person run test lint bench-build bench-http clean
 
 # `npm ci`: exactly the lock. It needs every platform's optional binary in the lock,
 # so the versions are ones whose binaries the reachable registry has for every
@@ -33,6 +33,28 @@ dist/.built: node_modules/.package-lock.json tsconfig.json tsconfig.build.json $
 	@touch $@
 
 build: dist/.built
+
+# A server's install (docs/operating.md, "Installing on a server"): the built app under
+# PREFIX with its production dependencies, and the `fundreturns` launcher in BINDIR,
+# the path deploy/systemd/'s units run. DESTDIR stages it all under another root.
+PREFIX ?= /opt/fundreturns
+BINDIR ?= /usr/local/bin
+CONF_DIR ?= /etc/fundreturns
+SYSTEMD_DIR ?= /etc/systemd/system
+install: build
+	PREFIX='$(PREFIX)' BINDIR='$(BINDIR)' DESTDIR='$(DESTDIR)' sh deploy/install.sh
+
+# The serve and schedule units, naming the launcher in BINDIR and the settings in
+# CONF_DIR, and the example settings (serve.env, schedule.env) where none exist yet.
+install-systemd:
+	install -d '$(DESTDIR)$(SYSTEMD_DIR)' '$(DESTDIR)$(CONF_DIR)'
+	@for u in serve schedule; do \
+	  sed -e 's|/usr/local/bin/fundreturns|$(BINDIR)/fundreturns|' -e 's|/etc/fundreturns/|$(CONF_DIR)/|' \
+	    deploy/systemd/fundreturns-$$u.service > '$(DESTDIR)$(SYSTEMD_DIR)'/fundreturns-$$u.service; \
+	  echo "installed $(DESTDIR)$(SYSTEMD_DIR)/fundreturns-$$u.service"; \
+	  if [ -e '$(DESTDIR)$(CONF_DIR)'/$$u.env ]; then echo "kept $(DESTDIR)$(CONF_DIR)/$$u.env"; \
+	  else install -m 644 deploy/systemd/$$u.env '$(DESTDIR)$(CONF_DIR)'/$$u.env; echo "installed $(DESTDIR)$(CONF_DIR)/$$u.env"; fi; \
+	done
 
 # The embedded default: a generated demo universe and its snapshot, made once.
 demo: setup

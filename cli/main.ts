@@ -74,6 +74,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       case 'users':
         // Dashboard people (issue 22), against the same store.
         return await (await import('./users.js')).run(rest, io);
+      case 'store':
+        // Backup and restore of the same store.
+        return await (await import('./store.js')).run(rest, io);
       case undefined:
       case 'help':
       case '--help':

@@ -1,16 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { subcommandFlags } from './accounts.js';
+import { storeSubcommandFlags } from './store.js';
 import { COMMANDS, commandUsage, flagSpec, usageMarkdown, usageText } from './usage.js';
 import { usersSubcommandFlags } from './users.js';
 
 describe('the usage table (cli/usage.ts), the one source of the usage text', () => {
-  it('shows every flag accounts, keys and users accept, and only flags one of the form’s subcommands accepts', () => {
-    for (const command of ['accounts', 'keys', 'users'] as const) {
+  it('shows every flag accounts, keys, users and store accept, and only flags one of the form’s subcommands accepts', () => {
+    for (const command of ['accounts', 'keys', 'users', 'store'] as const) {
       for (const form of COMMANDS.find((c) => c.command === command)?.forms ?? []) {
         const subs = (form.args ?? '').split(' | ').map((part) => part.trim().split(' ')[0]);
         const shown = new Set(form.flags.map((f) => f.name));
         const accepted = subs.map((sub) =>
-          command === 'users' ? usersSubcommandFlags(sub) : subcommandFlags(command, sub),
+          command === 'users'
+            ? usersSubcommandFlags(sub)
+            : command === 'store'
+              ? storeSubcommandFlags(sub)
+              : subcommandFlags(command, sub),
         );
         expect(accepted, `${command} ${subs}`).not.toContain(null);
         for (const flags of accepted)

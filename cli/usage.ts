@@ -228,6 +228,17 @@ export const COMMANDS: readonly CommandUse[] = [
     ],
   },
   {
+    command: 'store',
+    summary: 'back up the whole access store into a directory while servers run, or restore one',
+    forms: [
+      { args: 'backup DIR', flags: [JSON_OUT, { name: 'store', value: './var/store | redis://HOST:PORT' }] },
+      {
+        args: 'restore DIR',
+        flags: [{ name: 'force' }, JSON_OUT, { name: 'store', value: './var/store | redis://HOST:PORT' }],
+      },
+    ],
+  },
+  {
     command: 'bench',
     summary: 'load-test a local server (beside a trivial uWS baseline) or a deployment; compare two runs',
     forms: [

@@ -359,11 +359,21 @@ class MetricsState {
   }
 }
 
-/** The build's git commit: FUNDRETURNS_COMMIT if set (packaged builds), else the checkout's, else `unknown`. */
+/**
+ * The build's git commit: FUNDRETURNS_COMMIT if set (packaged builds), else the `COMMIT`
+ * file `make install` writes (an install has no .git), else the checkout's, else `unknown`.
+ */
 function buildCommit(): string {
   const given = process.env.FUNDRETURNS_COMMIT;
   if (given !== undefined && /^[0-9a-f]{4,40}$/.test(given)) return given;
   const root = new URL('../..', import.meta.url);
+  let installed = '';
+  try {
+    installed = readFileSync(new URL('COMMIT', root), 'utf8').trim();
+  } catch {
+    // Not an install: ask git.
+  }
+  if (/^[0-9a-f]{4,40}$/.test(installed)) return installed;
   const r = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], {
     cwd: root,
     encoding: 'utf8',

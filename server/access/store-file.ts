@@ -11,8 +11,14 @@
  *   daily-YYYY-MM.json    {"<YYYY-MM-DD>": {"<key id>": [admitted, refused]}}, requests per key
  *                         per day, added to atomically by the server, kept DAILY_KEEP_DAYS
  *   access.log.cut-…      bytes a writer cut off the log's end (a torn or invalid last line), kept
+ *   plans.json            the limits the last server on the store enforces (readPlans)
+ *   burst.json            each account's burst bucket, saved with the usage (burst-file.ts)
  *   audit.log             admin actions (who, what, when), JSON lines, append-only (audit-log.ts)
  *   secrets/, throttle/   sessions and tokens, sign-in counters (file-secrets.ts): not the log
+ *
+ * `fundreturns store backup|restore` copies the log and marker, the counts, plans, burst
+ * and audit (not the lock, cut bytes, secrets or throttle), in the order and under the
+ * lock the checks below require (backup-file.ts).
  *
  * The directory is 700 and every file 600 whatever the umask, and a store that group
  * or others can write to is refused (store-perms.ts): its log decides which keys are valid.
@@ -81,9 +87,9 @@ export const LOG_FILE = 'access.log';
 const LOCK_FILE = 'access.lock';
 export const MARKER_FILE = 'store.json';
 /** The limits the last server on this store enforces (readPlans). */
-const PLANS_FILE = 'plans.json';
-const USAGE_FILE = /^usage-\d{4}-\d{2}\.json$/;
-const DAILY_FILE = /^daily-(\d{4}-\d{2})\.json$/;
+export const PLANS_FILE = 'plans.json';
+export const USAGE_FILE = /^usage-(\d{4}-\d{2})\.json$/;
+export const DAILY_FILE = /^daily-(\d{4}-\d{2})\.json$/;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const LOG_FORMAT = 1;
 const NEWLINE = 0x0a;
@@ -140,7 +146,8 @@ interface Tail {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function errCode(e: unknown): string | undefined {
+/** A file-system error's code (ENOENT, …), or undefined. */
+export function errCode(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | null)?.code;
 }
 
@@ -244,6 +251,15 @@ export class FileAccessStore implements AccessStore {
       await this.writeMarker(after.state.version);
       return after.state;
     });
+  }
+
+  /**
+   * Run `fn` holding the store's write lock: no change, compaction or restore runs
+   * meanwhile, in this process or another (backup.ts copies `store.json` and
+   * `access.log` so, and a restore replaces them so). Readers never wait on it.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.withLock(fn);
   }
 
   /** Rewrite the log as one snapshot line (done automatically past `compactAfterLines`). */
@@ -857,7 +873,8 @@ export async function removeDeadTmp(dir: string): Promise<void> {
   }
 }
 
-async function fsyncDir(dir: string): Promise<void> {
+/** fsync a directory, so a rename or a new file in it survives a crash. */
+export async function fsyncDir(dir: string): Promise<void> {
   let fh: FileHandle | null = null;
   try {
     fh = await open(dir, 'r');

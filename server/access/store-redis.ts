@@ -63,6 +63,22 @@ export const dailyKey = (day: string): string => `fr:daily:${day}`;
 /** The fields of a key in a day's hash, in DailyCount's order: `<key id>:ok`, `<key id>:refused`. */
 const DAILY_FIELDS = ['ok', 'refused'];
 
+/** A day's hash (`fr:daily:<day>`, its fields and values) as key id → [admitted, refused]. */
+export function dailyFromFields(fields: Iterable<readonly [string, string]>): Map<string, [number, number]> {
+  const keys = new Map<string, [number, number]>();
+  for (const [field, value] of fields) {
+    const cut = field.lastIndexOf(':');
+    const which = DAILY_FIELDS.indexOf(field.slice(cut + 1));
+    // A field addDaily did not write (someone else's) is not a count.
+    if (cut < 1 || which < 0) continue;
+    const id = field.slice(0, cut);
+    const c = keys.get(id) ?? [0, 0];
+    c[which] = Number(value);
+    keys.set(id, c);
+  }
+  return keys;
+}
+
 export type LogFn = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
 /** Returns the new version, or -1 when the expected version is stale. */
@@ -529,19 +545,7 @@ export class RedisAccessStore implements AccessStore {
       days.reduce((m, day) => m.hGetAll(dailyKey(day)), c.multi() as Multi).exec(),
     )) as unknown as Array<Record<string, string>>;
     days.forEach((day, i) => {
-      const fields = Object.entries(hashes[i] ?? {});
-      if (fields.length === 0) return;
-      const keys = new Map<string, [number, number]>();
-      for (const [field, value] of fields) {
-        const cut = field.lastIndexOf(':');
-        const which = DAILY_FIELDS.indexOf(field.slice(cut + 1));
-        // A field addDaily did not write (someone else's) is not a count.
-        if (cut < 1 || which < 0) continue;
-        const id = field.slice(0, cut);
-        const c = keys.get(id) ?? [0, 0];
-        c[which] = Number(value);
-        keys.set(id, c);
-      }
+      const keys = dailyFromFields(Object.entries(hashes[i] ?? {}));
       if (keys.size > 0) out.set(day, keys);
     });
     return out;

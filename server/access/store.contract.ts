@@ -28,6 +28,72 @@ const AT = '2026-01-02T03:04:05.000Z';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * `n` account creations on `store` in the background, `pauseMs` apart (as admin changes
+ * come): `writing()` is true until the last is written; `done` settles then.
+ */
+export function createAccountsMeanwhile(
+  store: AccessStore,
+  n: number,
+  pauseMs: number,
+): { writing: () => boolean; done: Promise<void> } {
+  let writing = true;
+  const done = (async () => {
+    try {
+      for (let i = 0; i < n; i++) {
+        await store.change(create(account(`a${i}`)));
+        await sleep(pauseMs);
+      }
+    } finally {
+      writing = false;
+    }
+  })();
+  return { writing: () => writing, done };
+}
+
+/**
+ * What a backup must carry, written through the store: accounts acme (pro) and globex
+ * with a key each (four changes), two days of per-key counts (2026-11-20: acme 100
+ * admitted, 3 refused; 2026-11-23: acme 20 and 0, globex 7 and 1), plan limits, one
+ * audit entry; and what it must not: a session ('s' × 32) and a sign-in attempt.
+ */
+export async function fillForBackup(s: AccessStore) {
+  const a = account('acme', 'pro');
+  const b = account('globex');
+  const ka = key(a.id);
+  const kb = key(b.id);
+  for (const c of [
+    create(a),
+    create(b),
+    { op: 'key.create', key: ka } as const,
+    { op: 'key.create', key: kb } as const,
+  ])
+    await s.change(c);
+  await s.addDaily(
+    new Map<string, Map<string, DailyCount>>([
+      ['2026-11-20', new Map([[ka.id, [100, 3]]])],
+      [
+        '2026-11-23',
+        new Map([
+          [ka.id, [20, 0]],
+          [kb.id, [7, 1]],
+        ]),
+      ],
+    ]),
+  );
+  await s.writePlans({ ...DEFAULT_PLANS, pro: { burst: 5, monthly: 6 } });
+  await s.audit({
+    at: '2026-11-23T10:00:00.000Z',
+    actor: 'cli:ops',
+    action: 'account.plan',
+    target: a.id,
+    detail: 'pro',
+  });
+  await s.putSecret('session', 's'.repeat(32), '{"person":"x"}', 600_000);
+  await s.throttle('signin:someone@example.com', 10, 600_000, Date.parse('2026-11-23T10:00:00.000Z'));
+  return { a, b, ka, kb };
+}
+
 /** An id as the dashboard makes one: a hash of a random secret. */
 function secretId(): string {
   return createHash('sha256').update(randomBytes(32)).digest('hex');
