@@ -1,0 +1,95 @@
+/**
+ * What the first-load tests share: a generated universe for the EODHD stand-in to
+ * serve, the snapshot `build` makes of that universe's files (what a first load must
+ * equal), and a comparison of two snapshots figure by figure.
+ */
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { formatDay } from '../../core/dates.js';
+import type { SnapshotColumns } from '../../core/snapshot/columns.js';
+import { readCurrent } from '../../core/snapshot/directory.js';
+import { loadSnapshot } from '../../core/snapshot/reader.js';
+import { buildFromSource } from '../build.js';
+import { appendDaily } from '../daily.js';
+import { generateUniverse } from '../generate/index.js';
+
+export interface StandInUniverse {
+  /** The generated source directory the stand-in answers from. */
+  dir: string;
+  /** Its last day, and the days in its daily/ files (the last `dailyDays` sessions). */
+  to: string;
+  dailyDates: string[];
+}
+
+export async function standInUniverse(
+  dir: string,
+  opts: { funds: number; seed: number; from: number; to: number; dailyDays: number },
+): Promise<StandInUniverse> {
+  await generateUniverse({ out: dir, ...opts, threads: 1 });
+  const dailyDates = readdirSync(join(dir, 'daily'))
+    .map((n) => n.slice(0, 10))
+    .sort();
+  return { dir, to: formatDay(opts.to), dailyDates };
+}
+
+/**
+ * `build --source` then `build --daily` of the universe's own files, with one change
+ * a first load cannot avoid: the provider's delisted list carries no date, so a
+ * delisted fund's InactiveDate is its last price date (what the load takes).
+ */
+export async function buildOfUniverse(u: StandInUniverse, work: string, now: () => number): Promise<string> {
+  const source = join(work, 'source');
+  cpSync(u.dir, source, { recursive: true });
+  const lines = readFileSync(join(source, 'funds.csv'), 'utf8').trimEnd().split('\n');
+  const out = [lines[0]];
+  for (const line of lines.slice(1)) {
+    const m = /^([^,]+),.*,true,(\d{4}-\d{2}-\d{2})$/.exec(line);
+    if (m === null) {
+      out.push(line);
+      continue;
+    }
+    const prices = readFileSync(join(source, 'prices', `${m[1]}.csv`), 'utf8')
+      .trimEnd()
+      .split('\n');
+    out.push(`${line.slice(0, -10)}${prices[prices.length - 1].slice(0, 10)}`);
+  }
+  writeFileSync(join(source, 'funds.csv'), `${out.join('\n')}\n`);
+  const snapshots = join(work, 'snapshots');
+  const at = () => new Date(now());
+  await buildFromSource({ source, snapshots, keep: 2, maxBadShare: 0.01, threads: 1, now: at });
+  if (u.dailyDates.length > 0)
+    await appendDaily({ daily: source, snapshots, keep: 2, maxBadShare: 0.01, now: at });
+  return snapshots;
+}
+
+export async function liveColumns(snapshots: string): Promise<SnapshotColumns> {
+  const id = readCurrent(snapshots);
+  if (id === null) throw new Error(`nothing published in ${snapshots}`);
+  return (await loadSnapshot(join(snapshots, id))).columns;
+}
+
+/** Two snapshots with the same funds, metadata, series and every served figure (trailing and calendar). */
+export async function expectSameSnapshot(actual: string, expected: string): Promise<void> {
+  const a = await liveColumns(actual);
+  const b = await liveColumns(expected);
+  const plain = (c: SnapshotColumns) => ({
+    funds: Object.fromEntries(
+      Object.entries(c.funds).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v as Int32Array) : v]),
+    ),
+    series: { date: Array.from(c.series.date), value: Array.from(c.series.value) },
+    trailing: { asOf: Array.from(c.trailing.asOf), values: c.trailing.values.map((v) => Array.from(v)) },
+    calendar: Object.fromEntries(
+      Object.entries(c.calendar).map(([k, v]) => [
+        k,
+        ArrayBuffer.isView(v) ? Array.from(v as Int32Array) : v,
+      ]),
+    ),
+  });
+  const pa = plain(a);
+  const pb = plain(b);
+  expect(pa.funds).toEqual(pb.funds);
+  expect(pa.series).toEqual(pb.series);
+  expect(pa.trailing).toEqual(pb.trailing);
+  expect(pa.calendar).toEqual(pb.calendar);
+}
