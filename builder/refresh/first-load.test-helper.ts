@@ -5,7 +5,6 @@
  */
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect } from 'vitest';
 import { formatDay } from '../../core/dates.js';
 import type { SnapshotColumns } from '../../core/snapshot/columns.js';
 import { readCurrent } from '../../core/snapshot/directory.js';
@@ -13,6 +12,7 @@ import { loadSnapshot } from '../../core/snapshot/reader.js';
 import { buildFromSource } from '../build.js';
 import { appendDaily } from '../daily.js';
 import { generateUniverse } from '../generate/index.js';
+import { expectSameColumns } from './refresh.test-helper.js';
 
 export interface StandInUniverse {
   /** The generated source directory the stand-in answers from. */
@@ -69,27 +69,7 @@ export async function liveColumns(snapshots: string): Promise<SnapshotColumns> {
   return (await loadSnapshot(join(snapshots, id))).columns;
 }
 
-/** Two snapshots with the same funds, metadata, series and every served figure (trailing and calendar). */
+/** Two snapshots directories whose live snapshots hold the same funds, series and every served figure. */
 export async function expectSameSnapshot(actual: string, expected: string): Promise<void> {
-  const a = await liveColumns(actual);
-  const b = await liveColumns(expected);
-  const plain = (c: SnapshotColumns) => ({
-    funds: Object.fromEntries(
-      Object.entries(c.funds).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v as Int32Array) : v]),
-    ),
-    series: { date: Array.from(c.series.date), value: Array.from(c.series.value) },
-    trailing: { asOf: Array.from(c.trailing.asOf), values: c.trailing.values.map((v) => Array.from(v)) },
-    calendar: Object.fromEntries(
-      Object.entries(c.calendar).map(([k, v]) => [
-        k,
-        ArrayBuffer.isView(v) ? Array.from(v as Int32Array) : v,
-      ]),
-    ),
-  });
-  const pa = plain(a);
-  const pb = plain(b);
-  expect(pa.funds).toEqual(pb.funds);
-  expect(pa.series).toEqual(pb.series);
-  expect(pa.trailing).toEqual(pb.trailing);
-  expect(pa.calendar).toEqual(pb.calendar);
+  expectSameColumns(await liveColumns(actual), await liveColumns(expected));
 }

@@ -120,7 +120,20 @@ async function redoLocked(opts: RefreshOptions & { redo: Day }): Promise<RedoRes
 
   // The source's records for those days, replaced; what they held kept under received/.
   const kept = join(opts.source, 'received', `redo-${formatDay(from)}-${fileStamp(opts.now())}`);
-  const cut = truncatePrices(opts.source, from, join(kept, 'prices'));
+  const delivered = new Set<string>();
+  for (const { text } of fetched)
+    for (const line of text.split('\n').slice(1)) {
+      const cells = line.split(',', 2);
+      if (cells.length === 2) delivered.add(`${cells[0]},${cells[1]}`);
+    }
+  const cut = truncatePrices(opts.source, from, join(kept, 'prices'), (code, date) =>
+    delivered.has(`${code},${date}`),
+  );
+  if (cut.keptWhole.length > 0)
+    say(
+      `${cut.keptWhole.length} funds keep their price files whole (the fetched days lack some of their rows from ` +
+        `${formatDay(from)} on): ${cut.keptWhole.slice(0, 10).join(', ')}${cut.keptWhole.length > 10 ? ', …' : ''}`,
+    );
   let rowsBefore = cut.rows;
   for (const path of dailyEntries(opts.source).files) {
     const name = path.slice(path.lastIndexOf('/') + 1);
@@ -182,17 +195,20 @@ async function redoLocked(opts: RefreshOptions & { redo: Day }): Promise<RedoRes
 }
 
 /**
- * Price files cut before `from`: the rows dated from it on go (kept under `keptDir`),
- * unless that would leave the file empty (a fund whose history began after `from`
- * keeps it whole). Returns the rows removed and each fund's last date afterwards.
+ * Price files cut before `from`: the rows dated from it on go (kept under `keptDir`)
+ * when the fetched days hold a row for each of them. A file is kept whole when that
+ * would leave it empty (a fund whose history began after `from`) or lose a row the
+ * fetched days lack. Returns the rows removed and each fund's last date afterwards.
  */
 function truncatePrices(
   source: string,
   from: Day,
   keptDir: string,
-): { rows: number; lastDates: Map<string, string> } {
+  delivered: (code: string, date: string) => boolean,
+): { rows: number; lastDates: Map<string, string>; keptWhole: string[] } {
   const date = formatDay(from);
   const lastDates = new Map<string, string>();
+  const keptWhole: string[] = [];
   let rows = 0;
   for (const [code, path] of sourcePaths(source).priceFiles) {
     const text = readFileSync(path, 'utf8');
@@ -200,7 +216,9 @@ function truncatePrices(
     while (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
     let keep = lines.length;
     while (keep > 1 && lines[keep - 1].slice(0, 10) >= date) keep--;
-    if (keep === lines.length || keep === 1) {
+    const lacking = lines.slice(keep).some((l) => !delivered(code, l.slice(0, 10)));
+    if (keep === lines.length || keep === 1 || lacking) {
+      if (keep < lines.length) keptWhole.push(code);
       lastDates.set(code, lines[lines.length - 1].slice(0, 10));
       continue;
     }
@@ -210,7 +228,7 @@ function truncatePrices(
     rows += lines.length - keep;
     lastDates.set(code, lines[keep - 1].slice(0, 10));
   }
-  return { rows, lastDates };
+  return { rows, lastDates, keptWhole };
 }
 
 function countRows(text: string): number {
