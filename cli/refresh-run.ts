@@ -115,7 +115,7 @@ export function resultLine(r: RefreshResult): string {
   const l = r.load;
   if (l !== undefined)
     return (
-      `published ${r.id} (as_of ${r.asOf}): first load of ${l.loaded} funds (${l.delisted} delisted listed), ` +
+      `published ${r.id} (as_of ${r.asOf}): first load of ${l.loaded} funds (the lists named ${l.listed}, ${l.delisted} of them delisted), ` +
       `${l.failed.length} left out, ${r.days.length} bulk days, ${l.calls} API calls in ${l.requests} requests, ` +
       `${(r.durationMs / 1000).toFixed(1)} s`
     );

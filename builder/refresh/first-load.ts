@@ -29,7 +29,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { previousTradingDay, tradingDaysInRange } from '../../core/calendar.js';
+import { lastTradingDayOnOrBefore, previousTradingDay, tradingDaysInRange } from '../../core/calendar.js';
 import { compareCodes } from '../../core/codes.js';
 import { type Day, formatDay, parseDay } from '../../core/dates.js';
 import { prune, publish, readCurrent } from '../../core/snapshot/directory.js';
@@ -199,7 +199,8 @@ export async function firstLoad(opts: FirstLoadOptions): Promise<LoadResult> {
   const dailyDir = join(opts.source, 'daily');
   for (const d of [state, prices, dailyDir]) mkdirSync(d, { recursive: true });
   removeTemporaries([state, prices, dailyDir]);
-  const lastClosed = lastClosedDay(opts.now());
+  // The last session that has closed (a weekend's clock names its Friday).
+  const lastClosed = lastTradingDayOnOrBefore(lastClosedDay(opts.now()));
   const calls = () => opts.meter?.spent ?? 0;
   const requests = () => opts.meter?.requests ?? 0;
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatDay, fromYmd, parseDay } from '../../core/dates.js';
-import { NULL_DAY, type SnapshotColumns } from '../../core/snapshot/columns.js';
+import { NULL_DAY } from '../../core/snapshot/columns.js';
 import { listSnapshots, readCurrent } from '../../core/snapshot/directory.js';
 import { buildFromSource } from '../build.js';
 import { lookupOf, scratch } from '../build.test-helper.js';
