@@ -5,6 +5,7 @@
  * (`--max-calls` or the provider's daily limit): run the same command again after the
  * provider's daily reset to continue; 130 interrupted (Ctrl-C), likewise resumable.
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { BuildError } from '../builder/build.js';
 import { CallBudgetReached } from '../builder/refresh/call-meter.js';
@@ -35,7 +36,14 @@ export async function refreshCommand(argv: string[], io: CliIo): Promise<number>
     throw new UsageError('--redo and --date do not go together');
   if (redoDay !== undefined && estimate) throw new UsageError('--redo and --estimate do not go together');
   const say = (l: string) => io.err(`fundreturns: ${l}`);
-  const run = { snapshots, wait: !boolFlag(args, 'no-wait'), env: io.env, say };
+  // The first load's build reads the price files on every core, as `build` does.
+  const run = {
+    snapshots,
+    wait: !boolFlag(args, 'no-wait'),
+    env: io.env,
+    say,
+    threads: availableParallelism(),
+  };
   if (redoDay !== undefined) return await redoCommand(args, io, () => redoOnce(cfg, run, redoDay));
 
   // Ctrl-C: a first load stops after the requests in flight, keeping all it fetched.

@@ -3,9 +3,10 @@
  * --refresh-cron` through a child `refresh`): the wiring stays a flag parser.
  */
 
+import type { CallMeter } from '../builder/refresh/call-meter.js';
 import type { LoadProgress } from '../builder/refresh/first-load.js';
 import { type RedoResult, redo } from '../builder/refresh/redo.js';
-import { type RefreshResult, refresh } from '../builder/refresh/refresh.js';
+import { type RefreshOptions, type RefreshResult, refresh } from '../builder/refresh/refresh.js';
 import { type RunSummary, startSchedule } from '../builder/refresh/schedule.js';
 import { now } from '../core/clock.js';
 import type { Day } from '../core/dates.js';
@@ -54,19 +55,28 @@ export async function refreshOnce(cfg: RefreshConfig, run: RefreshRun): Promise<
   return result;
 }
 
-function refreshRun(cfg: RefreshConfig, run: RefreshRun): Promise<RefreshResult> {
+/** What every run of the provider is given: where, which provider (opened once), the gates and the clock. */
+function runOptions(cfg: RefreshConfig, run: RefreshRun): RefreshOptions & { meter?: CallMeter } {
   const { provider, meter } = openProvider(cfg, run.env, run.say);
-  return refresh({
+  return {
     source: cfg.source,
     snapshots: run.snapshots,
     provider,
+    meter,
     keep: cfg.keep,
     maxBadShare: cfg.maxBadShare,
     gates: cfg.gates,
     now: run.clock ?? now,
-    date: run.date,
     wait: run.wait,
     say: run.say,
+  };
+}
+
+function refreshRun(cfg: RefreshConfig, run: RefreshRun): Promise<RefreshResult> {
+  const { meter, ...opts } = runOptions(cfg, run);
+  return refresh({
+    ...opts,
+    date: run.date,
     estimate: run.estimate,
     load: {
       concurrency: cfg.concurrency,
@@ -81,19 +91,8 @@ function refreshRun(cfg: RefreshConfig, run: RefreshRun): Promise<RefreshResult>
 
 /** `refresh --redo DAY`: that day and the ones after it fetched again, the source's rows replaced, rebuilt. */
 export async function redoOnce(cfg: RefreshConfig, run: RefreshRun, day: Day): Promise<RedoResult> {
-  const { provider } = openProvider(cfg, run.env, run.say);
-  return await redo({
-    source: cfg.source,
-    snapshots: run.snapshots,
-    provider,
-    keep: cfg.keep,
-    maxBadShare: cfg.maxBadShare,
-    gates: cfg.gates,
-    now: run.clock ?? now,
-    wait: run.wait,
-    say: run.say,
-    redo: day,
-  });
+  const { meter: _unused, ...opts } = runOptions(cfg, run);
+  return await redo({ ...opts, redo: day });
 }
 
 export function runSummary(r: RefreshResult): RunSummary {

@@ -3,13 +3,14 @@
  * on empty directories against the local EODHD stand-in serving a generated universe,
  * killed at random points and started again, stopped at its budget, interrupted.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeEodhd, startFakeEodhd } from '../builder/refresh/eodhd-server.test-helper.js';
 import {
   buildOfUniverse,
   expectSameSnapshot,
+  filesUnder,
   type StandInUniverse,
   standInUniverse,
 } from '../builder/refresh/first-load.test-helper.js';
@@ -62,19 +63,6 @@ function load(root: string, server: FakeEodhd, more: string[] = []) {
     '4',
     ...more,
   ]);
-}
-
-function files(root: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d)) {
-      const p = join(d, e);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push(p);
-    }
-  };
-  walk(root);
-  return out;
 }
 
 describe('fundreturns refresh from nothing', () => {
@@ -152,7 +140,7 @@ describe('fundreturns refresh from nothing', () => {
     expect(p.stderr()).toMatch(/retry 1 of 4 .*\n.*/);
     expect(p.stderr()).toContain(`${server.url}/api/eod/`);
     expect(p.output()).not.toContain(TOKEN);
-    const written = files(join(root, 'source')).concat(files(join(root, 'snapshots')));
+    const written = filesUnder(join(root, 'source')).concat(filesUnder(join(root, 'snapshots')));
     expect(written.length).toBeGreaterThan(50);
     for (const f of written.filter((f) => !f.endsWith('/token')))
       expect(readFileSync(f).includes(TOKEN), f).toBe(false);

@@ -3,7 +3,7 @@
  * serve, the snapshot `build` makes of that universe's files (what a first load must
  * equal), and a comparison of two snapshots figure by figure.
  */
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatDay } from '../../core/dates.js';
 import type { SnapshotColumns } from '../../core/snapshot/columns.js';
@@ -72,4 +72,23 @@ export async function liveColumns(snapshots: string): Promise<SnapshotColumns> {
 /** Two snapshots directories whose live snapshots hold the same funds, series and every served figure. */
 export async function expectSameSnapshot(actual: string, expected: string): Promise<void> {
   expectSameColumns(await liveColumns(actual), await liveColumns(expected));
+}
+
+/** The codes of the universe's current (not delisted) funds and ETFs, in funds.csv order. */
+export function currentCodes(u: StandInUniverse): string[] {
+  return readFileSync(join(u.dir, 'funds.csv'), 'utf8')
+    .split('\n')
+    .filter((l) => /,(FUND|ETF),[^,]*,false,/.test(l))
+    .map((l) => l.split(',')[0]);
+}
+
+/** Every file under `dir`, at any depth: what a test searches for a secret. */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir)) {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) out.push(...filesUnder(p));
+    else out.push(p);
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fromYmd } from '../../core/dates.js';
@@ -10,7 +10,9 @@ import { type FakeEodhd, startFakeEodhd } from './eodhd-server.test-helper.js';
 import { LOAD_REPORT, LOAD_STATE_DIR, type LoadProgress, LoadStopped } from './first-load.js';
 import {
   buildOfUniverse,
+  currentCodes,
   expectSameSnapshot,
+  filesUnder,
   type StandInUniverse,
   standInUniverse,
 } from './first-load.test-helper.js';
@@ -182,10 +184,7 @@ describe('the first load from nothing (EODHD stand-in serving a generated univer
 
   it('histories that are HTML, empty, without an adjusted close or unknown are left out and reported by code and reason', async () => {
     const server = await standIn();
-    const codes = readFileSync(join(universe.dir, 'funds.csv'), 'utf8')
-      .split('\n')
-      .filter((l) => /,(FUND|ETF),[^,]*,false,/.test(l))
-      .map((l) => l.split(',')[0]);
+    const codes = currentCodes(universe);
     const [html, empty, noAdj, unknown] = codes;
     server.codeFaults.set(html, {
       status: 200,
@@ -216,10 +215,7 @@ describe('the first load from nothing (EODHD stand-in serving a generated univer
 
   it('the coverage gate refuses a universe with too few usable histories: nothing published, the report says which', async () => {
     const server = await standIn();
-    const codes = readFileSync(join(universe.dir, 'funds.csv'), 'utf8')
-      .split('\n')
-      .filter((l) => /,(FUND|ETF),[^,]*,false,/.test(l))
-      .map((l) => l.split(',')[0]);
+    const codes = currentCodes(universe);
     for (const c of codes.slice(0, 10)) server.codeFaults.set(c, { body: '' });
     const l = loader('coverage', server);
     await expect(l.run()).rejects.toThrow(
@@ -260,16 +256,7 @@ describe('the first load from nothing (EODHD stand-in serving a generated univer
     const server = await standIn();
     const l = loader('token', server);
     await l.run();
-    const all: string[] = [];
-    const walk = (d: string) => {
-      for (const e of readdirSync(d)) {
-        const p = join(d, e);
-        if (statSync(p).isDirectory()) walk(p);
-        else all.push(p);
-      }
-    };
-    walk(l.source);
-    walk(l.snapshots);
+    const all = [...filesUnder(l.source), ...filesUnder(l.snapshots)];
     expect(all.length).toBeGreaterThan(10);
     for (const p of all) expect(readFileSync(p).includes(TOKEN), p).toBe(false);
     expect(l.said.join('\n')).not.toContain(TOKEN);

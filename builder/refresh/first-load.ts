@@ -235,9 +235,9 @@ export async function firstLoad(opts: FirstLoadOptions): Promise<LoadResult> {
   if (opts.estimate) return { outcome: 'estimate', id: null, asOf: null, summary: summary(), report };
 
   // 3. The histories, `concurrency` at a time.
+  let loaded = 0;
+  for (const e of done.values()) if (e.ok) loaded++;
   const progress = (phase: LoadProgress['phase'], n: number, total: number): void => {
-    let loaded = 0;
-    for (const e of done.values()) if (e.ok) loaded++;
     opts.onProgress?.({ phase, done: n, total, calls: calls(), loaded, failed: done.size - loaded });
   };
   const total = listed.length;
@@ -267,6 +267,7 @@ export async function firstLoad(opts: FirstLoadOptions): Promise<LoadResult> {
         renameSync(tmp, join(prices, `${code}.csv`));
       } else appendFileSync(journalPath, `${JSON.stringify(entry)}\n`);
       done.set(code, entry);
+      if (entry.ok) loaded++;
       progress('histories', done.size, total);
     }
   };
