@@ -6,10 +6,17 @@
  * by phase (from its JSON progress lines), and computes what the default rate implies
  * for the real provider.
  *
- *   npm run build && npx tsx bench/first-load.bench.ts --universe /tmp/fr-shared/universe-32000 \
- *     [--work /tmp/fr-first-load] [--clock 2026-11-13T23:00:00Z] [--concurrency 8]
+ * The universe needs its last two sessions in daily/ (`generate --daily-days 2`): the
+ * stand-in serves histories up to the day before the last until half of them are
+ * fetched, then publishes the last day, so the load also fetches a bulk day, as one
+ * that starts before the provider's evening update does.
+ *
+ *   npm run build && npx tsx bench/first-load.bench.ts --universe DIR [--work /tmp/fr-first-load] [--concurrency 8]
+ *
+ * DIR is generated when missing: generate --funds 32000 --seed 1 --from 1970-01-01
+ * --to 2026-11-13 --horizon 2026-12-31 --daily-days 2.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -21,19 +28,58 @@ import { benchArgs } from './setup.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = benchArgs();
-const universe = args.get('universe') ?? '/tmp/fr-shared/universe-32000';
+const universe = args.get('universe') ?? '/tmp/fr-first-load-universe';
 const work = args.get('work') ?? '/tmp/fr-first-load';
-// The universe's last session, evening in New York: its histories reach the last closed day.
-const clock = args.get('clock') ?? '2026-11-13T23:00:00Z';
 const concurrency = args.get('concurrency') ?? '8';
 const TOKEN = 'bench-token-not-a-secret';
 
 if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) throw new Error('run `npm run build` first');
+if (!existsSync(join(universe, 'funds.csv'))) {
+  const g = spawnSync(
+    process.execPath,
+    [
+      join(root, 'bin', 'fundreturns.js'),
+      'generate',
+      '--out',
+      universe,
+      '--funds',
+      '32000',
+      '--seed',
+      '1',
+      '--from',
+      '1970-01-01',
+      '--to',
+      '2026-11-13',
+      '--horizon',
+      '2026-12-31',
+      '--daily-days',
+      '2',
+    ],
+    { stdio: 'inherit' },
+  );
+  if (g.status !== 0) throw new Error('generate failed');
+}
+const days = readdirSync(join(universe, 'daily'))
+  .map((n) => n.slice(0, 10))
+  .sort();
+if (days.length < 2)
+  throw new Error(`${universe} needs its last two sessions in daily/ (generate --daily-days 2)`);
+const last = days[days.length - 1];
+// Evening in New York of the universe's last session: the last closed one.
+const clock = `${last}T23:00:00Z`;
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 writeFileSync(join(work, 'token'), `${TOKEN}\n`);
 
-const server = await startFakeEodhd(TOKEN, { universe });
+const listed = readFileSync(join(universe, 'funds.csv'), 'utf8').split('\n').length - 2;
+let histories = 0;
+const server = await startFakeEodhd(TOKEN, {
+  universe,
+  today: days[days.length - 2],
+  onRequest: (_n, path) => {
+    if (path.startsWith('/api/eod/') && ++histories === Math.floor(listed / 2)) server.today = last;
+  },
+});
 const started = performance.now();
 const child = spawn(
   '/usr/bin/time',
@@ -114,8 +160,8 @@ const code = await new Promise<number | null>((r) => child.on('exit', r));
 clearInterval(sampler);
 const wall = (performance.now() - started) / 1000;
 await server.close();
-const last = stderr.trim().split('\n').at(-1) ?? '';
-const [timeWall, maxKb] = last.split(' ').map(Number);
+const timeLine = stderr.trim().split('\n').at(-1) ?? '';
+const [timeWall, maxKb] = timeLine.split(' ').map(Number);
 if (code !== 0) {
   console.error(stderr.slice(-4000));
   throw new Error(`the load exited ${code}`);
@@ -123,7 +169,6 @@ if (code !== 0) {
 
 const funds = readFileSync(join(work, 'source', 'funds.csv'), 'utf8').split('\n').length - 2;
 const requests = server.requests.length;
-const histories = server.requests.filter((q) => q.startsWith('/api/eod/')).length;
 const bulk = server.requests.filter((q) => q.startsWith('/api/eod-bulk')).length;
 const lists = requests - histories - bulk;
 const calls = lists * EODHD_CALLS.list + histories * EODHD_CALLS.history + bulk * EODHD_CALLS.bulk;

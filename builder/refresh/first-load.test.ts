@@ -231,6 +231,27 @@ describe('the first load from nothing (EODHD stand-in serving a generated univer
     await expectSameSnapshot(l.snapshots, expected);
   });
 
+  it('a short bulk day is refused before anything is written; the next run fetches it again and publishes', async () => {
+    const server = await standIn({ today: universe.dailyDates[0] });
+    const l = loader('short-day', server);
+    // Every history ends the day before the last; then the provider publishes the last day, cut short.
+    const first = await l.run().catch((x: unknown) => x);
+    expect((first as Error).message).toMatch(/has no data for|bulk file .* is empty/);
+    server.today = universe.to;
+    server.faults.set('bulk', [{ body: 'Code,Ex,Date,Open,High,Low,Close,Adjusted_close,Volume\n' }]);
+    await expect(l.run()).rejects.toThrow(/is empty/);
+    const text = readFileSync(join(universe.dir, 'daily', `${universe.to}.csv`), 'utf8').split('\n');
+    const cut = text
+      .slice(1, 6)
+      .map((r) => r.split(','))
+      .map(([code, date, close, adj]) => `${code},US,${date},${close},${close},${close},${close},${adj},0`);
+    server.faults.set('bulk', [{ body: `Code,Ex,Date,Open,High,Low,Close,Adjusted_close,Volume\n${cut.join('\n')}\n` }]);
+    await expect(l.run()).rejects.toThrow(/has rows for 5 of the \d+ current funds with a history, under the 90 %/);
+    expect(readdirSync(join(l.source, 'daily'))).toEqual([]);
+    expect((await l.run()).outcome).toBe('published');
+    await expectSameSnapshot(l.snapshots, expected);
+  });
+
   it('--estimate says the cost and fetches nothing but the fund lists', async () => {
     const server = await standIn();
     const l = loader('estimate', server);

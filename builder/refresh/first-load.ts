@@ -508,8 +508,8 @@ function missingDays(
 
 /**
  * A bulk day's rows that extend a kept history (later than its last row); the others
- * are stale or name a fund left out. A delivery covering fewer than `minCoverage` of
- * the current funds that lack the day is refused as short (nothing written).
+ * are stale or name a fund left out. A delivery naming fewer than `minCoverage` of the
+ * current funds with a history is short (the refresh's gate): refused, nothing written.
  */
 function dayRows(
   bytes: Uint8Array,
@@ -522,21 +522,21 @@ function dayRows(
   const date = formatDay(day);
   const lines = new TextDecoder().decode(bytes).split('\n');
   let out = `${lines[0]}\n`;
-  const have = new Set<string>();
+  let named = 0;
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i];
     if (line === '') continue;
     const code = line.slice(0, line.indexOf(','));
     const e = done.get(code);
-    if (e === undefined || !e.ok || e.last >= date) continue;
-    out += `${line}\n`;
-    have.add(code);
+    if (e === undefined || !e.ok) continue;
+    if (!listed.get(code)?.isInactive) named++;
+    if (e.last < date) out += `${line}\n`;
   }
-  let needing = 0;
-  for (const e of done.values()) if (e.ok && e.last < date && !listed.get(e.code)?.isInactive) needing++;
-  if (needing > 0 && have.size < minCoverage * needing)
+  let current = 0;
+  for (const e of done.values()) if (e.ok && !listed.get(e.code)?.isInactive) current++;
+  if (current > 0 && named < minCoverage * current)
     throw new LoadRefused(
-      `${date} from the bulk API has rows for ${have.size} of the ${needing} current funds whose history lacks it, ` +
+      `${date} from the bulk API has rows for ${named} of the ${current} current funds with a history, ` +
         `under the ${(minCoverage * 100).toFixed(0)} % a day must cover (a short delivery?): nothing written, ` +
         'run again later (or --min-coverage loosens this)',
       report,
