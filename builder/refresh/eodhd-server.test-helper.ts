@@ -40,6 +40,8 @@ export interface FakeEodhd {
   url: string;
   /** Every request's path and query, token included (the test checks it was sent). */
   requests: string[];
+  /** When each request arrived (performance.now()), beside `requests`. */
+  times: number[];
   /** Answers to give, in order, before the data, per route: `bulk`, `dividends`, `splits`, `symbols`, `eod`. */
   faults: Map<string, Fault[]>;
   /** A fault every history request of one code gets (an HTML page, a 404, an empty body). */
@@ -169,6 +171,7 @@ function route(path: string, q: URLSearchParams): { key: string; file: string } 
 
 export async function startFakeEodhd(token: string, opts: FakeEodhdOptions = {}): Promise<FakeEodhd> {
   const requests: string[] = [];
+  const times: number[] = [];
   const faults = new Map<string, Fault[]>();
   const codeFaults = new Map<string, Fault>();
   const hanging = new Set<ServerResponse>();
@@ -191,6 +194,7 @@ export async function startFakeEodhd(token: string, opts: FakeEodhdOptions = {})
   const server: Server = createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://127.0.0.1');
     requests.push(`${u.pathname}${u.search}`);
+    times.push(performance.now());
     opts.onRequest?.(requests.length, u.pathname);
     if (u.searchParams.get('api_token') !== token) {
       res.writeHead(401, { 'content-type': 'text/plain' }).end('Unauthenticated');
@@ -241,6 +245,7 @@ export async function startFakeEodhd(token: string, opts: FakeEodhdOptions = {})
   const fake: FakeEodhd = {
     url: `http://127.0.0.1:${port}`,
     requests,
+    times,
     faults,
     codeFaults,
     today: opts.today,

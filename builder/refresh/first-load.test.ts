@@ -57,8 +57,8 @@ function loader(name: string, server: FakeEodhd) {
   const said: string[] = [];
   const progress: LoadProgress[] = [];
   const waits: number[] = [];
-  const run = (more: Partial<RefreshOptions> & { maxCalls?: number } = {}) => {
-    const meter = new CallMeter({ maxRate: 1_000_000, maxCalls: more.maxCalls });
+  const run = (more: Partial<RefreshOptions> & { maxCalls?: number; maxRate?: number } = {}) => {
+    const meter = new CallMeter({ maxRate: more.maxRate ?? 1_000_000, maxCalls: more.maxCalls });
     const provider = eodhdProvider({
       baseUrl: server.url,
       token: TOKEN,
@@ -245,11 +245,25 @@ describe('the first load from nothing (EODHD stand-in serving a generated univer
       .slice(1, 6)
       .map((r) => r.split(','))
       .map(([code, date, close, adj]) => `${code},US,${date},${close},${close},${close},${close},${adj},0`);
-    server.faults.set('bulk', [{ body: `Code,Ex,Date,Open,High,Low,Close,Adjusted_close,Volume\n${cut.join('\n')}\n` }]);
-    await expect(l.run()).rejects.toThrow(/has rows for 5 of the \d+ current funds with a history, under the 90 %/);
+    server.faults.set('bulk', [
+      { body: `Code,Ex,Date,Open,High,Low,Close,Adjusted_close,Volume\n${cut.join('\n')}\n` },
+    ]);
+    await expect(l.run()).rejects.toThrow(
+      /has rows for 5 of the \d+ current funds with a history, under the 90 %/,
+    );
     expect(readdirSync(join(l.source, 'daily'))).toEqual([]);
     expect((await l.run()).outcome).toBe('published');
     await expectSameSnapshot(l.snapshots, expected);
+  });
+
+  it('--max-rate spaces the requests: 20 a second never come faster', async () => {
+    const server = await standIn();
+    const l = loader('rate', server);
+    expect((await l.run({ maxRate: 1200 })).outcome).toBe('published');
+    const n = server.times.length;
+    expect(n).toBeGreaterThan(60);
+    // Request starts at least 50 ms apart: the arrivals span at least (n - 2) × 50 ms (the first may arrive late; a busy machine only adds).
+    expect(server.times[n - 1] - server.times[0]).toBeGreaterThanOrEqual((n - 2) * 50);
   });
 
   it('--estimate says the cost and fetches nothing but the fund lists', async () => {
