@@ -105,7 +105,8 @@ export function refreshConfig(args: ParsedArgs, prefix = ''): RefreshConfig {
       minCoverage: floatFlag(args, f('min-coverage'), DEFAULT_GATES.minCoverage, 0, 1),
     },
     maxRate: intFlag(args, f('max-rate'), DEFAULT_MAX_RATE, 1, 1_000_000),
-    concurrency: intFlag(args, f('concurrency'), 8, 1, 64),
+    // 800 requests a minute is 13 a second: 16 at once reach it while a history takes up to a second.
+    concurrency: intFlag(args, f('concurrency'), 16, 1, 64),
     maxCalls,
   };
 }

@@ -41,7 +41,7 @@ export const REFRESH_SOURCE_FLAGS: readonly FlagUse[] = [
   { name: 'eodhd-url', value: 'https://eodhd.com' },
   { name: 'token-file', value: 'FILE', text: '[--token-file FILE (or FUNDRETURNS_EODHD_TOKEN)]' },
   { name: 'max-rate', value: '800' },
-  { name: 'concurrency', value: '8' },
+  { name: 'concurrency', value: '16' },
   { name: 'max-calls', value: 'N' },
   { name: 'max-move', value: '0.5' },
   { name: 'min-coverage', value: '0.9' },

@@ -36,12 +36,13 @@ import { prune, publish, readCurrent } from '../../core/snapshot/directory.js';
 import { readManifest } from '../../core/snapshot/reader.js';
 import type { FundRecord } from '../../core/types.js';
 import { lastClosedDay } from '../../core/us-close.js';
-import { BuildError, buildFromSource } from '../build.js';
-import { appendDaily } from '../daily.js';
-import { BuildReport } from '../report.js';
+import { startWorker } from '../../core/worker.js';
+import { BuildError } from '../build.js';
+import { BuildReport, type ReportJson } from '../report.js';
 import { latestAcceptedDay } from '../source/csv.js';
 import { parseFundsFile } from '../source/funds.js';
 import { parsePriceFile } from '../source/prices.js';
+import type { BuildStep, BuildStepResult } from './build-worker.js';
 import type { CallMeter } from './call-meter.js';
 import { type CallCosts, type Provider, ProviderError } from './provider.js';
 import { writeWhole } from './records.js';
@@ -337,28 +338,17 @@ export async function rebuildAndPublish(opts: {
 }): Promise<{ id: string; asOf: string; report: BuildReport }> {
   const work = join(opts.snapshots, BUILD_DIR);
   rmSync(work, { recursive: true, force: true });
-  const now = () => new Date(opts.now());
+  const step = {
+    source: opts.source,
+    snapshots: work,
+    maxBadShare: opts.maxBadShare,
+    threads: opts.threads ?? 1,
+    allowShrink: opts.allowShrink,
+    nowMs: opts.now(),
+  };
   try {
-    const full = await buildFromSource({
-      source: opts.source,
-      snapshots: work,
-      keep: 1,
-      maxBadShare: opts.maxBadShare,
-      threads: opts.threads ?? 1,
-      allowShrink: opts.allowShrink,
-      now,
-    });
-    let report = full.report;
-    if (opts.days) {
-      const daily = await appendDaily({
-        daily: opts.source,
-        snapshots: work,
-        keep: 1,
-        maxBadShare: opts.maxBadShare,
-        now,
-      });
-      report = mergeReports(full.report, daily.report);
-    }
+    let report = await buildStep({ ...step, kind: 'full' });
+    if (opts.days) report = mergeReports(report, await buildStep({ ...step, kind: 'daily' }));
     const id = readCurrent(work) as string;
     await verifyFiles(join(work, id));
     const asOf = readManifest(join(work, id)).as_of;
@@ -370,6 +360,39 @@ export async function rebuildAndPublish(opts: {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** One build step in a thread of its own (build-worker.ts): its memory is gone when it returns. */
+function buildStep(step: BuildStep): Promise<BuildReport> {
+  return new Promise((resolve, reject) => {
+    const worker = startWorker(import.meta.url, 'build-worker', { workerData: step });
+    let result: BuildStepResult | null = null;
+    worker.on('message', (m: BuildStepResult) => {
+      result = m;
+    });
+    worker.on('error', reject);
+    worker.on('exit', (code) => {
+      const r = result as BuildStepResult | null;
+      if (r === null)
+        reject(new Error(`the ${step.kind} build step ended (exit ${code}) before it said how it went`));
+      else if (r.ok) resolve(reportFromJson(r.report));
+      else
+        reject(new BuildError(r.message, r.report === null ? new BuildReport() : reportFromJson(r.report)));
+    });
+  });
+}
+
+/** A report sent back from a build step, as the report object the summary and the manifest use. */
+function reportFromJson(j: ReportJson): BuildReport {
+  const r = new BuildReport();
+  r.dataRows = j.dataRows;
+  r.fundsIn = j.fundsIn;
+  r.fundsOut = j.fundsOut;
+  r.skippedFundTypes = j.skippedFundTypes;
+  for (const s of Object.values(j.reasons)) r.addMany(s.first, s.count);
+  for (const [code, n] of Object.entries(j.perFund)) r.perFund.set(code, n);
+  r.examples.push(...j.examples);
+  return r;
 }
 
 /** The full build's report with the append's rows and problems added, for one summary. */
