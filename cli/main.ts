@@ -31,8 +31,9 @@ import {
 } from './args.js';
 import { type CliIo, processIo } from './io.js';
 import { progressLine } from './progress.js';
-import { checkProvider, dateFlag, refreshConfig, scheduleConfig } from './refresh-config.js';
-import { refreshOnce, resultLine, runScheduleUntilSignal, runSummary } from './refresh-run.js';
+import { refreshCommand } from './refresh-command.js';
+import { checkProvider, refreshConfig, scheduleConfig } from './refresh-config.js';
+import { runScheduleUntilSignal } from './refresh-run.js';
 import { commandUsage, flagSpec, usageText } from './usage.js';
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
@@ -206,31 +207,6 @@ async function build(argv: string[], io: CliIo): Promise<number> {
     const path =
       source !== undefined && daily !== undefined ? resolve(source, daily) : resolve(daily as string);
     return await appendDaily({ daily: path, snapshots, keep, maxBadShare });
-  }
-}
-
-async function refreshCommand(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, flagSpec('refresh'), io.env);
-  noPositionals(args, 'refresh');
-  const cfg = refreshConfig(args);
-  checkProvider(cfg, io.env);
-  const snapshots = resolve(stringFlag(args, 'snapshots', './snapshots'));
-  try {
-    const r = await refreshOnce(cfg, {
-      snapshots,
-      date: dateFlag(args),
-      wait: !boolFlag(args, 'no-wait'),
-      env: io.env,
-      say: (l) => io.err(`fundreturns: ${l}`),
-    });
-    if (r.outcome === 'published') io.err(r.report.summary());
-    io.err(`fundreturns: ${resultLine(r)}`);
-    if (boolFlag(args, 'json')) io.out(JSON.stringify(runSummary(r)));
-    return 0;
-  } catch (e) {
-    if (e instanceof BuildError) io.err(e.report.summary());
-    io.err(`fundreturns: refresh failed: ${(e as Error).message}`);
-    return 1;
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { CallMeter, DEFAULT_MAX_RATE } from '../builder/refresh/call-meter.js';
 import { DEFAULT_EODHD_URL, eodhdProvider } from '../builder/refresh/eodhd.js';
 import { inboxProvider } from '../builder/refresh/inbox.js';
 import type { Provider } from '../builder/refresh/provider.js';
@@ -50,6 +51,12 @@ export interface RefreshConfig {
   keep: number;
   maxBadShare: number;
   gates: RefreshGates;
+  /** Requests per minute to the provider. */
+  maxRate: number;
+  /** Histories fetched at once by a first load. */
+  concurrency: number;
+  /** API calls one run may spend; undefined: no budget. */
+  maxCalls?: number;
 }
 
 export interface ScheduleConfig {
@@ -82,6 +89,9 @@ export function refreshConfig(args: ParsedArgs, prefix = ''): RefreshConfig {
       `--${f('eodhd-url')} must be an http(s) base URL without query, not ${JSON.stringify(eodhdUrl)}`,
     );
   const tokenFile = stringFlag(args, f('token-file'));
+  const maxCalls = args.flags.has(f('max-calls'))
+    ? intFlag(args, f('max-calls'), 0, 1, 1_000_000_000)
+    : undefined;
   return {
     source: resolve(source),
     provider,
@@ -94,6 +104,10 @@ export function refreshConfig(args: ParsedArgs, prefix = ''): RefreshConfig {
       maxMove: floatFlag(args, f('max-move'), DEFAULT_GATES.maxMove, 0, 1_000_000),
       minCoverage: floatFlag(args, f('min-coverage'), DEFAULT_GATES.minCoverage, 0, 1),
     },
+    maxRate: intFlag(args, f('max-rate'), DEFAULT_MAX_RATE, 1, 1_000_000),
+    // 800 requests a minute is 13 a second: 16 at once reach it while a history takes up to a second.
+    concurrency: intFlag(args, f('concurrency'), 16, 1, 64),
+    maxCalls,
   };
 }
 
@@ -154,17 +168,23 @@ export function checkProvider(cfg: RefreshConfig, env: NodeJS.ProcessEnv): void 
   if (cfg.provider === 'eodhd') readToken(cfg, env);
 }
 
+/** The provider a run asks, and the meter pacing and counting its requests (the eodhd provider's). */
 export function openProvider(
   cfg: RefreshConfig,
   env: NodeJS.ProcessEnv,
   say?: (line: string) => void,
-): Provider {
+): { provider: Provider; meter?: CallMeter } {
   switch (cfg.provider) {
     case 'inbox':
-      return inboxProvider(cfg.inbox as string);
+      return { provider: inboxProvider(cfg.inbox as string) };
     case 'synthetic':
-      return syntheticProvider(cfg.source);
-    case 'eodhd':
-      return eodhdProvider({ baseUrl: cfg.eodhdUrl, token: readToken(cfg, env), say });
+      return { provider: syntheticProvider(cfg.source) };
+    case 'eodhd': {
+      const meter = new CallMeter({ maxRate: cfg.maxRate, maxCalls: cfg.maxCalls });
+      return {
+        provider: eodhdProvider({ baseUrl: cfg.eodhdUrl, token: readToken(cfg, env), say, meter }),
+        meter,
+      };
+    }
   }
 }

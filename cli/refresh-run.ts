@@ -3,7 +3,10 @@
  * --refresh-cron` through a child `refresh`): the wiring stays a flag parser.
  */
 
-import { type RefreshResult, refresh } from '../builder/refresh/refresh.js';
+import type { CallMeter } from '../builder/refresh/call-meter.js';
+import type { LoadProgress } from '../builder/refresh/first-load.js';
+import { type RedoResult, redo } from '../builder/refresh/redo.js';
+import { type RefreshOptions, type RefreshResult, refresh } from '../builder/refresh/refresh.js';
 import { type RunSummary, startSchedule } from '../builder/refresh/schedule.js';
 import { now } from '../core/clock.js';
 import type { Day } from '../core/dates.js';
@@ -17,6 +20,13 @@ export interface RefreshRun {
   env: NodeJS.ProcessEnv;
   say: (line: string) => void;
   clock?: () => number;
+  /** Say the cost in API calls and stop. */
+  estimate?: boolean;
+  /** A first load's progress (a bar on a terminal, JSON lines elsewhere). */
+  onProgress?: (p: LoadProgress) => void;
+  /** Ctrl-C: a first load stops after its requests in flight. */
+  signal?: AbortSignal;
+  threads?: number;
 }
 
 export async function refreshOnce(cfg: RefreshConfig, run: RefreshRun): Promise<RefreshResult> {
@@ -41,23 +51,48 @@ export async function refreshOnce(cfg: RefreshConfig, run: RefreshRun): Promise<
     record('failed', 0);
     throw e;
   }
-  record(result.outcome === 'published' ? 'ok' : 'unchanged', result.rows);
+  if (result.outcome !== 'estimate') record(result.outcome === 'published' ? 'ok' : 'unchanged', result.rows);
   return result;
 }
 
-function refreshRun(cfg: RefreshConfig, run: RefreshRun): Promise<RefreshResult> {
-  return refresh({
+/** What every run of the provider is given: where, which provider (opened once), the gates and the clock. */
+function runOptions(cfg: RefreshConfig, run: RefreshRun): RefreshOptions & { meter?: CallMeter } {
+  const { provider, meter } = openProvider(cfg, run.env, run.say);
+  return {
     source: cfg.source,
     snapshots: run.snapshots,
-    provider: openProvider(cfg, run.env, run.say),
+    provider,
+    meter,
     keep: cfg.keep,
     maxBadShare: cfg.maxBadShare,
     gates: cfg.gates,
     now: run.clock ?? now,
-    date: run.date,
     wait: run.wait,
     say: run.say,
+  };
+}
+
+function refreshRun(cfg: RefreshConfig, run: RefreshRun): Promise<RefreshResult> {
+  const { meter, ...opts } = runOptions(cfg, run);
+  return refresh({
+    ...opts,
+    date: run.date,
+    estimate: run.estimate,
+    load: {
+      concurrency: cfg.concurrency,
+      meter,
+      maxRate: cfg.maxRate,
+      threads: run.threads,
+      signal: run.signal,
+      onProgress: run.onProgress,
+    },
   });
+}
+
+/** `refresh --redo DAY`: that day and the ones after it fetched again, the source's rows replaced, rebuilt. */
+export async function redoOnce(cfg: RefreshConfig, run: RefreshRun, day: Day): Promise<RedoResult> {
+  const { meter: _unused, ...opts } = runOptions(cfg, run);
+  return await redo({ ...opts, redo: day });
 }
 
 export function runSummary(r: RefreshResult): RunSummary {
@@ -75,6 +110,14 @@ export function runSummary(r: RefreshResult): RunSummary {
 /** The one line a refresh ends with. */
 export function resultLine(r: RefreshResult): string {
   if (r.outcome === 'up_to_date') return `up to date: ${r.id} (as_of ${r.asOf}) stays live`;
+  if (r.outcome === 'estimate') return 'estimate only: nothing fetched but the fund lists, nothing published';
+  const l = r.load;
+  if (l !== undefined)
+    return (
+      `published ${r.id} (as_of ${r.asOf}): first load of ${l.loaded} funds (the lists named ${l.listed}, ${l.delisted} of them delisted), ` +
+      `${l.failed.length} left out, ${r.days.length} bulk days, ${l.calls} API calls in ${l.requests} requests, ` +
+      `${(r.durationMs / 1000).toFixed(1)} s`
+    );
   return (
     `published ${r.id} (as_of ${r.asOf}): ${r.days.length} days ${r.days[0]}..${r.days[r.days.length - 1]}, ` +
     `${r.rows} rows, ${r.newFunds} new funds, ${r.inactive} turned inactive, ${r.refused} refused rows, ` +

@@ -40,6 +40,9 @@ export const REFRESH_SOURCE_FLAGS: readonly FlagUse[] = [
   { name: 'inbox', value: 'DIR' },
   { name: 'eodhd-url', value: 'https://eodhd.com' },
   { name: 'token-file', value: 'FILE', text: '[--token-file FILE (or FUNDRETURNS_EODHD_TOKEN)]' },
+  { name: 'max-rate', value: '800' },
+  { name: 'concurrency', value: '16' },
+  { name: 'max-calls', value: 'N' },
   { name: 'max-move', value: '0.5' },
   { name: 'min-coverage', value: '0.9' },
   { name: 'max-bad-share', value: '0.01' },
@@ -93,13 +96,16 @@ export const COMMANDS: readonly CommandUse[] = [
   },
   {
     command: 'refresh',
-    summary: 'fetch the missing trading days from a provider, check them and publish once',
+    summary:
+      'fetch the missing trading days from a provider, check them and publish once; from nothing, load the whole universe',
     forms: [
       {
         flags: [
           ...REFRESH_SOURCE_FLAGS,
           SNAPSHOTS,
-          { name: 'date', value: 'YYYY-MM-DD' },
+          { name: 'date', value: 'YYYY-MM-DD', text: '[--date YYYY-MM-DD | --redo YYYY-MM-DD]' },
+          { name: 'redo', value: 'YYYY-MM-DD', text: '' },
+          { name: 'estimate' },
           { name: 'no-wait' },
           JSON_OUT,
         ],

@@ -160,6 +160,25 @@ describe('the eodhd provider, against a local server in its documented formats',
     });
   });
 
+  it('--estimate on a built snapshot says what the missing days cost in API calls and fetches nothing', async () => {
+    const { t, said } = await refreshFrom('estimate');
+    const provider = eodhdProvider({ baseUrl: server.url, token: TOKEN });
+    const before = readCurrent(t.snapshots);
+    // Tuesday evening: Monday and Tuesday are missing.
+    const r = await refresh({
+      ...t.opts(evening('2026-11-24')),
+      provider,
+      estimate: true,
+      say: (l) => said.push(l),
+    });
+    expect(r.outcome).toBe('estimate');
+    expect(said).toContain(
+      '2 trading days to fetch (2026-11-23..2026-11-24): 602 API calls (300 a day, 2 for the fund lists), plus 1 per fund new in the lists',
+    );
+    expect(server.requests).toEqual([]);
+    expect(readCurrent(t.snapshots)).toBe(before);
+  });
+
   it('reads splits written new/old', () => {
     expect(splitRatio('2.000000/1.000000')).toBe('2');
     expect(splitRatio('1.000000/20.000000')).toBe('0.05');

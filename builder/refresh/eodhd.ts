@@ -25,9 +25,21 @@
  */
 import { type Day, formatDay } from '../../core/dates.js';
 import { normalizeHeader, RecordReader } from '../source/csv.js';
+import type { CallMeter } from './call-meter.js';
 import { type Provider, ProviderError } from './provider.js';
 
 export const DEFAULT_EODHD_URL = 'https://eodhd.com';
+
+/** 402: the provider's daily call limit is spent; it resets at midnight GMT. */
+export class DailyLimitReached extends ProviderError {
+  constructor(shown: string) {
+    super(
+      `eodhd: the daily API limit is reached (402) at ${shown}; it resets at midnight GMT, the refresh will be retried`,
+      true,
+    );
+    this.name = 'DailyLimitReached';
+  }
+}
 
 export interface EodhdOptions {
   baseUrl: string;
@@ -40,7 +52,15 @@ export interface EodhdOptions {
   backoffMs?: (attempt: number, status: number, retryAfterS: number | null) => number;
   sleep?: (ms: number) => Promise<void>;
   say?: (line: string) => void;
+  /** Paces every request and counts its calls against the run's budget (--max-rate, --max-calls). */
+  meter?: CallMeter;
 }
+
+/** API calls per request on the provider's count (its API limits page): a whole-exchange bulk request is 100. */
+export const EODHD_CALLS = { list: 1, history: 1, bulk: 100 } as const;
+
+/** A day from the bulk API: its prices, dividends and splits, each a whole-exchange request. */
+export const EODHD_DAY_CALLS = 3 * EODHD_CALLS.bulk;
 
 /** 429: the minute's limit (its Retry-After, else a minute); 5xx and timeouts: 5, 10, 20, 40 s. */
 export function defaultBackoffMs(attempt: number, status: number, retryAfterS: number | null): number {
@@ -65,16 +85,23 @@ export function eodhdProvider(opts: EodhdOptions): Provider {
   const timeoutMs = opts.timeoutMs ?? 120_000;
   let listed: Map<string, string[]> | null = null;
 
-  /** GET one API path as text, with the retries the provider's answers call for. */
-  const get = async (path: string, query: Record<string, string>): Promise<string> => {
+  /**
+   * GET one API path as text, with the retries the provider's answers call for; null
+   * for a 404 when `missing` allows it (a ticker the provider does not know).
+   */
+  async function get(path: string, query: Record<string, string>): Promise<string>;
+  async function get(path: string, query: Record<string, string>, missing: 'null'): Promise<string | null>;
+  async function get(path: string, query: Record<string, string>, missing?: 'null'): Promise<string | null> {
     const params = new URLSearchParams({ ...query, fmt: 'csv' });
     const shown = `${base}/api/${path}?${params}`;
     params.set('api_token', opts.token);
     const url = `${base}/api/${path}?${params}`;
+    const cost = path.startsWith('eod-bulk') ? EODHD_CALLS.bulk : 1;
     for (let attempt = 0; ; attempt++) {
       let status = 0;
       let retryAfter: number | null = null;
       let why: string;
+      await opts.meter?.acquire(cost);
       try {
         const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
         status = res.status;
@@ -89,12 +116,11 @@ export function eodhdProvider(opts: EodhdOptions): Provider {
             `eodhd refused the token (${status}) for ${shown}: check --token-file or FUNDRETURNS_EODHD_TOKEN`,
             false,
           );
-        if (status === 402)
-          throw new ProviderError(
-            `eodhd: the daily API limit is reached (402) at ${shown}; it resets at midnight GMT, the refresh will be retried`,
-            true,
-          );
-        if (status === 404) throw new ProviderError(`eodhd: ${shown} is not found (404)`, false);
+        if (status === 402) throw new DailyLimitReached(shown);
+        if (status === 404) {
+          if (missing === 'null') return null;
+          throw new ProviderError(`eodhd: ${shown} is not found (404)`, false);
+        }
         why =
           status === 429
             ? 'the per-minute request limit (429)'
@@ -115,16 +141,17 @@ export function eodhdProvider(opts: EodhdOptions): Provider {
       say(`eodhd: ${why} at ${shown}; retry ${attempt + 1} of ${retries} in ${(wait / 1000).toFixed(0)} s`);
       await sleep(wait);
     }
-  };
+  }
 
-  const fundList = async (): Promise<Map<string, string[]>> => {
-    if (listed !== null) return listed;
+  /** The funds and ETFs of one symbol list: the current one, or (`delisted=1`) the tickers no longer traded. */
+  const symbols = async (delisted: boolean): Promise<Map<string, string[]>> => {
     const rows = new Map<string, string[]>();
     for (const type of ['fund', 'etf']) {
-      const text = await get('exchange-symbol-list/US', { type });
+      const text = await get('exchange-symbol-list/US', delisted ? { type, delisted: '1' } : { type });
       const table = readCsv(text, ['code', 'type']);
+      const which = `${delisted ? 'delisted ' : ''}${type}`;
       if (table === null)
-        throw new ProviderError(`eodhd: the ${type} symbol list has no Code and Type columns`, true);
+        throw new ProviderError(`eodhd: the ${which} symbol list has no Code and Type columns`, true);
       const col = (n: string): number => table.header.indexOf(n);
       const want = ['code', 'name', 'country', 'exchange', 'currency', 'type', 'isin'].map(col);
       for (const r of table.rows) {
@@ -135,8 +162,11 @@ export function eodhdProvider(opts: EodhdOptions): Provider {
         if (cells[5] === 'FUND' || cells[5] === 'ETF') rows.set(cells[0], cells);
       }
     }
-    listed = rows;
     return rows;
+  };
+  const fundList = async (): Promise<Map<string, string[]>> => {
+    listed ??= await symbols(false);
+    return listed;
   };
 
   return {
@@ -175,8 +205,28 @@ export function eodhdProvider(opts: EodhdOptions): Provider {
       return encoder.encode(out);
     },
     async history(code: string) {
-      const text = await get(`eod/${encodeURIComponent(code)}.US`, {});
-      return text.trim() === '' ? null : encoder.encode(text);
+      const text = await get(`eod/${encodeURIComponent(code)}.US`, {}, 'null');
+      return text === null || text.trim() === '' ? null : encoder.encode(text);
+    },
+    async rawHistory(code: string) {
+      const text = await get(`eod/${encodeURIComponent(code)}.US`, {}, 'null');
+      return text === null ? null : encoder.encode(text);
+    },
+    async universe() {
+      // Both lists: a fund that closed keeps its history (and turns inactive), as in a refresh.
+      const active = await fundList();
+      const delisted = await symbols(true);
+      let out = 'Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive\n';
+      for (const cells of active.values()) out += `${cells.map(csvCell).join(',')},false\n`;
+      for (const [code, cells] of delisted)
+        if (!active.has(code)) out += `${cells.map(csvCell).join(',')},true\n`;
+      return encoder.encode(out);
+    },
+    callCosts: {
+      list: 2 * EODHD_CALLS.list,
+      universe: 4 * EODHD_CALLS.list,
+      history: 1,
+      day: EODHD_DAY_CALLS,
     },
   };
 }

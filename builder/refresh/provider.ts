@@ -19,6 +19,27 @@ export interface Provider {
   history(code: string, day: Day): Promise<Uint8Array | null>;
   /** The refresh published `days`: the provider may let go of what it delivered (the inbox moves its files). */
   committed?(days: readonly Day[], source: string): void;
+  /**
+   * For a first load: every fund the provider lists, current and delisted, as a
+   * funds.csv (C35) whose IsInactive marks the delisted ones. A provider without it
+   * cannot start from nothing.
+   */
+  universe?(): Promise<Uint8Array>;
+  /** For a first load: a fund's history exactly as answered (empty, HTML, anything), or null when unknown to the provider. */
+  rawHistory?(code: string): Promise<Uint8Array | null>;
+  /** What each kind of request costs on the provider's own count of API calls, for the cost printed before a load. */
+  readonly callCosts?: CallCosts;
+}
+
+export interface CallCosts {
+  /** The current fund list (a daily refresh asks for it once). */
+  list: number;
+  /** The current and the delisted lists (a first load). */
+  universe: number;
+  /** One fund's history. */
+  history: number;
+  /** One trading day (`day()`). */
+  day: number;
 }
 
 /** A provider failure the operator must hear about in one sentence (never carrying a secret). */

@@ -4,6 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { tradingDaysInRange } from '../../core/calendar.js';
 import { formatDay, fromYmd } from '../../core/dates.js';
 import type { SnapshotColumns } from '../../core/snapshot/columns.js';
@@ -79,4 +80,21 @@ export function lastDate(cols: SnapshotColumns, code: string): string {
 
 export async function live(snapshots: string): Promise<SnapshotColumns> {
   return (await loadSnapshot(join(snapshots, readCurrent(snapshots) as string))).columns;
+}
+
+/** Two snapshots' columns alike: funds and metadata, series, every trailing and calendar figure. */
+export function expectSameColumns(a: SnapshotColumns, b: SnapshotColumns): void {
+  expect(a.funds.code).toEqual(b.funds.code);
+  for (const k of ['name', 'exchange', 'isin', 'type', 'country', 'currency'] as const)
+    expect(a.funds[k], k).toEqual(b.funds[k]);
+  for (const k of ['isInactive', 'inactiveDate', 'seriesOffset', 'seriesLength', 'lastClose'] as const)
+    expect(Array.from(a.funds[k]), k).toEqual(Array.from(b.funds[k]));
+  expect(Array.from(a.series.date)).toEqual(Array.from(b.series.date));
+  expect(Array.from(a.series.value)).toEqual(Array.from(b.series.value));
+  expect(Array.from(a.trailing.asOf)).toEqual(Array.from(b.trailing.asOf));
+  a.trailing.values.forEach((v, k) => {
+    expect(Array.from(v), `trailing ${k}`).toEqual(Array.from(b.trailing.values[k]));
+  });
+  for (const k of ['fund', 'year', 'totalReturn', 'startDate', 'endDate', 'isPartial'] as const)
+    expect(Array.from(a.calendar[k]), `calendar ${k}`).toEqual(Array.from(b.calendar[k]));
 }

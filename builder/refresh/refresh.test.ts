@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatDay, fromYmd, parseDay } from '../../core/dates.js';
-import { NULL_DAY, type SnapshotColumns } from '../../core/snapshot/columns.js';
+import { NULL_DAY } from '../../core/snapshot/columns.js';
 import { listSnapshots, readCurrent } from '../../core/snapshot/directory.js';
 import { buildFromSource } from '../build.js';
 import { lookupOf, scratch } from '../build.test-helper.js';
@@ -14,6 +14,7 @@ import {
   CODES,
   dayFile,
   evening,
+  expectSameColumns,
   HISTORY,
   lastDate,
   live,
@@ -25,22 +26,6 @@ import { syntheticProvider } from './synthetic.js';
 const dir = scratch('fr-refresh-');
 
 /** Every column of two snapshots, compared (NaN equals NaN). */
-function expectSameColumns(a: SnapshotColumns, b: SnapshotColumns): void {
-  expect(a.funds.code).toEqual(b.funds.code);
-  for (const k of ['name', 'exchange', 'isin', 'type', 'country', 'currency'] as const)
-    expect(a.funds[k], k).toEqual(b.funds[k]);
-  for (const k of ['isInactive', 'inactiveDate', 'seriesOffset', 'seriesLength', 'lastClose'] as const)
-    expect(Array.from(a.funds[k]), k).toEqual(Array.from(b.funds[k]));
-  expect(Array.from(a.series.date)).toEqual(Array.from(b.series.date));
-  expect(Array.from(a.series.value)).toEqual(Array.from(b.series.value));
-  expect(Array.from(a.trailing.asOf)).toEqual(Array.from(b.trailing.asOf));
-  a.trailing.values.forEach((v, k) => {
-    expect(Array.from(v), `trailing ${k}`).toEqual(Array.from(b.trailing.values[k]));
-  });
-  for (const k of ['fund', 'year', 'totalReturn', 'startDate', 'endDate', 'isPartial'] as const)
-    expect(Array.from(a.calendar[k]), `calendar ${k}`).toEqual(Array.from(b.calendar[k]));
-}
-
 describe('refresh from an inbox', () => {
   it('nothing new: "up to date", nothing published, no provider call needed', async () => {
     const t = await tenFunds(dir('uptodate'));

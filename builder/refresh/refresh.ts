@@ -5,7 +5,7 @@
  * as the record a rebuild reproduces the snapshot from, applies them in date order
  * (C37) with the universe's changes, and publishes once, under the builds' lock.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tradingDaysInRange } from '../../core/calendar.js';
 import { compareCodes } from '../../core/codes.js';
@@ -22,7 +22,10 @@ import { BuildReport } from '../report.js';
 import { type DailyRows, parseDailyFile } from '../source/daily.js';
 import { parseFundsFile } from '../source/funds.js';
 import { parsePriceFile } from '../source/prices.js';
+import type { CallMeter } from './call-meter.js';
+import { firstLoad, type LoadProgress, type LoadSummary, startsFromNothing } from './first-load.js';
 import { type Provider, ProviderError } from './provider.js';
+import { setAsideAhead, writeWhole } from './records.js';
 
 export interface RefreshGates {
   /** A day whose rows move a fund by more than this share without a split is held back (default 0.5). */
@@ -47,10 +50,27 @@ export interface RefreshOptions {
   /** When another build holds the lock: wait (default) or fail at once. */
   wait?: boolean;
   say?: (line: string) => void;
+  /** Say what the run would cost in the provider's API calls, and stop before spending any on data. */
+  estimate?: boolean;
+  /** How a first load (no snapshot, an empty source directory) runs. */
+  load?: LoadSettings;
+}
+
+export interface LoadSettings {
+  /** Histories fetched at once. */
+  concurrency: number;
+  /** The provider's pace and call budget (the same meter the provider was opened with). */
+  meter?: CallMeter;
+  /** Requests per minute, for the time estimate. */
+  maxRate?: number;
+  threads?: number;
+  /** Ctrl-C: stop after the requests in flight. */
+  signal?: AbortSignal;
+  onProgress?: (p: LoadProgress) => void;
 }
 
 export interface RefreshResult {
-  outcome: 'published' | 'up_to_date';
+  outcome: 'published' | 'up_to_date' | 'estimate';
   /** The live snapshot afterwards. */
   id: string;
   asOf: string;
@@ -62,6 +82,8 @@ export interface RefreshResult {
   refused: number;
   report: BuildReport;
   durationMs: number;
+  /** A first load's account: funds listed, loaded and left out (with why), days, calls. */
+  load?: LoadSummary;
 }
 
 /** A refresh that must not publish; the live snapshot is unchanged. */
@@ -103,11 +125,14 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
   const { timings, lap } = phaseTimer();
   const report = new BuildReport();
   const current = readCurrent(opts.snapshots);
-  if (current === null)
+  if (current === null) {
+    if (startsFromNothing(opts.source)) return await loadFromNothing(opts, started);
     throw new RefreshError(
-      `no snapshot in ${opts.snapshots} to refresh: run a full build first (fundreturns build --source DIR)`,
+      `no snapshot in ${opts.snapshots} to refresh, and ${opts.source} is neither empty nor a load in progress: ` +
+        'build it first (fundreturns build --source DIR), or start from nothing with an empty --source',
       report,
     );
+  }
   const liveAsOf = parseDay(readManifest(join(opts.snapshots, current)).as_of) as Day;
   // A session counts once 16:00 New York has passed; never a day after it (no future rows).
   const lastClosed = lastClosedDay(opts.now());
@@ -125,6 +150,17 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
     durationMs: Date.now() - started,
   });
   if (days.length === 0) return done('up_to_date', current, formatDay(liveAsOf));
+  if (opts.estimate) {
+    const c = opts.provider.callCosts;
+    say(
+      c === undefined
+        ? `${days.length} trading days to fetch from the ${opts.provider.name} provider (it counts no API calls)`
+        : `${days.length} trading day${days.length === 1 ? '' : 's'} to fetch (${formatDay(days[0])}..${formatDay(days[days.length - 1])}): ` +
+            `${days.length * c.day + c.list} API calls (${c.day} a day, ${c.list} for the fund lists), ` +
+            `plus ${c.history} per fund new in the lists`,
+    );
+    return done('estimate', current, formatDay(liveAsOf));
+  }
   if (opts.date !== undefined && opts.date > lastClosed)
     throw new RefreshError(
       `--date ${formatDay(opts.date)} is after the last closed session ${formatDay(lastClosed)}`,
@@ -201,7 +237,19 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
       `as_of would move back from ${base.manifest.as_of} to ${asOf}: nothing published`,
       report,
     );
-  writeRecords(opts.source, batches, out.applied, universe, out.columns.funds);
+  // CURRENT rolled back: the source's days after the live as_of are fetched again now.
+  const aside = setAsideAhead(opts.source, liveAsOf, opts.now());
+  if (aside !== null)
+    say(
+      `the source held days after the live as_of ${formatDay(liveAsOf)} (CURRENT rolled back?): set aside in ${aside}`,
+    );
+  writeRecords(
+    opts.source,
+    batches,
+    out.applied,
+    { ...universe, listed: universe.listed || aside !== null },
+    out.columns.funds,
+  );
   const result = await writeAndPublish(
     out.columns,
     report,
@@ -231,6 +279,41 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
   let rows = 0;
   for (const v of out.fundsPerDay.values()) rows += v;
   return done('published', result.id, result.manifest.as_of, rows);
+}
+
+/** The first load, under the lock the refresh took, told as a refresh's result. */
+async function loadFromNothing(opts: RefreshOptions, started: number): Promise<RefreshResult> {
+  const r = await firstLoad({
+    source: opts.source,
+    snapshots: opts.snapshots,
+    provider: opts.provider,
+    keep: opts.keep,
+    maxBadShare: opts.maxBadShare,
+    minCoverage: opts.gates.minCoverage,
+    now: opts.now,
+    concurrency: opts.load?.concurrency ?? 1,
+    estimate: opts.estimate,
+    meter: opts.load?.meter,
+    maxRate: opts.load?.maxRate,
+    threads: opts.load?.threads,
+    signal: opts.load?.signal,
+    say: opts.say,
+    onProgress: opts.load?.onProgress,
+  });
+  const s = r.summary;
+  return {
+    outcome: r.outcome,
+    id: r.id ?? '',
+    asOf: r.asOf ?? '',
+    days: s.days,
+    rows: r.report.dataRows - r.report.skippedRows,
+    newFunds: s.loaded,
+    inactive: s.delisted,
+    refused: s.failed.length,
+    report: r.report,
+    durationMs: Date.now() - started,
+    load: s,
+  };
 }
 
 /**
@@ -391,12 +474,6 @@ function writeRecords(
   if (universe.histories.size > 0) mkdirSync(join(source, 'prices'), { recursive: true });
   for (const [code, bytes] of universe.histories) writeWhole(join(source, 'prices', `${code}.csv`), bytes);
   if (universe.listed || universe.updates.size > 0) writeWhole(join(source, 'funds.csv'), fundsText(funds));
-}
-
-function writeWhole(path: string, data: string | Uint8Array): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
 }
 
 const DAILY_RECORD_HEADER = 'Code,Date,Close,Dividend,Split\n';

@@ -20,7 +20,7 @@ export const DEFAULT_RETRY_MINUTES = [5, 15, 45];
 
 /** What one successful run did, for its log line. */
 export interface RunSummary {
-  outcome: 'published' | 'up_to_date';
+  outcome: 'published' | 'up_to_date' | 'estimate';
   days: string[];
   rows: number;
   newFunds: number;
