@@ -11,7 +11,13 @@ const dir = scratch('fr-refresh-cli-');
 
 async function run(argv: string[]): Promise<{ code: number; err: string }> {
   const err: string[] = [];
-  const io: CliIo = { out: () => {}, err: (s) => err.push(s), env: {}, isTty: false };
+  // A token, so that the flag under test, not the missing token, is what is refused.
+  const io: CliIo = {
+    out: () => {},
+    err: (s) => err.push(s),
+    env: { FUNDRETURNS_EODHD_TOKEN: 't' },
+    isTty: false,
+  };
   const code = await main(argv, io);
   return { code, err: err.join('\n') };
 }
