@@ -143,7 +143,7 @@ system-deps:
 # A hang anywhere (a child that never exits) ends the pass after TEST_TIMEOUT seconds
 # rather than CI's whole budget.
 FAKETIME_AHEAD ?= +400d
-TEST_TIMEOUT ?= 1500
+TEST_TIMEOUT ?= 2400
 test: system-deps node_modules/.package-lock.json
 	@run=fr-test-$$$$; status=0; \
 	FUNDRETURNS_TEST_RUN=$$run timeout -k 30 $(TEST_TIMEOUT) npm test || status=$$?; \
