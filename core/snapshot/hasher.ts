@@ -11,6 +11,7 @@ const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 const hashes = new Map();
 parentPort.on('message', (m) => {
+  if (m.op === 'sync') return parentPort.postMessage({ sync: m.sync });
   let h = hashes.get(m.id);
   if (h === undefined) hashes.set(m.id, (h = createHash('sha256')));
   if (m.op === 'update') {
@@ -33,10 +34,17 @@ export class Hasher {
     { resolve: (hex: string) => void; reject: (e: unknown) => void }
   >();
   private failure: unknown;
+  private syncs = 0;
+  private readonly syncing = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
 
   constructor() {
     this.worker.unref();
-    this.worker.on('message', (m: { id: number; hex: string }) => {
+    this.worker.on('message', (m: { id: number; hex: string } | { sync: number }) => {
+      if ('sync' in m) {
+        this.syncing.get(m.sync)?.resolve();
+        this.syncing.delete(m.sync);
+        return;
+      }
       this.waiting.get(m.id)?.resolve(m.hex);
       this.waiting.delete(m.id);
     });
@@ -44,6 +52,8 @@ export class Hasher {
       this.failure ??= e;
       for (const w of this.waiting.values()) w.reject(e);
       this.waiting.clear();
+      for (const w of this.syncing.values()) w.reject(e);
+      this.syncing.clear();
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`hash worker exited (${code})`)));
@@ -56,6 +66,22 @@ export class Hasher {
   /** Hash a copy of bytes that are not in shared memory (small pieces: metadata, padding). */
   updateBytes(id: number, bytes: Uint8Array): void {
     this.worker.postMessage({ op: 'update-bytes', id, bytes: bytes.slice() });
+  }
+
+  /**
+   * Resolves once every piece sent before it has been hashed, so that the caller may
+   * reuse the memory it handed over by reference.
+   */
+  synced(): Promise<void> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    const sync = ++this.syncs;
+    const p = new Promise<void>((resolve, reject) => {
+      this.syncing.set(sync, { resolve, reject });
+      this.worker.postMessage({ op: 'sync', sync });
+    });
+    // Awaited later, if at all (the write may fail first): never an unhandled rejection.
+    p.catch(() => {});
+    return p;
   }
 
   digest(id: number): Promise<string> {
@@ -73,6 +99,7 @@ export class Hasher {
 
   close(): void {
     this.waiting.clear();
+    this.syncing.clear();
     this.worker.removeAllListeners();
     void this.worker.terminate();
   }
