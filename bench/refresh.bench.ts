@@ -1,19 +1,27 @@
 /**
- * Refresh targets (issue 21) on the full generated universe, each refresh a separate
- * process of the compiled CLI under GNU time (wall seconds, peak RSS), fetching from a
- * local stand-in for EODHD that serves the universe's next days in the provider's
- * formats (bulk prices, dividends, splits, symbol lists, new funds' histories):
+ * Refresh targets on the full generated universe, each refresh a separate process of
+ * the compiled CLI under GNU time (wall seconds, peak RSS), fetching from a local
+ * stand-in for EODHD that serves the universe's next days in the provider's formats
+ * (bulk prices, dividends, splits, symbol lists, new funds' histories):
  *   one day for 32,000 funds < 15 s with peak RSS < 1.5 GiB; five missed days < 30 s.
  *
  *   npm run build && npx tsx bench/refresh.bench.ts [--funds 32000] [--dir /tmp/fr-bench-refresh]
+ *     [--source DIR]   a universe generated to 2026-11-13 (horizon 2026-12-31) to use
+ *                      instead of generating one into --dir; it is written to (daily/,
+ *                      prices/ of new funds, funds.csv), so pass a copy
  *
  * The universe is generated (to 2026-11-13, planned to 2026-12-31) and built once into
- * --dir; each measurement starts from that built snapshot again.
+ * --dir; each measurement starts from that built snapshot again. The stand-in notes
+ * when each request comes, which splits a refresh's wall time into its phases:
+ * start (process, lock), fetch (the days' bulk files), load (the live snapshot,
+ * until the symbol lists are asked for), universe (lists, new funds' histories) and
+ * append + write + publish (after the last request, until the process ends).
  */
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { syntheticProvider } from '../builder/refresh/synthetic.js';
@@ -28,7 +36,7 @@ const funds = Number(args.get('funds') ?? 32000);
 const dir = args.get('dir') ?? '/tmp/fr-bench-refresh';
 const TO = '2026-11-13';
 const DAYS = ['2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20'];
-const source = join(dir, `universe-${funds}`);
+const source = args.get('source') ?? join(dir, `universe-${funds}`);
 const snapshots = join(dir, 'snapshots');
 const TOKEN = 'bench-token';
 
@@ -36,8 +44,9 @@ const TOKEN = 'bench-token';
 function timedAsync(
   cliArgs: string[],
   env: NodeJS.ProcessEnv = {},
-): Promise<{ seconds: number; maxRssMiB: number; stderr: string }> {
+): Promise<{ seconds: number; maxRssMiB: number; stderr: string; started: number; ended: number }> {
   return new Promise((resolve, reject) => {
+    const started = performance.now();
     const c = spawn('/usr/bin/time', ['-f', '__TIME__ %e %M', process.execPath, cli, ...cliArgs], {
       env: { ...process.env, ...env },
     });
@@ -48,7 +57,14 @@ function timedAsync(
     c.on('exit', (code) => {
       const m = /__TIME__ ([\d.]+) (\d+)/.exec(err);
       if (code !== 0 || !m) reject(new Error(`refresh failed:\n${err}`));
-      else resolve({ seconds: Number(m[1]), maxRssMiB: Number(m[2]) / 1024, stderr: err });
+      else
+        resolve({
+          seconds: Number(m[1]),
+          maxRssMiB: Number(m[2]) / 1024,
+          stderr: err,
+          started,
+          ended: performance.now(),
+        });
     });
   });
 }
@@ -123,8 +139,18 @@ for (const type of ['FUND', 'ETF']) {
   );
 }
 
+/** When each kind of request came (ms, performance.now), for the phase split. */
+let requests: { kind: 'bulk' | 'list' | 'history'; at: number }[] = [];
 const server = createServer(async (req, res) => {
   const u = new URL(req.url ?? '/', 'http://x');
+  requests.push({
+    kind: u.pathname.startsWith('/api/eod-bulk')
+      ? 'bulk'
+      : u.pathname.startsWith('/api/exchange')
+        ? 'list'
+        : 'history',
+    at: performance.now(),
+  });
   const q = u.searchParams;
   let body: string | undefined;
   if (u.pathname === '/api/eod-bulk-last-day/US')
@@ -144,7 +170,9 @@ async function measure(day: string) {
   setCurrent(snapshots, baseId);
   rmSync(join(source, 'daily'), { recursive: true, force: true });
   cpSync(join(base, 'funds.csv'), join(source, 'funds.csv'));
-  return await timedAsync(
+  requests = [];
+  const loadBefore = loadavg()[0];
+  const r = await timedAsync(
     [
       'refresh',
       '--source',
@@ -160,6 +188,33 @@ async function measure(day: string) {
     ],
     { FUNDRETURNS_TEST_CLOCK: `${day}T23:00:00Z`, FUNDRETURNS_EODHD_TOKEN: TOKEN },
   );
+  return { ...r, phases: phases(r), load: [loadBefore, loadavg()[0]] };
+}
+
+/**
+ * Seconds per phase, from when the stand-in saw each kind of request: the provider
+ * asks for the symbol lists and the days' bulk files first, then the refresh loads the
+ * live snapshot and compares the lists with it, then asks for the new funds' histories.
+ */
+function phases(r: { started: number; ended: number }): string {
+  const times = (kind: string) => requests.filter((q) => q.kind === kind).map((q) => q.at);
+  const histories = times('history');
+  const fetched = Math.max(...times('bulk'), ...times('list'));
+  const marks: [string, number][] = [
+    ['start', Math.min(...times('list'), ...times('bulk'))],
+    ['fetch', fetched],
+    ['load + universe', histories.length > 0 ? Math.min(...histories) : fetched],
+    [`${histories.length} histories`, histories.length > 0 ? Math.max(...histories) : fetched],
+    ['append + write + publish', r.ended],
+  ];
+  let t0 = r.started;
+  return marks
+    .map(([name, t]) => {
+      const s = `${name} ${((t - t0) / 1000).toFixed(1)} s`;
+      t0 = t;
+      return s;
+    })
+    .join(', ');
 }
 
 console.error('refreshing …');
@@ -177,7 +232,10 @@ console.log(
 );
 console.log(line(one));
 console.log(line(five));
-for (const r of [one, five]) {
-  const phases = /phases? ([^\n]*)/.exec(r.stderr);
-  if (phases) console.log(phases[0]);
-}
+for (const [label, r] of [
+  ['one day', one],
+  ['five days', five],
+] as const)
+  console.log(
+    `${label}: ${r.phases}; load average ${r.load.map((l) => l.toFixed(1)).join(' → ')} (1 min, before → after)`,
+  );
