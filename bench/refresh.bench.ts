@@ -9,6 +9,9 @@
  *     [--source DIR]   a universe generated to 2026-11-13 (horizon 2026-12-31) to use
  *                      instead of generating one into --dir; it is written to (daily/,
  *                      prices/ of new funds, funds.csv), so pass a copy
+ *     [--baseline DIR] another checkout (built) whose CLI is measured in alternating
+ *                      pairs with this one; the snapshots both publish are compared
+ *     [--pairs 1]
  *
  * The universe is generated (to 2026-11-13, planned to 2026-12-31) and built once into
  * --dir; each measurement starts from that built snapshot again. The stand-in notes
@@ -18,7 +21,8 @@
  * append + write + publish (after the last request, until the process ends).
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
@@ -27,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { syntheticProvider } from '../builder/refresh/synthetic.js';
 import { parseDay } from '../core/dates.js';
 import { readCurrent, setCurrent } from '../core/snapshot/directory.js';
+import { ARROW_FILES } from '../core/snapshot/schema.js';
 import { benchArgs } from './setup.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -39,15 +44,18 @@ const DAYS = ['2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-2
 const source = args.get('source') ?? join(dir, `universe-${funds}`);
 const snapshots = join(dir, 'snapshots');
 const TOKEN = 'bench-token';
+const baseline = args.get('baseline');
+const pairs = Number(args.get('pairs') ?? 1);
 
 /** GNU time over a CLI run, asynchronously: the provider server answers from this process meanwhile. */
 function timedAsync(
   cliArgs: string[],
   env: NodeJS.ProcessEnv = {},
+  bin = cli,
 ): Promise<{ seconds: number; maxRssMiB: number; stderr: string; started: number; ended: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const c = spawn('/usr/bin/time', ['-f', '__TIME__ %e %M', process.execPath, cli, ...cliArgs], {
+    const c = spawn('/usr/bin/time', ['-f', '__TIME__ %e %M', process.execPath, bin, ...cliArgs], {
       env: { ...process.env, ...env },
     });
     let err = '';
@@ -166,7 +174,7 @@ await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 /** Back to the built snapshot and source, then one timed refresh at the evening of `day`. */
-async function measure(day: string) {
+async function measure(day: string, bin = cli) {
   setCurrent(snapshots, baseId);
   rmSync(join(source, 'daily'), { recursive: true, force: true });
   cpSync(join(base, 'funds.csv'), join(source, 'funds.csv'));
@@ -187,8 +195,20 @@ async function measure(day: string) {
       '10',
     ],
     { FUNDRETURNS_TEST_CLOCK: `${day}T23:00:00Z`, FUNDRETURNS_EODHD_TOKEN: TOKEN },
+    bin,
   );
-  return { ...r, phases: phases(r), load: [loadBefore, loadavg()[0]] };
+  return { ...r, phases: phases(r), load: [loadBefore, loadavg()[0]], files: publishedFiles() };
+}
+
+/** SHA-256 of each Arrow file of the snapshot just published. */
+function publishedFiles(): string {
+  const id = readCurrent(snapshots) as string;
+  return ARROW_FILES.map((f) =>
+    createHash('sha256')
+      .update(readFileSync(join(snapshots, id, f)))
+      .digest('hex')
+      .slice(0, 16),
+  ).join(' ');
 }
 
 /**
@@ -217,25 +237,66 @@ function phases(r: { started: number; ended: number }): string {
     .join(', ');
 }
 
-console.error('refreshing …');
-const one = await measure(DAYS[0]);
-const five = await measure(DAYS[DAYS.length - 1]);
+type Measured = Awaited<ReturnType<typeof measure>>;
+const runs: Record<'ours' | 'baseline', { one: Measured; five: Measured }[]> = { ours: [], baseline: [] };
+for (let p = 0; p < pairs; p++) {
+  for (const who of baseline === undefined ? (['ours'] as const) : (['baseline', 'ours'] as const)) {
+    console.error(`refreshing (${who}, pair ${p + 1}) …`);
+    const bin = who === 'ours' ? cli : join(baseline as string, 'bin', 'fundreturns.js');
+    runs[who].push({ one: await measure(DAYS[0], bin), five: await measure(DAYS[DAYS.length - 1], bin) });
+  }
+}
 server.close();
 setCurrent(snapshots, baseId);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const row = (label: string, ms: Measured[], target: string) =>
+  `| ${label}, wall | ${median(ms.map((m) => m.seconds)).toFixed(1)} s (peak RSS ${(median(ms.map((m) => m.maxRssMiB)) / 1024).toFixed(2)} GiB) | ${target} |`;
 const line = (r: { stderr: string }) =>
   r.stderr.split('\n').find((l) => l.includes('fundreturns: published')) ?? '';
-console.log(
-  `| one day (${DAYS[0]}), wall | ${one.seconds.toFixed(1)} s (peak RSS ${(one.maxRssMiB / 1024).toFixed(2)} GiB) | < 15 s, < 1.5 GiB |`,
-);
-console.log(
-  `| five missed days (${DAYS[0]}..${DAYS[4]}), wall | ${five.seconds.toFixed(1)} s (peak RSS ${(five.maxRssMiB / 1024).toFixed(2)} GiB) | < 30 s |`,
-);
-console.log(line(one));
-console.log(line(five));
-for (const [label, r] of [
-  ['one day', one],
-  ['five days', five],
-] as const)
+for (const who of ['ours', 'baseline'] as const) {
+  if (runs[who].length === 0) continue;
+  const tag = who === 'ours' ? '' : ' (baseline)';
   console.log(
-    `${label}: ${r.phases}; load average ${r.load.map((l) => l.toFixed(1)).join(' → ')} (1 min, before → after)`,
+    row(
+      `one day (${DAYS[0]})${tag}`,
+      runs[who].map((r) => r.one),
+      '< 15 s, < 1.5 GiB',
+    ),
   );
+  console.log(
+    row(
+      `five missed days (${DAYS[0]}..${DAYS[4]})${tag}`,
+      runs[who].map((r) => r.five),
+      '< 30 s',
+    ),
+  );
+}
+if (baseline !== undefined) {
+  const ratio = (pick: (r: { one: Measured; five: Measured }) => Measured) =>
+    median(runs.ours.map((o, k) => pick(o).seconds / pick(runs.baseline[k]).seconds)).toFixed(2);
+  console.log(
+    `ours ÷ baseline wall time, median of ${pairs} alternating pairs: one day ${ratio((r) => r.one)}, five days ${ratio((r) => r.five)}`,
+  );
+  const same = (pick: (r: { one: Measured; five: Measured }) => Measured) =>
+    [...runs.ours, ...runs.baseline].every((r) => pick(r).files === pick(runs.ours[0]).files)
+      ? 'identical'
+      : 'DIFFERENT';
+  console.log(
+    `published Arrow files (SHA-256), ours vs baseline: one day ${same((r) => r.one)}, five days ${same((r) => r.five)}`,
+  );
+}
+for (const who of ['ours', 'baseline'] as const)
+  runs[who].forEach((r, k) => {
+    for (const [label, m] of [
+      ['one day', r.one],
+      ['five days', r.five],
+    ] as const) {
+      console.log(`${who} ${k + 1}, ${label}: ${line(m)}`);
+      console.log(
+        `  ${m.phases}; load average ${m.load.map((l) => l.toFixed(1)).join(' → ')} (1 min, before → after)`,
+      );
+    }
+  });

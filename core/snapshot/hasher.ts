@@ -16,8 +16,6 @@ parentPort.on('message', (m) => {
   if (h === undefined) hashes.set(m.id, (h = createHash('sha256')));
   if (m.op === 'update') {
     h.update(new Uint8Array(m.sab, m.from, m.to - m.from));
-  } else if (m.op === 'update-bytes') {
-    h.update(m.bytes);
   } else {
     hashes.delete(m.id);
     parentPort.postMessage({ id: m.id, hex: h.digest('hex') });
@@ -61,11 +59,6 @@ export class Hasher {
 
   update(id: number, sab: SharedArrayBuffer, from: number, to: number): void {
     this.worker.postMessage({ op: 'update', id, sab, from, to });
-  }
-
-  /** Hash a copy of bytes that are not in shared memory (small pieces: metadata, padding). */
-  updateBytes(id: number, bytes: Uint8Array): void {
-    this.worker.postMessage({ op: 'update-bytes', id, bytes: bytes.slice() });
   }
 
   /**
