@@ -6,7 +6,7 @@ import { toYmd } from '../core/dates.js';
 import { allCalendarFigures, calendarFigures, trailingFigures } from '../core/returns.js';
 import {
   type CalendarColumns,
-  partOfRow,
+  rangeOf,
   type SeriesInput,
   seriesParts,
   type TrailingColumns,
@@ -170,7 +170,7 @@ class FundSeries {
 
   /** Valid until the next call. */
   at(offset: number, length: number): Series {
-    let p = partOfRow(this.starts, offset);
+    let p = rangeOf(this.starts, offset);
     let from = offset - this.starts[p];
     const part = this.parts[p];
     if (from + length <= part.date.length) return { date: part.date, value: part.value, start: from, length };

@@ -83,8 +83,11 @@ export function seriesRows(series: SeriesInput): number {
   return n;
 }
 
-/** Index of the part holding `row`, given each part's first row (ascending; empty parts share a start). */
-export function partOfRow(starts: Int32Array | readonly number[], row: number): number {
+/**
+ * Which of consecutive ranges holds `row`, given their starts in ascending order: the
+ * last whose start is ≤ row (so an empty range, sharing its start with the next, is skipped).
+ */
+export function rangeOf(starts: Int32Array | readonly number[], row: number): number {
   let lo = 0;
   let hi = starts.length - 1;
   while (lo < hi) {

@@ -8,7 +8,7 @@
 import { compareCodes } from '../codes.js';
 import { formatDay } from '../dates.js';
 import { TRAILING_KEYS } from '../types.js';
-import { type ColumnsToWrite, partOfRow, seriesParts } from './columns.js';
+import { type ColumnsToWrite, rangeOf, seriesParts } from './columns.js';
 import { SnapshotError } from './errors.js';
 import { CALENDAR_FILE, FUNDS_FILE, SERIES_FILE, TRAILING_FILE } from './schema.js';
 
@@ -159,14 +159,8 @@ function checkSeries({ funds, series }: ColumnsToWrite): void {
 }
 
 function fundOfRow(offsets: Int32Array, row: number, codes: string[]): string {
-  let lo = 0;
-  let hi = offsets.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (offsets[mid] <= row) lo = mid;
-    else hi = mid - 1;
-  }
-  return `fund ${lo} ${codes[lo]}`;
+  const f = rangeOf(offsets, row);
+  return `fund ${f} ${codes[f]}`;
 }
 
 function checkNullableFigures(file: string, column: string, a: Float64Array): void {
@@ -260,7 +254,7 @@ function datesAt(cols: ColumnsToWrite, fromEnd: 0 | 1): Int32Array {
   for (let p = 1; p < parts.length; p++) starts[p] = starts[p - 1] + parts[p - 1].date.length;
   for (let i = 0; i < out.length; i++) {
     const row = seriesOffset[i] + (seriesLength[i] - 1) * fromEnd;
-    const p = partOfRow(starts, row);
+    const p = rangeOf(starts, row);
     out[i] = parts[p].date[row - starts[p]];
   }
   return out;
