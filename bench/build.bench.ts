@@ -39,6 +39,8 @@ const ours = cliOf(root);
 
 interface Timed {
   seconds: number;
+  /** User + system CPU seconds, all threads: less at the mercy of a shared machine than wall time. */
+  cpuSeconds: number;
   maxRssMiB: number;
   stderr: string;
   /** Peak sampled RSS (MiB) per build phase, phases laid back from the process end. */
@@ -60,7 +62,7 @@ function rssMiB(pid: number): number {
 function timed(cli: string, cliArgs: string[]): Promise<Timed> {
   const loadBefore = loadavg()[0];
   return new Promise((resolve, reject) => {
-    const c = spawn('/usr/bin/time', ['-f', '__TIME__ %e %M', process.execPath, cli, ...cliArgs]);
+    const c = spawn('/usr/bin/time', ['-f', '__TIME__ %e %M %U %S', process.execPath, cli, ...cliArgs]);
     const t0 = performance.now();
     const samples: [number, number][] = [];
     const tick = setInterval(() => {
@@ -81,11 +83,12 @@ function timed(cli: string, cliArgs: string[]): Promise<Timed> {
     c.on('exit', (code) => {
       clearInterval(tick);
       const end = performance.now() - t0;
-      const m = /__TIME__ ([\d.]+) (\d+)/.exec(err);
+      const m = /__TIME__ ([\d.]+) (\d+) ([\d.]+) ([\d.]+)/.exec(err);
       if (code !== 0 || !m) return reject(new Error(`fundreturns ${cliArgs.join(' ')} failed:\n${err}`));
       resolve({
         seconds: Number(m[1]),
         maxRssMiB: Number(m[2]) / 1024,
+        cpuSeconds: Number(m[3]) + Number(m[4]),
         stderr: err,
         phasePeaks: phasePeaks(err, samples, end),
         load: [loadBefore, loadavg()[0]],
@@ -224,14 +227,14 @@ const loadText = (rs: Timed[]) => rs.map((r) => `${r.load[0].toFixed(1)}→${r.l
 const step = (label: string, pick: (r: Run) => Timed, target: string): string[] => {
   const o = runs.ours.map(pick);
   const out = [
-    `| ${label}, wall | ${median(o.map((r) => r.seconds)).toFixed(1)} s | ${target} |`,
+    `| ${label}, wall | ${median(o.map((r) => r.seconds)).toFixed(1)} s (CPU ${median(o.map((r) => r.cpuSeconds)).toFixed(1)} s) | ${target} |`,
     `| ${label}, peak RSS | ${gib(median(o.map((r) => r.maxRssMiB)))} | ≤ 1.5 GiB |`,
   ];
   if (runs.baseline.length > 0) {
     const b = runs.baseline.map(pick);
     const ratio = median(o.map((r, k) => r.seconds / b[k].seconds));
     out.push(
-      `| ${label}, wall, baseline | ${median(b.map((r) => r.seconds)).toFixed(1)} s (ours ÷ baseline, median of pairs: ${ratio.toFixed(2)}) | |`,
+      `| ${label}, wall, baseline | ${median(b.map((r) => r.seconds)).toFixed(1)} s (CPU ${median(b.map((r) => r.cpuSeconds)).toFixed(1)} s; ours ÷ baseline, median of pairs: ${ratio.toFixed(2)}) | |`,
       `| ${label}, peak RSS, baseline | ${gib(median(b.map((r) => r.maxRssMiB)))} | |`,
     );
   }

@@ -52,10 +52,17 @@ function timedAsync(
   cliArgs: string[],
   env: NodeJS.ProcessEnv = {},
   bin = cli,
-): Promise<{ seconds: number; maxRssMiB: number; stderr: string; started: number; ended: number }> {
+): Promise<{
+  seconds: number;
+  cpuSeconds: number;
+  maxRssMiB: number;
+  stderr: string;
+  started: number;
+  ended: number;
+}> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const c = spawn('/usr/bin/time', ['-f', '__TIME__ %e %M', process.execPath, bin, ...cliArgs], {
+    const c = spawn('/usr/bin/time', ['-f', '__TIME__ %e %M %U %S', process.execPath, bin, ...cliArgs], {
       env: { ...process.env, ...env },
     });
     let err = '';
@@ -63,12 +70,13 @@ function timedAsync(
       err += d;
     });
     c.on('exit', (code) => {
-      const m = /__TIME__ ([\d.]+) (\d+)/.exec(err);
+      const m = /__TIME__ ([\d.]+) (\d+) ([\d.]+) ([\d.]+)/.exec(err);
       if (code !== 0 || !m) reject(new Error(`refresh failed:\n${err}`));
       else
         resolve({
           seconds: Number(m[1]),
           maxRssMiB: Number(m[2]) / 1024,
+          cpuSeconds: Number(m[3]) + Number(m[4]),
           stderr: err,
           started,
           ended: performance.now(),
@@ -253,7 +261,7 @@ const median = (xs: number[]) => {
   return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const row = (label: string, ms: Measured[], target: string) =>
-  `| ${label}, wall | ${median(ms.map((m) => m.seconds)).toFixed(1)} s (peak RSS ${(median(ms.map((m) => m.maxRssMiB)) / 1024).toFixed(2)} GiB) | ${target} |`;
+  `| ${label}, wall | ${median(ms.map((m) => m.seconds)).toFixed(1)} s (CPU ${median(ms.map((m) => m.cpuSeconds)).toFixed(1)} s, peak RSS ${(median(ms.map((m) => m.maxRssMiB)) / 1024).toFixed(2)} GiB) | ${target} |`;
 const line = (r: { stderr: string }) =>
   r.stderr.split('\n').find((l) => l.includes('fundreturns: published')) ?? '';
 for (const who of ['ours', 'baseline'] as const) {
