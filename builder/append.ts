@@ -279,12 +279,11 @@ export function appendRows(prev: SnapshotColumns, input: AppendInput, report: Bu
     seriesLength[f] = cursor - seriesOffset[f];
   }
   endRun();
-  const series = parts;
   const reuse = remapRows(prev, src);
-  const derived = deriveRows(series, seriesOffset, seriesLength, { ...reuse, firstNewDay });
+  const derived = deriveRows(parts, seriesOffset, seriesLength, { ...reuse, firstNewDay });
   const funds = mergedFunds(pf, src, newFunds, updates, { seriesOffset, seriesLength, lastClose });
   return {
-    columns: { funds, series, trailing: derived.trailing, calendar: derived.calendar },
+    columns: { funds, series: parts, trailing: derived.trailing, calendar: derived.calendar },
     added,
     applied,
     fundsPerDay,

@@ -805,15 +805,18 @@ describe('writeSnapshotFiles refuses bad input before writing', () => {
 
 describe('a series written in parts', () => {
   /** The series cut at these rows (repeats make empty parts), each part in memory of its own. */
-  function cutAt(cols: SnapshotColumns, cuts: number[], shared = false): ColumnsToWrite {
+  function cutAt(
+    cols: SnapshotColumns,
+    cuts: number[],
+    shared: (part: number) => boolean = () => false,
+  ): ColumnsToWrite {
     const { date, value } = cols.series;
     const bounds = [0, ...cuts, date.length];
     const parts = bounds.slice(1).map((end, k) => {
       const from = bounds[k];
-      const d = shared ? new Int32Array(new SharedArrayBuffer((end - from) * 4)) : new Int32Array(end - from);
-      const v = shared
-        ? new Float64Array(new SharedArrayBuffer((end - from) * 8))
-        : new Float64Array(end - from);
+      const n = end - from;
+      const d = shared(k) ? new Int32Array(new SharedArrayBuffer(n * 4)) : new Int32Array(n);
+      const v = shared(k) ? new Float64Array(new SharedArrayBuffer(n * 8)) : new Float64Array(n);
       d.set(date.subarray(from, end));
       v.set(value.subarray(from, end));
       return { date: d, value: v };
@@ -856,20 +859,22 @@ describe('a series written in parts', () => {
     expectSameColumns((await loadSnapshot(dir)).columns, cols);
   });
 
-  it('over the staging buffers: long shared parts hashed in place between short ones give the same file', async () => {
-    // 24 MB of series, more than the writer's staging ring holds, in parts of both kinds.
-    const cols = syntheticColumns({ funds: 2000, observations: 2_000_000, seed: 3 });
-    const cuts: number[] = [];
-    for (let row = 300_000; row < 1_700_000; row += 3_000) cuts.push(row);
-    cuts.push(1_700_000, 1_700_001);
-    const parts = cutAt(cols, cuts, true);
-    expect(Array.isArray(parts.series)).toBe(true);
+  it('parts in shared memory and not, long and tiny, past every batch and buffer bound: the same file', async () => {
+    // 48 MB of series: a shared part longer than a write piece (16 MiB of values), then
+    // 2,500 tiny parts, shared or not in turn (more than one writev takes), then 21 MB
+    // of parts not in shared memory (more than the staging ring holds).
+    const cols = syntheticColumns({ funds: 2000, observations: 4_000_000, seed: 3 });
+    const cuts: number[] = [2_200_000];
+    for (let row = 2_200_020; row < 2_250_000; row += 20) cuts.push(row);
+    for (let row = 2_250_000; row < 4_000_000; row += 5_000) cuts.push(row);
+    const tiny = cuts.length - 350;
+    const parts = cutAt(cols, cuts, (k) => k === 0 || (k < tiny && k % 2 === 0));
     const dir = tempDir();
     const manifest = await writeSnapshotFiles(dir, parts, metaFor(cols));
     const plain = plainSeriesFile(cols);
     expect(manifest.files[SERIES_FILE]).toEqual({ bytes: plain.byteLength, sha256: sha(plain) });
     expect(sha(readFileSync(join(dir, SERIES_FILE)))).toBe(sha(plain));
-    expect(manifest.counts.observations).toBe(2_000_000);
+    expect(manifest.counts.observations).toBe(4_000_000);
     expectSameColumns((await loadSnapshot(dir)).columns, cols);
   });
 

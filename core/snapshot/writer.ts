@@ -10,7 +10,7 @@
  * series rows needs little beyond the columns: a few staging buffers.
  */
 
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, writeSync, writevSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   Bool,
@@ -63,10 +63,11 @@ export interface SnapshotMeta {
 /** Bounded so hashing and writing of one piece stay cache- and syscall-friendly, and below write(2)'s 2 GiB cap. */
 const IO_PIECE = 16 << 20;
 
-/** Shared-memory chunks at least this long are hashed where they lie; shorter ones are gathered first. */
-const BY_REFERENCE = 1 << 20;
+/** A write batch: one writev and one message to the hasher (IOV_MAX is 1024 on Linux). */
+const WRITE_BATCH_BYTES = 8 << 20;
+const WRITE_BATCH_VIEWS = 1024;
 
-/** Staging buffers gathering short chunks (an append's per-fund slices, metadata, strings). */
+/** Staging buffers for bytes not in shared memory (metadata, padding, strings, derived columns). */
 const STAGING_BYTES = 4 << 20;
 const STAGING_SLOTS = 4;
 
@@ -175,11 +176,12 @@ async function writeArrowFile(
 }
 
 /**
- * Writes a file's chunks in order and has the hasher's thread hash them. A long chunk
- * in shared memory (a whole column, a long run of an old series) is hashed where it
- * lies while this thread writes it; short chunks (metadata, padding, an append's
- * per-fund slices and new rows) are gathered into a small ring of shared staging
- * buffers, each reused only once the hasher is done with it.
+ * Writes a file's chunks in order and has the hasher's thread hash them. Chunks in
+ * shared memory (the series, wherever its parts lie: a reader thread's region, runs of
+ * the live snapshot) are never copied: they are written with writev in batches and
+ * hashed where they lie, one message per batch. The rest (metadata, padding, strings,
+ * the derived columns) is first copied into a small ring of shared staging buffers,
+ * each reused only once the hasher is done with it.
  */
 class HashedOutput {
   private readonly slots = Array.from({ length: STAGING_SLOTS }, () => {
@@ -188,39 +190,88 @@ class HashedOutput {
   });
   private slot = 0;
   private fill = 0;
+  /** The batch: views to write, and the same bytes as (buffer index, from, to) ranges to hash. */
+  private views: Uint8Array[] = [];
+  private bytes = 0;
+  private sabs: SharedArrayBuffer[] = [];
+  private ranges: number[] = [];
 
   constructor(readonly hasher: Hasher) {}
 
   async put(fd: number, id: number, chunk: Uint8Array): Promise<void> {
-    if (chunk.byteLength >= BY_REFERENCE && chunk.buffer instanceof SharedArrayBuffer) {
-      this.flush(fd, id);
-      for (let p = 0; p < chunk.byteLength; p += IO_PIECE) {
-        const piece = chunk.subarray(p, Math.min(p + IO_PIECE, chunk.byteLength));
-        this.hasher.update(id, chunk.buffer, piece.byteOffset, piece.byteOffset + piece.byteLength);
-        writeFully(fd, piece);
-      }
+    if (chunk.buffer instanceof SharedArrayBuffer) {
+      for (let p = 0; p < chunk.byteLength; p += IO_PIECE)
+        this.queue(fd, id, chunk.subarray(p, Math.min(p + IO_PIECE, chunk.byteLength)));
       return;
     }
     for (let p = 0; p < chunk.byteLength; ) {
+      if (this.fill === STAGING_BYTES) {
+        this.flush(fd, id);
+        this.slots[this.slot].free = this.hasher.synced();
+        this.slot = (this.slot + 1) % STAGING_SLOTS;
+        this.fill = 0;
+      }
       const s = this.slots[this.slot];
       if (this.fill === 0) await s.free;
       const take = Math.min(STAGING_BYTES - this.fill, chunk.byteLength - p);
       s.bytes.set(take === chunk.byteLength ? chunk : chunk.subarray(p, p + take), this.fill);
+      this.queue(fd, id, s.bytes.subarray(this.fill, this.fill + take));
       this.fill += take;
       p += take;
-      if (this.fill === STAGING_BYTES) this.flush(fd, id);
     }
   }
 
-  /** Writes and hashes what is gathered; a file's last bytes must be flushed before its digest. */
+  /** Writes and hashes the batch; a file's last bytes must be flushed before its digest. */
   flush(fd: number, id: number): void {
-    if (this.fill === 0) return;
-    const s = this.slots[this.slot];
-    this.hasher.update(id, s.sab, 0, this.fill);
-    writeFully(fd, s.bytes.subarray(0, this.fill));
-    s.free = this.hasher.synced();
-    this.slot = (this.slot + 1) % STAGING_SLOTS;
-    this.fill = 0;
+    if (this.views.length === 0) return;
+    // Sent first, so that the hasher works while this thread writes.
+    this.hasher.updateRanges(id, this.sabs, this.ranges);
+    writevFully(fd, this.views);
+    this.views = [];
+    this.bytes = 0;
+    this.sabs = [];
+    this.ranges = [];
+  }
+
+  private queue(fd: number, id: number, view: Uint8Array): void {
+    if (view.byteLength === 0) return;
+    const sab = view.buffer as SharedArrayBuffer;
+    const r = this.ranges.length;
+    const last = this.views.length - 1;
+    if (r > 0 && this.sabs[this.ranges[r - 3]] === sab && this.ranges[r - 1] === view.byteOffset) {
+      // Contiguous with the last piece (staged bytes, a region read whole): one piece.
+      this.ranges[r - 1] += view.byteLength;
+      const v = this.views[last];
+      this.views[last] = new Uint8Array(sab, v.byteOffset, v.byteLength + view.byteLength);
+    } else {
+      let k = this.sabs.lastIndexOf(sab);
+      if (k < 0) k = this.sabs.push(sab) - 1;
+      this.ranges.push(k, view.byteOffset, view.byteOffset + view.byteLength);
+      this.views.push(view);
+    }
+    this.bytes += view.byteLength;
+    if (this.bytes >= WRITE_BATCH_BYTES || this.views.length >= WRITE_BATCH_VIEWS) this.flush(fd, id);
+  }
+}
+
+/** writev until every byte is written (a call may write only some). */
+function writevFully(fd: number, views: Uint8Array[]): void {
+  let i = 0;
+  let skip = 0;
+  while (i < views.length) {
+    const batch = skip === 0 ? views.slice(i) : [views[i].subarray(skip), ...views.slice(i + 1)];
+    let n = writevSync(fd, batch);
+    while (n > 0) {
+      const left = views[i].byteLength - skip;
+      if (n < left) {
+        skip += n;
+        n = 0;
+      } else {
+        n -= left;
+        i++;
+        skip = 0;
+      }
+    }
   }
 }
 
