@@ -4,8 +4,8 @@
  * shared buffers sized by an upper bound. The regions, in fund order, are the
  * series' parts (the writer takes a series in parts): untouched pages of the
  * over-sized buffers are never committed, and nothing is moved, so memory follows
- * the data, not the bound. (Compacting the regions into one array committed a second
- * copy of every region after the first: 0.6 GB at 32,000 funds.)
+ * the data, not the bound. (Compacting them into one array would commit a second copy
+ * of every region after the first: 0.6 GB at 32,000 funds.)
  */
 import { statSync } from 'node:fs';
 import type { SeriesColumns } from '../core/snapshot/columns.js';
