@@ -3,6 +3,8 @@
  * columns with days of rows, and (for a refresh) with the universe's changes, without
  * reading any history. New funds are merged into code order with their own history;
  * the old funds' trailing and calendar rows are reused where their series did not grow.
+ * The new series is handed to the writer in parts (runs of the old series, new funds'
+ * histories, the new rows), never assembled: the live snapshot is the only full copy.
  */
 import { isTradingDay } from '../core/calendar.js';
 import { compareCodes } from '../core/codes.js';
@@ -10,9 +12,10 @@ import { type Day, formatDay } from '../core/dates.js';
 import { dailyGrowth, nextIndexValue } from '../core/growth.js';
 import {
   type CalendarColumns,
+  type ColumnsToWrite,
   type FundColumns,
   fundRecordAt,
-  NULL_DAY,
+  type SeriesColumns,
   type SnapshotColumns,
 } from '../core/snapshot/columns.js';
 import type { FundRecord } from '../core/types.js';
@@ -59,7 +62,7 @@ export interface AppendInput {
 }
 
 export interface AppendOutput {
-  columns: SnapshotColumns;
+  columns: ColumnsToWrite;
   /** Observations added to funds already in the snapshot. */
   added: number;
   /** Per batch, 1 for each row that was applied. */
@@ -219,12 +222,22 @@ export function appendRows(prev: SnapshotColumns, input: AppendInput, report: Bu
   const changed = added > 0 || newFunds.length > 0 || updates.size > 0;
   if (!changed) return { columns: prev, added, applied, fundsPerDay, changed };
 
-  // One pass copying each fund's old slice (or new history) plus its new observations.
-  let total = prev.series.date.length + added;
-  for (const nf of newFunds) total += nf.dates.length;
-  // Shared memory lets the writer hash the series in a helper thread while it writes.
-  const date = new Int32Array(new SharedArrayBuffer(total * 4));
-  const value = new Float64Array(new SharedArrayBuffer(total * 8));
+  // The new series in parts: runs of old funds' slices that gained nothing stay one
+  // view onto the live snapshot; each fund's new rows follow its slice.
+  const parts: SeriesColumns[] = [];
+  let runFrom = 0;
+  let runTo = 0;
+  const endRun = () => {
+    if (runTo > runFrom)
+      parts.push({
+        date: prev.series.date.subarray(runFrom, runTo),
+        value: prev.series.value.subarray(runFrom, runTo),
+      });
+    runFrom = runTo = 0;
+  };
+  const newDate = new Int32Array(added);
+  const newValue = new Float64Array(added);
+  let newAt = 0;
   const seriesOffset = new Int32Array(n);
   const seriesLength = new Int32Array(n);
   const lastClose = new Float64Array(n);
@@ -236,34 +249,41 @@ export function appendRows(prev: SnapshotColumns, input: AppendInput, report: Bu
     if (s >= 0) {
       const from = pf.seriesOffset[s];
       const len = pf.seriesLength[s];
-      date.set(prev.series.date.subarray(from, from + len), cursor);
-      value.set(prev.series.value.subarray(from, from + len), cursor);
+      if (from !== runTo || runTo === runFrom) {
+        endRun();
+        runFrom = from;
+      }
+      runTo = from + len;
       cursor += len;
       lastClose[f] = pf.lastClose[s];
     } else {
       const nf = newFunds[-s - 1];
-      date.set(nf.dates, cursor);
-      value.set(nf.values, cursor);
+      endRun();
+      parts.push({ date: nf.dates, value: nf.values });
       cursor += nf.dates.length;
       lastClose[f] = nf.lastClose;
       firstNewDay[f] = nf.dates[0];
     }
     const a = appended.get(f);
     if (a) {
-      date.set(a.dates, cursor);
-      value.set(a.values, cursor);
-      cursor += a.dates.length;
+      endRun();
+      const k = a.dates.length;
+      newDate.set(a.dates, newAt);
+      newValue.set(a.values, newAt);
+      parts.push({ date: newDate.subarray(newAt, newAt + k), value: newValue.subarray(newAt, newAt + k) });
+      newAt += k;
+      cursor += k;
       lastClose[f] = a.lastClose;
       if (s >= 0) firstNewDay[f] = a.dates[0];
     }
     seriesLength[f] = cursor - seriesOffset[f];
   }
-  const series = { date, value };
+  endRun();
   const reuse = remapRows(prev, src);
-  const derived = deriveRows(series, seriesOffset, seriesLength, { ...reuse, firstNewDay });
+  const derived = deriveRows(parts, seriesOffset, seriesLength, { ...reuse, firstNewDay });
   const funds = mergedFunds(pf, src, newFunds, updates, { seriesOffset, seriesLength, lastClose });
   return {
-    columns: { funds, series, trailing: derived.trailing, calendar: derived.calendar },
+    columns: { funds, series: parts, trailing: derived.trailing, calendar: derived.calendar },
     added,
     applied,
     fundsPerDay,

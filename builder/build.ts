@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { now } from '../core/clock.js';
 import { compareCodes } from '../core/codes.js';
 import { formatDay } from '../core/dates.js';
-import { type FundColumns, NULL_DAY, type SnapshotColumns } from '../core/snapshot/columns.js';
+import { type ColumnsToWrite, type FundColumns, NULL_DAY } from '../core/snapshot/columns.js';
 import {
   listSnapshots,
   prune,
@@ -18,6 +18,7 @@ import {
   snapshotId,
   stagingDir,
 } from '../core/snapshot/directory.js';
+import { maxLastDate } from '../core/snapshot/invariants.js';
 import type { Manifest } from '../core/snapshot/manifest.js';
 import { readManifest } from '../core/snapshot/reader.js';
 import { writeSnapshotFiles } from '../core/snapshot/writer.js';
@@ -139,7 +140,7 @@ export async function buildFromSource(opts: BuildOptions): Promise<BuildResult> 
     keep.map((i) => read.lengths[i]),
     keep.map((i) => read.lastClose[i]),
   );
-  const series = { date: read.dates, value: read.values };
+  const series = read.parts;
   const derived = deriveRows(series, fundCols.seriesOffset, fundCols.seriesLength);
   lap('derive');
 
@@ -255,18 +256,12 @@ export function fundColumns(
 }
 
 /** The newest last observation over all funds: the snapshot's as_of. */
-export function snapshotAsOf(cols: SnapshotColumns): string {
-  const { seriesOffset, seriesLength } = cols.funds;
-  let max = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < cols.funds.length; i++) {
-    const last = cols.series.date[seriesOffset[i] + seriesLength[i] - 1];
-    if (last > max) max = last;
-  }
-  return formatDay(max);
+export function snapshotAsOf(cols: ColumnsToWrite): string {
+  return formatDay(maxLastDate(cols));
 }
 
 export async function writeAndPublish(
-  cols: SnapshotColumns,
+  cols: ColumnsToWrite,
   report: BuildReport,
   source: Record<string, unknown>,
   opts: Pick<BuildOptions, 'snapshots' | 'keep' | 'now'>,

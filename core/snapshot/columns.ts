@@ -60,6 +60,44 @@ export interface SnapshotColumns {
   calendar: CalendarColumns;
 }
 
+/**
+ * A series as the writer takes it: whole, or in parts whose concatenation is the
+ * series. Parts let a build hand over what it already holds (each reader thread's
+ * region; an append's old slices between the new rows) instead of a second full copy.
+ */
+export type SeriesInput = SeriesColumns | readonly SeriesColumns[];
+
+/** What the writer takes: a snapshot's columns, the series possibly in parts. */
+export interface ColumnsToWrite extends Omit<SnapshotColumns, 'series'> {
+  series: SeriesInput;
+}
+
+export function seriesParts(series: SeriesInput): readonly SeriesColumns[] {
+  return Array.isArray(series) ? series : [series as SeriesColumns];
+}
+
+/** Rows of a series, whole or in parts. */
+export function seriesRows(series: SeriesInput): number {
+  let n = 0;
+  for (const p of seriesParts(series)) n += p.date.length;
+  return n;
+}
+
+/**
+ * Which of consecutive ranges holds `row`, given their starts in ascending order: the
+ * last whose start is ≤ row (so an empty range, sharing its start with the next, is skipped).
+ */
+export function rangeOf(starts: Int32Array | readonly number[], row: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= row) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /** Fund i's metadata as a record (the snapshot's columns, one row). */
 export function fundRecordAt(f: FundColumns, i: number): FundRecord {
   return {

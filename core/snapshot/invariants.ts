@@ -8,7 +8,7 @@
 import { compareCodes } from '../codes.js';
 import { formatDay } from '../dates.js';
 import { TRAILING_KEYS } from '../types.js';
-import type { SnapshotColumns } from './columns.js';
+import { type ColumnsToWrite, rangeOf, seriesParts } from './columns.js';
 import { SnapshotError } from './errors.js';
 import { CALENDAR_FILE, FUNDS_FILE, SERIES_FILE, TRAILING_FILE } from './schema.js';
 
@@ -30,7 +30,7 @@ function isNullableString(v: unknown): boolean {
 }
 
 /** Throws SnapshotError('INVARIANT_VIOLATED') naming the file, column and row at fault. */
-export function checkColumns(cols: SnapshotColumns): void {
+export function checkColumns(cols: ColumnsToWrite): void {
   const { funds } = cols;
   const F = funds.length;
   if (!Number.isSafeInteger(F) || F < 1)
@@ -82,12 +82,25 @@ export function checkColumns(cols: SnapshotColumns): void {
   checkCalendar(cols);
 }
 
-function checkSeries({ funds, series }: SnapshotColumns): void {
-  const { date, value } = series;
-  const n = date.length;
-  if (value.length !== n) throw violated(SERIES_FILE, `date has ${n} rows but value has ${value.length}`);
+function checkSeries({ funds, series }: ColumnsToWrite): void {
+  const parts = seriesParts(series);
+  let n = 0;
+  for (const p of parts) {
+    if (p.value.length !== p.date.length) {
+      throw violated(
+        SERIES_FILE,
+        parts.length === 1
+          ? `date has ${p.date.length} rows but value has ${p.value.length}`
+          : `a part of the series has ${p.date.length} dates but ${p.value.length} values`,
+      );
+    }
+    n += p.date.length;
+  }
   const offsets = funds.seriesOffset;
   const lengths = funds.seriesLength;
+  // A cursor over the parts: funds are contiguous and in order, so it only moves forward.
+  let part = 0;
+  let at = 0;
   let expected = 0;
   for (let i = 0; i < funds.length; i++) {
     const off = offsets[i];
@@ -106,41 +119,48 @@ function checkSeries({ funds, series }: SnapshotColumns): void {
         `fund ${i} (${funds.code[i]}): series ends at row ${end}, past the ${n} series rows`,
       );
     }
-    let prev = date[off];
-    for (let j = off + 1; j < end; j++) {
-      const d = date[j];
-      if (d <= prev) {
-        throw violated(
-          SERIES_FILE,
-          `fund ${i} (${funds.code[i]}) row ${j}: date ${formatDay(d)} is not after ${formatDay(prev)}`,
-        );
+    let prev = Number.NEGATIVE_INFINITY;
+    let j = off;
+    while (j < end) {
+      while (at === parts[part].date.length) {
+        part++;
+        at = 0;
       }
-      prev = d;
+      const date = parts[part].date;
+      const stop = Math.min(date.length, at + end - j);
+      for (; at < stop; at++, j++) {
+        const d = date[at];
+        if (d <= prev) {
+          throw violated(
+            SERIES_FILE,
+            `fund ${i} (${funds.code[i]}) row ${j}: date ${formatDay(d)} is not after ${formatDay(prev)}`,
+          );
+        }
+        prev = d;
+      }
     }
     expected = end;
   }
   if (expected !== n) throw violated(SERIES_FILE, `funds cover ${expected} rows but the series has ${n}`);
-  for (let j = 0; j < n; j++) {
-    const v = value[j];
-    // Written so that NaN fails too.
-    if (!(v > 0 && v < Number.POSITIVE_INFINITY)) {
-      throw violated(
-        SERIES_FILE,
-        `row ${j} (${fundOfRow(funds.seriesOffset, j, funds.code)}): value ${v} is not finite > 0`,
-      );
+  let row = 0;
+  for (const { value } of parts) {
+    for (let j = 0; j < value.length; j++) {
+      const v = value[j];
+      // Written so that NaN fails too.
+      if (!(v > 0 && v < Number.POSITIVE_INFINITY)) {
+        throw violated(
+          SERIES_FILE,
+          `row ${row + j} (${fundOfRow(funds.seriesOffset, row + j, funds.code)}): value ${v} is not finite > 0`,
+        );
+      }
     }
+    row += value.length;
   }
 }
 
 function fundOfRow(offsets: Int32Array, row: number, codes: string[]): string {
-  let lo = 0;
-  let hi = offsets.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (offsets[mid] <= row) lo = mid;
-    else hi = mid - 1;
-  }
-  return `fund ${lo} ${codes[lo]}`;
+  const f = rangeOf(offsets, row);
+  return `fund ${f} ${codes[f]}`;
 }
 
 function checkNullableFigures(file: string, column: string, a: Float64Array): void {
@@ -152,7 +172,7 @@ function checkNullableFigures(file: string, column: string, a: Float64Array): vo
   }
 }
 
-function checkTrailing({ funds, trailing }: SnapshotColumns): void {
+function checkTrailing({ funds, trailing }: ColumnsToWrite): void {
   const F = funds.length;
   checkLength(TRAILING_FILE, 'as_of_date', trailing.asOf.length, F);
   if (trailing.values.length !== TRAILING_KEYS.length) {
@@ -167,7 +187,7 @@ function checkTrailing({ funds, trailing }: SnapshotColumns): void {
   }
 }
 
-function checkCalendar({ funds, calendar }: SnapshotColumns): void {
+function checkCalendar({ funds, calendar }: ColumnsToWrite): void {
   const n = calendar.length;
   if (!Number.isSafeInteger(n) || n < 0)
     throw violated(CALENDAR_FILE, `row count ${n} is not an integer ≥ 0`);
@@ -203,13 +223,39 @@ function checkCalendar({ funds, calendar }: SnapshotColumns): void {
 }
 
 /** The snapshot's as_of: the latest last-observation date over all funds. */
-export function maxLastDate(cols: SnapshotColumns): number {
-  const { seriesOffset, seriesLength } = cols.funds;
-  const date = cols.series.date;
+export function maxLastDate(cols: ColumnsToWrite): number {
+  const last = lastDates(cols);
   let max = -2147483648;
-  for (let i = 0; i < seriesOffset.length; i++) {
-    const d = date[seriesOffset[i] + seriesLength[i] - 1];
-    if (d > max) max = d;
-  }
+  for (let i = 0; i < last.length; i++) if (last[i] > max) max = last[i];
   return max;
+}
+
+/** Each fund's first observation date (min_return_date). */
+export function firstDates(cols: ColumnsToWrite): Int32Array {
+  return datesAt(cols, 0);
+}
+
+/** Each fund's last observation date (max_return_date). */
+export function lastDates(cols: ColumnsToWrite): Int32Array {
+  return datesAt(cols, 1);
+}
+
+/** The date of each fund's first row (fromEnd 0) or last row (fromEnd 1), wherever its part. */
+function datesAt(cols: ColumnsToWrite, fromEnd: 0 | 1): Int32Array {
+  const { seriesOffset, seriesLength } = cols.funds;
+  const parts = seriesParts(cols.series);
+  const out = new Int32Array(seriesOffset.length);
+  if (parts.length === 1) {
+    const date = parts[0].date;
+    for (let i = 0; i < out.length; i++) out[i] = date[seriesOffset[i] + (seriesLength[i] - 1) * fromEnd];
+    return out;
+  }
+  const starts = new Int32Array(parts.length);
+  for (let p = 1; p < parts.length; p++) starts[p] = starts[p - 1] + parts[p - 1].date.length;
+  for (let i = 0; i < out.length; i++) {
+    const row = seriesOffset[i] + (seriesLength[i] - 1) * fromEnd;
+    const p = rangeOf(starts, row);
+    out[i] = parts[p].date[row - starts[p]];
+  }
+  return out;
 }

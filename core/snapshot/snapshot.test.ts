@@ -2,11 +2,21 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import {
+  DateDay,
+  Float64,
+  makeData,
+  RecordBatch,
+  RecordBatchFileWriter,
+  Struct,
+  type Table,
+  tableFromIPC,
+  tableToIPC,
+} from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatDay, fromYmd } from '../dates.js';
 import { TRAILING_KEYS } from '../types.js';
-import { NULL_DAY, type SnapshotColumns } from './columns.js';
+import { type ColumnsToWrite, NULL_DAY, type SeriesColumns, type SnapshotColumns } from './columns.js';
 import { SnapshotError, type SnapshotErrorCode } from './errors.js';
 import { compareUtf8 } from './invariants.js';
 import type { Manifest } from './manifest.js';
@@ -19,6 +29,7 @@ import {
   FUNDS_FILE,
   MANIFEST_FILE,
   SERIES_FILE,
+  SERIES_SCHEMA,
   TRAILING_FILE,
 } from './schema.js';
 import { syntheticColumns } from './testing.js';
@@ -789,6 +800,114 @@ describe('writeSnapshotFiles refuses bad input before writing', () => {
     expect(e.code).toBe(code);
     expect(e.message).toMatch(message);
     expect(() => readFileSync(join(dir, FUNDS_FILE))).toThrow();
+  });
+});
+
+describe('a series written in parts', () => {
+  /** The series cut at these rows (repeats make empty parts), each part in memory of its own. */
+  function cutAt(
+    cols: SnapshotColumns,
+    cuts: number[],
+    shared: (part: number) => boolean = () => false,
+  ): ColumnsToWrite {
+    const { date, value } = cols.series;
+    const bounds = [0, ...cuts, date.length];
+    const parts = bounds.slice(1).map((end, k) => {
+      const from = bounds[k];
+      const n = end - from;
+      const d = shared(k) ? new Int32Array(new SharedArrayBuffer(n * 4)) : new Int32Array(n);
+      const v = shared(k) ? new Float64Array(new SharedArrayBuffer(n * 8)) : new Float64Array(n);
+      d.set(date.subarray(from, end));
+      v.set(value.subarray(from, end));
+      return { date: d, value: v };
+    });
+    return { ...cols, series: parts };
+  }
+
+  /** The series file as apache-arrow's own writer makes it of the whole columns. */
+  function plainSeriesFile(cols: SnapshotColumns): Uint8Array {
+    const n = cols.series.date.length;
+    const batch = new RecordBatch(
+      SERIES_SCHEMA,
+      makeData({
+        type: new Struct(SERIES_SCHEMA.fields),
+        length: n,
+        nullCount: 0,
+        children: [
+          makeData({ type: new DateDay(), length: n, nullCount: 0, data: cols.series.date }),
+          makeData({ type: new Float64(), length: n, nullCount: 0, data: cols.series.value }),
+        ],
+      }),
+    );
+    return RecordBatchFileWriter.writeAll([batch]).toUint8Array(true);
+  }
+
+  const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+  it.each([
+    ['one part per fund', (c: SnapshotColumns) => Array.from(c.funds.seriesOffset).slice(1)],
+    ['cut inside funds, single rows and empty parts', () => [1, 2, 3, 3, 3, 50, 51, 1999, 2000, 2000, 3999]],
+    ['an odd number of rows in the first part (date padding)', () => [7]],
+  ])('%s: the files are byte for byte those of the whole series, and load as it', async (_what, cuts) => {
+    const cols = small();
+    const whole = await written(cols);
+    const dir = tempDir();
+    const manifest = await writeSnapshotFiles(dir, cutAt(cols, cuts(cols)), metaFor(cols));
+    expect(manifest).toEqual(whole.manifest);
+    const file = readFileSync(join(dir, SERIES_FILE));
+    expect(sha(file)).toBe(sha(plainSeriesFile(cols)));
+    expectSameColumns((await loadSnapshot(dir)).columns, cols);
+  });
+
+  it('parts in shared memory and not, long and tiny, past every batch and buffer bound: the same file', async () => {
+    // 48 MB of series: a shared part longer than a write piece (16 MiB of values), then
+    // 2,500 tiny parts, shared or not in turn (more than one writev takes), then 21 MB
+    // of parts not in shared memory (more than the staging ring holds).
+    const cols = syntheticColumns({ funds: 2000, observations: 4_000_000, seed: 3 });
+    const cuts: number[] = [2_200_000];
+    for (let row = 2_200_020; row < 2_250_000; row += 20) cuts.push(row);
+    for (let row = 2_250_000; row < 4_000_000; row += 5_000) cuts.push(row);
+    const tiny = cuts.length - 350;
+    const parts = cutAt(cols, cuts, (k) => k === 0 || (k < tiny && k % 2 === 0));
+    const dir = tempDir();
+    const manifest = await writeSnapshotFiles(dir, parts, metaFor(cols));
+    const plain = plainSeriesFile(cols);
+    expect(manifest.files[SERIES_FILE]).toEqual({ bytes: plain.byteLength, sha256: sha(plain) });
+    expect(sha(readFileSync(join(dir, SERIES_FILE)))).toBe(sha(plain));
+    expect(manifest.counts.observations).toBe(4_000_000);
+    expectSameColumns((await loadSnapshot(dir)).columns, cols);
+  });
+
+  it('a date out of order where a fund crosses from one part to the next is refused, naming fund and row', async () => {
+    const cols = small();
+    const f = 5;
+    const cut = cols.funds.seriesOffset[f] + 10;
+    cols.series.date[cut] = cols.series.date[cut - 1];
+    const e = await refusal(writeSnapshotFiles(tempDir(), cutAt(cols, [cut]), metaFor(cols)));
+    expect(e.code).toBe('INVARIANT_VIOLATED');
+    expect(e.message).toContain(`fund ${f} (${cols.funds.code[f]}) row ${cut}`);
+  });
+
+  it('a bad value in a later part is refused with its row in the whole series', async () => {
+    const cols = small();
+    cols.series.value[3000] = Number.NaN;
+    const e = await refusal(writeSnapshotFiles(tempDir(), cutAt(cols, [100, 2000]), metaFor(cols)));
+    expect(e.code).toBe('INVARIANT_VIOLATED');
+    expect(e.message).toMatch(/row 3000 .*value NaN/);
+  });
+
+  it('parts short of the funds, or with dates and values of different lengths, are refused', async () => {
+    const cols = small();
+    const short = cutAt(cols, [100]);
+    const parts = short.series as SeriesColumns[];
+    const last = parts[1].date.length - 1;
+    parts[1] = { date: parts[1].date.subarray(0, last), value: parts[1].value.subarray(0, last) };
+    expect((await refusal(writeSnapshotFiles(tempDir(), short, metaFor(cols)))).message).toMatch(/past the/);
+    const uneven = cutAt(cols, [100]);
+    (uneven.series as SeriesColumns[])[0].value = new Float64Array(99).fill(1);
+    expect((await refusal(writeSnapshotFiles(tempDir(), uneven, metaFor(cols)))).message).toMatch(
+      /100 dates but 99 values/,
+    );
   });
 });
 

@@ -5,10 +5,12 @@
  * Memory: apache-arrow's file writer queues its output as a list of chunks that are
  * views onto the input typed arrays (only metadata, padding, bitmaps and the string
  * columns are new bytes), and we drain that queue straight to the file descriptor,
- * hashing as we go. So writing 100M series rows needs little beyond the columns.
+ * hashing as we go. The series may come in parts (columns.ts SeriesInput), queued
+ * part by part, so an append never assembles a second whole series. Writing 100M
+ * series rows needs little beyond the columns: a few staging buffers.
  */
 
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, writeSync, writevSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   Bool,
@@ -23,12 +25,14 @@ import {
   Struct,
   Utf8,
 } from 'apache-arrow';
+import { BufferRegion, FieldNode } from 'apache-arrow/ipc/metadata/message';
+import { type ArrayBufferViewInput, toUint8Array } from 'apache-arrow/util/buffer';
 import { formatDay } from '../dates.js';
 import { namingPath, namingPathAsync } from '../io-error.js';
-import { NULL_DAY, type SnapshotColumns } from './columns.js';
+import { type ColumnsToWrite, NULL_DAY, type SeriesInput, seriesParts, seriesRows } from './columns.js';
 import { SnapshotError } from './errors.js';
 import { Hasher } from './hasher.js';
-import { checkColumns, maxLastDate } from './invariants.js';
+import { checkColumns, firstDates, lastDates, maxLastDate } from './invariants.js';
 import { isIsoTimestamp, type Manifest, type ManifestFileEntry, validateManifest } from './manifest.js';
 import {
   ARROW_FILES,
@@ -59,6 +63,14 @@ export interface SnapshotMeta {
 /** Bounded so hashing and writing of one piece stay cache- and syscall-friendly, and below write(2)'s 2 GiB cap. */
 const IO_PIECE = 16 << 20;
 
+/** A write batch: one writev and one message to the hasher (IOV_MAX is 1024 on Linux). */
+const WRITE_BATCH_BYTES = 8 << 20;
+const WRITE_BATCH_VIEWS = 1024;
+
+/** Staging buffers for bytes not in shared memory (metadata, padding, strings, derived columns). */
+const STAGING_BYTES = 4 << 20;
+const STAGING_SLOTS = 4;
+
 /**
  * Verifies the columns' invariants, writes funds/series/trailing/calendar.arrow and
  * manifest.json into `dir` (which must exist), fsyncing each file and the directory,
@@ -67,7 +79,7 @@ const IO_PIECE = 16 << 20;
  */
 export async function writeSnapshotFiles(
   dir: string,
-  cols: SnapshotColumns,
+  cols: ColumnsToWrite,
   meta: SnapshotMeta,
 ): Promise<Manifest> {
   checkColumns(cols);
@@ -87,16 +99,17 @@ export async function writeSnapshotFiles(
   const source: unknown = meta.source === undefined ? undefined : JSON.parse(JSON.stringify(meta.source));
 
   const files = {} as Record<ArrowFileName, ManifestFileEntry>;
-  const batches: Record<ArrowFileName, () => RecordBatch> = {
-    [FUNDS_FILE]: () => fundsBatch(cols),
-    [SERIES_FILE]: () => seriesBatch(cols),
-    [TRAILING_FILE]: () => trailingBatch(cols),
-    [CALENDAR_FILE]: () => calendarBatch(cols),
+  const writers: Record<ArrowFileName, () => ChunkedFileWriter> = {
+    [FUNDS_FILE]: () => batchWriter(fundsBatch(cols)),
+    [SERIES_FILE]: () => seriesWriter(cols.series),
+    [TRAILING_FILE]: () => batchWriter(trailingBatch(cols)),
+    [CALENDAR_FILE]: () => batchWriter(calendarBatch(cols)),
   };
   const hasher = new Hasher();
   try {
+    const out = new HashedOutput(hasher);
     for (const name of ARROW_FILES) {
-      files[name] = await writeArrowFile(join(dir, name), batches[name](), hasher, ARROW_FILES.indexOf(name));
+      files[name] = await writeArrowFile(join(dir, name), writers[name](), out, ARROW_FILES.indexOf(name));
     }
   } finally {
     hasher.close();
@@ -109,7 +122,7 @@ export async function writeSnapshotFiles(
     built_at: meta.builtAt,
     counts: {
       funds: cols.funds.length,
-      observations: cols.series.date.length,
+      observations: seriesRows(cols.series),
       calendar_rows: cols.calendar.length,
     },
     files,
@@ -131,42 +144,135 @@ export async function writeSnapshotFiles(
   return manifest;
 }
 
-/**
- * Streams one Arrow file to disk. Column data in shared memory (the series) is
- * hashed by reference in the helper thread while this thread writes it; the
- * writer's own small pieces (metadata, padding) are sent as copies.
- */
+/** Streams one Arrow file to disk, hashing it on the way (HashedOutput). */
 async function writeArrowFile(
   path: string,
-  batch: RecordBatch,
-  hasher: Hasher,
+  writer: ChunkedFileWriter,
+  out: HashedOutput,
   id: number,
 ): Promise<ManifestFileEntry> {
-  const writer = new RecordBatchFileWriter();
-  writer.write(batch);
-  writer.finish();
   let bytes = 0;
   await namingPathAsync(path, async () => {
     const fd = openSync(path, 'w');
     try {
-      for await (const chunk of writer) {
-        for (let p = 0; p < chunk.byteLength; p += IO_PIECE) {
-          const piece = chunk.subarray(p, Math.min(p + IO_PIECE, chunk.byteLength));
-          if (piece.buffer instanceof SharedArrayBuffer) {
-            hasher.update(id, piece.buffer, piece.byteOffset, piece.byteOffset + piece.byteLength);
-          } else {
-            hasher.updateBytes(id, piece);
-          }
-          writeFully(fd, piece);
+      for (const chunk of writer.chunks) {
+        if (chunk instanceof Uint8Array) {
+          await out.put(fd, id, chunk);
+          bytes += chunk.byteLength;
+          continue;
         }
-        bytes += chunk.byteLength;
+        for (const a of chunk.parts) {
+          await out.put(fd, id, new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+          bytes += a.byteLength;
+        }
       }
+      out.flush(fd, id);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
   });
-  return { bytes, sha256: await hasher.digest(id) };
+  return { bytes, sha256: await out.hasher.digest(id) };
+}
+
+/**
+ * Writes a file's chunks in order and has the hasher's thread hash them. Chunks in
+ * shared memory (the series, wherever its parts lie: a reader thread's region, runs of
+ * the live snapshot) are never copied: they are written with writev in batches and
+ * hashed where they lie, one message per batch. The rest (metadata, padding, strings,
+ * the derived columns) is first copied into a small ring of shared staging buffers,
+ * each reused only once the hasher is done with it.
+ */
+class HashedOutput {
+  private readonly slots = Array.from({ length: STAGING_SLOTS }, () => {
+    const sab = new SharedArrayBuffer(STAGING_BYTES);
+    return { sab, bytes: new Uint8Array(sab), free: Promise.resolve() };
+  });
+  private slot = 0;
+  private fill = 0;
+  /** The batch: views to write, and the same bytes as (buffer index, from, to) ranges to hash. */
+  private views: Uint8Array[] = [];
+  private bytes = 0;
+  private sabs: SharedArrayBuffer[] = [];
+  private ranges: number[] = [];
+
+  constructor(readonly hasher: Hasher) {}
+
+  async put(fd: number, id: number, chunk: Uint8Array): Promise<void> {
+    if (chunk.buffer instanceof SharedArrayBuffer) {
+      for (let p = 0; p < chunk.byteLength; p += IO_PIECE)
+        this.queue(fd, id, chunk.subarray(p, Math.min(p + IO_PIECE, chunk.byteLength)));
+      return;
+    }
+    for (let p = 0; p < chunk.byteLength; ) {
+      if (this.fill === STAGING_BYTES) {
+        this.flush(fd, id);
+        this.slots[this.slot].free = this.hasher.synced();
+        this.slot = (this.slot + 1) % STAGING_SLOTS;
+        this.fill = 0;
+      }
+      const s = this.slots[this.slot];
+      if (this.fill === 0) await s.free;
+      const take = Math.min(STAGING_BYTES - this.fill, chunk.byteLength - p);
+      s.bytes.set(take === chunk.byteLength ? chunk : chunk.subarray(p, p + take), this.fill);
+      this.queue(fd, id, s.bytes.subarray(this.fill, this.fill + take));
+      this.fill += take;
+      p += take;
+    }
+  }
+
+  /** Writes and hashes the batch; a file's last bytes must be flushed before its digest. */
+  flush(fd: number, id: number): void {
+    if (this.views.length === 0) return;
+    // Sent first, so that the hasher works while this thread writes.
+    this.hasher.updateRanges(id, this.sabs, this.ranges);
+    writevFully(fd, this.views);
+    this.views = [];
+    this.bytes = 0;
+    this.sabs = [];
+    this.ranges = [];
+  }
+
+  private queue(fd: number, id: number, view: Uint8Array): void {
+    if (view.byteLength === 0) return;
+    const sab = view.buffer as SharedArrayBuffer;
+    const r = this.ranges.length;
+    const last = this.views.length - 1;
+    if (r > 0 && this.sabs[this.ranges[r - 3]] === sab && this.ranges[r - 1] === view.byteOffset) {
+      // Contiguous with the last piece (staged bytes, a region read whole): one piece.
+      this.ranges[r - 1] += view.byteLength;
+      const v = this.views[last];
+      this.views[last] = new Uint8Array(sab, v.byteOffset, v.byteLength + view.byteLength);
+    } else {
+      let k = this.sabs.lastIndexOf(sab);
+      if (k < 0) k = this.sabs.push(sab) - 1;
+      this.ranges.push(k, view.byteOffset, view.byteOffset + view.byteLength);
+      this.views.push(view);
+    }
+    this.bytes += view.byteLength;
+    if (this.bytes >= WRITE_BATCH_BYTES || this.views.length >= WRITE_BATCH_VIEWS) this.flush(fd, id);
+  }
+}
+
+/** writev until every byte is written (a call may write only some). */
+function writevFully(fd: number, views: Uint8Array[]): void {
+  let i = 0;
+  let skip = 0;
+  while (i < views.length) {
+    const batch = skip === 0 ? views.slice(i) : [views[i].subarray(skip), ...views.slice(i + 1)];
+    let n = writevSync(fd, batch);
+    while (n > 0) {
+      const left = views[i].byteLength - skip;
+      if (n < left) {
+        skip += n;
+        n = 0;
+      } else {
+        n -= left;
+        i++;
+        skip = 0;
+      }
+    }
+  }
 }
 
 function writeFully(fd: number, buf: Uint8Array): void {
@@ -187,6 +293,97 @@ export function fsyncDir(dir: string): void {
 }
 
 // --- Arrow data construction: every numeric column is handed over without copying.
+
+/** A column's body queued as the typed arrays it is made of, viewed as bytes only as it is written. */
+interface QueuedParts {
+  parts: readonly ArrayBufferView[];
+}
+
+/**
+ * apache-arrow's file writer with its output kept as a plain list of chunks (views
+ * onto the columns, and the writer's own small pieces) rather than in its async
+ * queue, which takes each chunk with Array.shift: quadratic over the ~130,000 parts
+ * of an append's series.
+ */
+class ChunkedFileWriter extends RecordBatchFileWriter {
+  readonly chunks: (Uint8Array | QueuedParts)[] = [];
+
+  protected override _write(chunk: ArrayBufferViewInput): this {
+    if (this._started) {
+      const bytes = toUint8Array(chunk);
+      if (bytes.byteLength > 0) {
+        this.chunks.push(bytes);
+        this._position += bytes.byteLength;
+      }
+    }
+    return this;
+  }
+}
+
+function batchWriter(batch: RecordBatch): ChunkedFileWriter {
+  const writer = new ChunkedFileWriter();
+  writer.write(batch);
+  writer.finish();
+  return writer;
+}
+
+/** series.arrow: one record batch, its two columns queued part by part (PartsFileWriter). */
+function seriesWriter(series: SeriesInput): ChunkedFileWriter {
+  const parts = seriesParts(series);
+  const n = seriesRows(series);
+  const writer = new PartsFileWriter([parts.map((p) => p.date), parts.map((p) => p.value)]);
+  // The batch gives the schema and row count; its columns' bodies come from the parts.
+  writer.write(
+    batchOf(SERIES_SCHEMA, n, [
+      makeData({ type: new DateDay(), length: n, nullCount: 0, data: new Int32Array(0) }),
+      makeData({ type: new Float64(), length: n, nullCount: 0, data: new Float64Array(0) }),
+    ]),
+  );
+  writer.finish();
+  return writer;
+}
+
+/**
+ * Arrow's file writer for a batch of fixed-width columns without nulls whose bodies
+ * arrive in parts. The message lists each column's buffers as apache-arrow's
+ * VectorAssembler lists a whole column's (an empty validity buffer, then the values
+ * padded to 8 bytes), and the body is queued part by part, so the file is byte for
+ * byte the one the plain writer makes of the joined columns (snapshot.test.ts) without
+ * the columns ever being joined.
+ */
+class PartsFileWriter extends ChunkedFileWriter {
+  constructor(private readonly columns: readonly (readonly ArrayBufferView[])[]) {
+    super();
+  }
+
+  protected override _assembleRecordBatch(batch: RecordBatch) {
+    const nodes: FieldNode[] = [];
+    const bufferRegions: BufferRegion[] = [];
+    let offset = 0;
+    for (const parts of this.columns) {
+      let bytes = 0;
+      for (const p of parts) bytes += p.byteLength;
+      nodes.push(new FieldNode(batch.numRows, 0));
+      bufferRegions.push(new BufferRegion(offset, 0), new BufferRegion(offset, padded8(bytes)));
+      offset += padded8(bytes);
+    }
+    return { byteLength: offset, nodes, bufferRegions, buffers: [], variadicBufferCounts: [] };
+  }
+
+  protected override _writeBodyBuffers(): this {
+    for (const parts of this.columns) {
+      let bytes = 0;
+      for (const p of parts) bytes += p.byteLength;
+      // Not a view per part kept until written: 130,000 of them weigh tens of MB.
+      this.chunks.push({ parts });
+      this._position += bytes;
+      this._writePadding(padded8(bytes) - bytes);
+    }
+    return this;
+  }
+}
+
+const padded8 = (bytes: number) => (bytes + 7) & ~7;
 
 function batchOf(schema: Schema, length: number, children: Data[]): RecordBatch {
   return new RecordBatch(
@@ -272,14 +469,11 @@ function codesByIndex(codes: Data<Utf8>, fund: Int32Array): Data<Utf8> {
   return makeData({ type: new Utf8(), length: n, valueOffsets: offsets, data: bytes, nullCount: 0 });
 }
 
-function fundsBatch({ funds, series }: SnapshotColumns): RecordBatch {
+function fundsBatch(cols: ColumnsToWrite): RecordBatch {
+  const { funds } = cols;
   const F = funds.length;
-  const minDate = new Int32Array(F);
-  const maxDate = new Int32Array(F);
-  for (let i = 0; i < F; i++) {
-    minDate[i] = series.date[funds.seriesOffset[i]];
-    maxDate[i] = series.date[funds.seriesOffset[i] + funds.seriesLength[i] - 1];
-  }
+  const minDate = firstDates(cols);
+  const maxDate = lastDates(cols);
   return batchOf(FUNDS_SCHEMA, F, [
     utf8Data(funds.code),
     utf8Data(funds.name),
@@ -298,14 +492,7 @@ function fundsBatch({ funds, series }: SnapshotColumns): RecordBatch {
   ]);
 }
 
-function seriesBatch({ series }: SnapshotColumns): RecordBatch {
-  return batchOf(SERIES_SCHEMA, series.date.length, [
-    dateData(series.date, false),
-    float64Data(series.value, false),
-  ]);
-}
-
-function trailingBatch({ funds, trailing }: SnapshotColumns): RecordBatch {
+function trailingBatch({ funds, trailing }: ColumnsToWrite): RecordBatch {
   return batchOf(TRAILING_SCHEMA, funds.length, [
     utf8Data(funds.code),
     dateData(trailing.asOf, false),
@@ -313,7 +500,7 @@ function trailingBatch({ funds, trailing }: SnapshotColumns): RecordBatch {
   ]);
 }
 
-function calendarBatch({ funds, calendar }: SnapshotColumns): RecordBatch {
+function calendarBatch({ funds, calendar }: ColumnsToWrite): RecordBatch {
   return batchOf(CALENDAR_SCHEMA, calendar.length, [
     codesByIndex(utf8Data(funds.code), calendar.fund),
     int32Data(calendar.fund),
