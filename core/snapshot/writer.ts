@@ -67,8 +67,8 @@ const IO_PIECE = 16 << 20;
 const WRITE_BATCH_BYTES = 8 << 20;
 const WRITE_BATCH_VIEWS = 1024;
 
-/** Staging buffers for bytes not in shared memory (metadata, padding, strings, derived columns). */
-const STAGING_BYTES = 4 << 20;
+/** Staging buffers for bytes not in shared memory (metadata, padding, strings, derived columns: ~20 MB). */
+const STAGING_BYTES = 1 << 20;
 const STAGING_SLOTS = 4;
 
 /**
