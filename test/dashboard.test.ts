@@ -214,6 +214,30 @@ describe('a person from sign-up to a working key', () => {
 });
 
 describe('security rules', () => {
+  it('one address is sent at most 5 emails an hour, whoever asks: the 6th reset answers the same page and sends nothing', async () => {
+    const email = freshEmail();
+    await signedIn(email); // its verification link is the 1st email
+    for (let i = 0; i < 6; i++) {
+      // A new client each time: the budget is the address's, not the client's.
+      const c = new PageClient(server.url, `127.0.1.${10 + i}`);
+      await c.get('/account/forgot');
+      const r = await c.post('/account/forgot', { email });
+      expect(r.status).toBe(200);
+      expect(r.body).toContain('we sent it a link to set a new password');
+    }
+    await waitFor(
+      () =>
+        mailedLinks(server.logs(), email).filter((l) => new URL(l).pathname === '/account/reset').length >= 4,
+      10_000,
+      `four reset emails to ${email}`,
+      server.logs,
+    );
+    // Whatever the sixth would have sent is sent by now, two turns after its answer.
+    await new Promise((r) => setTimeout(r, 500));
+    const resets = mailedLinks(server.logs(), email).filter((l) => new URL(l).pathname === '/account/reset');
+    expect(resets).toHaveLength(4);
+  });
+
   it('every page is sent with a strict CSP, X-Frame-Options DENY, nosniff and Cache-Control no-store', async () => {
     const c = await signedIn();
     const anonymous = new PageClient(server.url);

@@ -53,6 +53,16 @@ function throttled(c: PageContext, key: string, t: Throttle): Promise<number> {
   return c.throttle(key, t);
 }
 
+/**
+ * Whether one more email may go to `email` (counted when it may). Asked only after the
+ * answer: whether an address's counter exists (someone asked for mail to it within the
+ * hour) changes the time of the check by a file creation in the embedded store, and
+ * the answer never says whether an email went out, so it need not wait for it.
+ */
+async function mailable(c: PageContext, email: string): Promise<boolean> {
+  return (await throttled(c, `mail:${secretId(email)}`, MAILS_PER_EMAIL)) === 0;
+}
+
 /** A link into the dashboard as sent in an email: always the configured base URL, never the request's Host. */
 function linkTo(c: PageContext, path: string, token: string): string {
   return `${c.deps.baseUrl}${path}?token=${encodeURIComponent(token)}`;
@@ -128,23 +138,25 @@ async function signup(c: PageContext): Promise<PageResponse> {
   if (bad !== null) return signupForm(c, unsafeCharacter(email) === null ? email : '', bad);
   const wait = await throttled(c, `signup:ip:${c.req.ip}`, MAIL_FORMS_PER_CLIENT);
   if (wait > 0) return tooMany(c, 'Create an account', wait);
-  if ((await throttled(c, `mail:${secretId(email)}`, MAILS_PER_EMAIL)) > 0) return checkEmailPage(c, email);
   // Known address or not: one hash, then the answer; the rest happens after it.
   const hash = await hashPassword(password, c.deps.hasher);
   const existing = findPerson(c.state, email);
   if (existing !== undefined)
-    c.later('sign-up of a known address', () =>
-      mail(c, () =>
+    c.later('sign-up of a known address', async () => {
+      if (!(await mailable(c, email))) return;
+      await mail(c, () =>
         c.deps.mailer.send({
           to: email,
           subject: 'Your Fund Returns account',
           text: `Someone (you, we hope) tried to create an account with this address, which already has one.\nSign in at ${c.deps.baseUrl}/account/login, or reset your password at ${c.deps.baseUrl}/account/forgot.\n`,
           link: `${c.deps.baseUrl}/account/login`,
         }),
-      ),
-    );
+      );
+    });
   else
     c.later('sign-up', async () => {
+      // Over its mail budget, an address gets neither an account nor an email.
+      if (!(await mailable(c, email))) return;
       try {
         const { person } = await createPerson(c.deps.store, { email, passwordHash: hash }, c.deps.now());
         c.deps.log('info', 'person signed up', { person: person.id, account: person.account_id });
@@ -301,17 +313,15 @@ async function forgot(c: PageContext): Promise<PageResponse> {
   if (emailProblem(email) !== null) return forgotForm(c, email);
   const wait = await throttled(c, `forgot:ip:${c.req.ip}`, MAIL_FORMS_PER_CLIENT);
   if (wait > 0) return tooMany(c, 'Reset your password', wait);
-  // Counted for every address, so a known one costs no extra step before the answer.
-  const mailable = (await throttled(c, `mail:${secretId(email)}`, MAILS_PER_EMAIL)) === 0;
   const person = findPerson(c.state, email);
-  if (mailable && person !== undefined && person.status === 'active')
-    c.later('reset link', async () => {
-      const token = randomToken();
-      const record: ResetRecord = { person_id: person.id, password: passwordMark(person.password_hash) };
-      await c.deps.store.putSecret('reset', secretId(token), JSON.stringify(record), RESET_TTL_MS);
-      const link = linkTo(c, '/account/reset', token);
-      await mail(c, () => c.deps.mailer.send({ to: person.email, ...resetEmail(link), link }));
-    });
+  c.later('reset link', async () => {
+    if (!(await mailable(c, email)) || person === undefined || person.status !== 'active') return;
+    const token = randomToken();
+    const record: ResetRecord = { person_id: person.id, password: passwordMark(person.password_hash) };
+    await c.deps.store.putSecret('reset', secretId(token), JSON.stringify(record), RESET_TTL_MS);
+    const link = linkTo(c, '/account/reset', token);
+    await mail(c, () => c.deps.mailer.send({ to: person.email, ...resetEmail(link), link }));
+  });
   return forgotForm(c, email);
 }
 
