@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: [
+      'accounts/**/*.test.ts',
       'cli/**/*.test.ts',
       'core/**/*.test.ts',
       'builder/**/*.test.ts',

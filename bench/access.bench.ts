@@ -11,13 +11,13 @@
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { Bench } from 'tinybench';
-import { AccessGate } from '../server/access/gate.js';
+import { generateKey } from '../accounts/keys.js';
+import { type AccessState, applyChange, EMPTY_STATE } from '../accounts/model.js';
 import { KeyCounts, newKeyCountBuffer } from '../server/access/key-counts.js';
-import { generateKey } from '../server/access/keys.js';
+import { AccessGate } from '../server/access/key-gate.js';
 import { type LimiterShared, LocalLimiter } from '../server/access/limiter-local.js';
-import { type AccessState, applyChange, EMPTY_STATE } from '../server/access/model.js';
 import { buildKeyTable, SlotMap } from '../server/access/table.js';
-import { type GateDecision, OPEN_GATE } from '../server/gate.js';
+import { type GateDecision, OPEN_GATE } from '../server/http/gate.js';
 import { HeaderWriter, NO_HEADERS } from '../server/http/headers.js';
 
 /** Calls each thread makes in the contention case. */

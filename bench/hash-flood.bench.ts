@@ -22,7 +22,7 @@ import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, type Started, startProcess } from '../cli/bench/processes.js';
-import { startWorker } from '../core/worker.js';
+import { startWorker } from '../core/start-thread.js';
 import { signedInCookie } from './dashboard-session.js';
 import type { ProbeInput, ProbeResult } from './latency-probe.js';
 import { benchArgs, DEFAULT_SNAPSHOTS } from './setup.js';

@@ -418,7 +418,7 @@ ours.kill('SIGTERM');
 // --- the same single lookup with the Redis store (limits counted in Redis), same run
 let redisRow = 'Redis mode: skipped (redis-server not installed).';
 if (spawnSync('redis-server', ['--version']).status === 0) {
-  const { startRedis } = await import('../server/access/redis-server.test-helper.js');
+  const { startRedis } = await import('../accounts/redis-server.test-helper.js');
   const redis = await startRedis();
   try {
     const redisKey = makeKey(redis.url);

@@ -12,10 +12,10 @@ import { parseDay } from '../core/dates.js';
 import { trailingFigures } from '../core/returns.js';
 import { trailingRowJson } from '../core/rows.js';
 import { TRAILING_KEYS } from '../core/types.js';
-import { trailingRowAt } from '../server/answers.js';
-import { scanPlainCodes } from '../server/batch-scan.js';
+import { trailingRowAt } from '../server/api/answers.js';
+import { scanPlainCodes } from '../server/api/batch-scan.js';
+import { validateTrailingBatchBody, validateTrailingParams } from '../server/api/validation.js';
 import { RowKind } from '../server/snapshot/prepared.js';
-import { validateTrailingBatchBody, validateTrailingParams } from '../server/validation.js';
 import { seededRandom } from '../test/seeded-random.js';
 import { benchArgs, servingSnapshot } from './setup.js';
 

@@ -17,7 +17,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { Bench } from 'tinybench';
 import { z } from 'zod';
 import { MCP_TOOL_INPUT_SCHEMAS } from '../schemas/index.js';
-import * as answers from '../server/answers.js';
+import * as answers from '../server/api/answers.js';
 import { handleMcpPost } from '../server/mcp/http.js';
 import { createMcpServer, serverInfo } from '../server/mcp/server.js';
 import { callTool } from '../server/mcp/tools.js';

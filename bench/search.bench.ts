@@ -7,7 +7,7 @@ import { Bench } from 'tinybench';
 import { compareCodes } from '../core/codes.js';
 import { type FundColumns, NULL_DAY } from '../core/snapshot/columns.js';
 import type { FundType } from '../core/types.js';
-import { FundSearch, type SearchQuery } from '../server/search.js';
+import { FundSearch, type SearchQuery } from '../server/snapshot/search.js';
 import { seededRandom } from '../test/seeded-random.js';
 
 const FUNDS = 32_000;

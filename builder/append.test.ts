@@ -10,10 +10,10 @@ import { ARROW_FILES } from '../core/snapshot/schema.js';
 import { appendRows, type NewFund, type RowBatch } from './append.js';
 import { buildFromSource, phaseTimer, snapshotAsOf, writeAndPublish } from './build.js';
 import { scratch, writeSource } from './build.test-helper.js';
-import { appendDaily } from './daily.js';
+import { appendDaily } from './daily-append.js';
 import { generateUniverse } from './generate/index.js';
-import { BuildReport } from './report.js';
-import { parseDailyFile } from './source/daily.js';
+import { BuildReport } from './report/build-report.js';
+import { parseDailyFile } from './source/daily-file.js';
 import { parsePriceFile } from './source/prices.js';
 
 const dir = scratch('fr-append-');

@@ -21,8 +21,8 @@ import {
 import type { FundRecord } from '../core/types.js';
 import { fundColumns } from './build.js';
 import { deriveRows, UNCHANGED } from './derive.js';
-import type { BuildReport } from './report.js';
-import type { DailyRows } from './source/daily.js';
+import type { BuildReport } from './report/build-report.js';
+import type { DailyRows } from './source/daily-file.js';
 
 /** One day's (or one file's) rows, in the order they are applied. */
 export interface RowBatch {

@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { SnapshotLookup } from '../core/lookup.js';
 import { readCurrent } from '../core/snapshot/directory.js';
+import { SnapshotLookup } from '../core/snapshot/lookup.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 
 /** A scratch directory for this test file (removed after it); `dir(name)` makes one inside. */

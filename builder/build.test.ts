@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fromYmd } from '../core/dates.js';
-import type { SnapshotLookup } from '../core/lookup.js';
 import { listSnapshots, readCurrent } from '../core/snapshot/directory.js';
+import type { SnapshotLookup } from '../core/snapshot/lookup.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import { track } from '../test/processes.js';
 import { BuildError, buildFromSource } from './build.js';
 import { fundRow, lookupOf, scratch, writeSource } from './build.test-helper.js';
-import { appendDaily } from './daily.js';
+import { appendDaily } from './daily-append.js';
 import { generateUniverse } from './generate/index.js';
 
 const dir = scratch('fr-build-');

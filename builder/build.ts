@@ -26,7 +26,7 @@ import type { FundRecord } from '../core/types.js';
 import { deriveRows } from './derive.js';
 import type { PriceTask } from './prices-worker.js';
 import { readPrices } from './read-prices.js';
-import { BuildReport } from './report.js';
+import { BuildReport } from './report/build-report.js';
 import { parseFundsFile } from './source/funds.js';
 import { sourcePaths } from './source/layout.js';
 

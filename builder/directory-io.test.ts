@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatDay } from '../core/dates.js';
 import { setCurrent } from '../core/snapshot/directory.js';
-import { syntheticColumns } from '../core/snapshot/testing.js';
 import { fsyncDir, writeSnapshotFiles } from '../core/snapshot/writer.js';
+import { syntheticColumns } from '../test/synthetic-columns.js';
 import { scratch } from './build.test-helper.js';
 
 const scratchDir = scratch('fr-publish-');

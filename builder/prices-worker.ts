@@ -5,7 +5,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { ProblemTally } from './problem-tally.js';
+import { ProblemTally } from './report/problem-tally.js';
 import { parsePriceFile } from './source/prices.js';
 
 export interface PriceTask {

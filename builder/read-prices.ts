@@ -9,10 +9,10 @@
  */
 import { statSync } from 'node:fs';
 import type { SeriesColumns } from '../core/snapshot/columns.js';
-import { startWorker } from '../core/worker.js';
+import { startWorker } from '../core/start-thread.js';
 import type { PriceTask, PriceWorkerInput, PriceWorkerMessage } from './prices-worker.js';
-import { mergeTally } from './problem-tally.js';
-import type { BuildReport } from './report.js';
+import type { BuildReport } from './report/build-report.js';
+import { mergeTally } from './report/problem-tally.js';
 
 /** The shortest valid data row, `YYYY-MM-DD,1` plus a newline, bounds the row count of a file. */
 const MIN_ROW_BYTES = 13;

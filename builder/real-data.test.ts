@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SnapshotLookup } from '../core/lookup.js';
+import { SnapshotLookup } from '../core/snapshot/lookup.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import { buildFromSource } from './build.js';
 

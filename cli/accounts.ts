@@ -7,11 +7,9 @@
  * never logged or stored (only its SHA-256 hash is).
  */
 
-import { now } from '../core/clock.js';
-import { escapeControls } from '../core/escape.js';
-import { addDays, dayOf, readKeyDaily } from '../server/access/daily.js';
-import { issueKey as issueAccountKey, keyState, usable } from '../server/access/key-actions.js';
-import { hashKey, KEY_PREFIX, looksLikeKey, newAccountId } from '../server/access/keys.js';
+import { addDays, dayOf, readKeyDaily } from '../accounts/daily-usage.js';
+import { issueKey as issueAccountKey, keyState, usable } from '../accounts/key-actions.js';
+import { hashKey, KEY_PREFIX, looksLikeKey, newAccountId } from '../accounts/keys.js';
 import {
   type AccessChange,
   type AccessState,
@@ -28,10 +26,12 @@ import {
   type RequestDecision,
   STATUSES,
   type SubscriptionStatus,
-} from '../server/access/model.js';
-import { openStore } from '../server/access/open-store.js';
-import { auditAdmin, cliActor, decidePlanRequest } from '../server/access/plan-requests.js';
-import { loadPlans } from '../server/access/plans.js';
+} from '../accounts/model.js';
+import { openStore } from '../accounts/open-store.js';
+import { auditAdmin, cliActor, decidePlanRequest } from '../accounts/plan-requests.js';
+import { loadPlans } from '../accounts/plans.js';
+import { now } from '../core/clock.js';
+import { escapeControls } from '../core/escape.js';
 import {
   boolFlag,
   type FlagKind,

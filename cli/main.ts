@@ -7,15 +7,15 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BuildError, type BuildResult, buildFromSource } from '../builder/build.js';
-import { appendDaily } from '../builder/daily.js';
+import { appendDaily } from '../builder/daily-append.js';
 import { generateUniverse } from '../builder/generate/index.js';
 import { takeBuildLock } from '../builder/lock.js';
 import { testClockProblem } from '../core/clock.js';
 import { codeProblem, unknownCodeDetail } from '../core/codes.js';
 import { fromYmd } from '../core/dates.js';
-import { SnapshotLookup } from '../core/lookup.js';
 import { describeHolder, LockHeld, takePidLock } from '../core/pid-lock.js';
 import { readCurrent } from '../core/snapshot/directory.js';
+import { SnapshotLookup } from '../core/snapshot/lookup.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import { lastClosedDay } from '../core/us-close.js';
 import {

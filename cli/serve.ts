@@ -5,7 +5,7 @@
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactUrl } from '../server/access/redact-url.js';
+import { redactUrl } from '../accounts/redact-url.js';
 import { localBaseUrl } from '../server/config.js';
 import { releaseSignals } from '../server/early-signal.js';
 import { startServer } from '../server/supervisor.js';

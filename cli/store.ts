@@ -2,13 +2,13 @@
  * `fundreturns store backup DIR` and `fundreturns store restore DIR`: the whole access
  * store (accounts, keys, people, plan requests, plans, monthly and daily counts, burst
  * buckets, audit) copied into a directory while servers run, and put back, for the
- * embedded store and for Redis alike (server/access/backup*.ts).
+ * embedded store and for Redis alike (accounts/backup*.ts).
  */
 import { resolve } from 'node:path';
-import { type BackupManifest, describeCounts } from '../server/access/backup.js';
-import { backupFileStore, restoreFileStore } from '../server/access/backup-file.js';
-import { isRedisSpec } from '../server/access/open-store.js';
-import { redactUrl } from '../server/access/redact-url.js';
+import { type BackupManifest, describeCounts } from '../accounts/backup.js';
+import { backupFileStore, restoreFileStore } from '../accounts/backup-file.js';
+import { isRedisSpec } from '../accounts/open-store.js';
+import { redactUrl } from '../accounts/redact-url.js';
 import { boolFlag, type FlagKind, HelpRequested, parseArgs, UsageError } from './args.js';
 import type { CliIo } from './io.js';
 import { storeFlag } from './store-flag.js';
@@ -50,7 +50,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const ms = () => Math.round(performance.now() - started);
   if (sub === 'backup') {
     const manifest = redis
-      ? await (await import('../server/access/backup-redis.js')).backupRedisStore(spec, dir)
+      ? await (await import('../accounts/backup-redis.js')).backupRedisStore(spec, dir)
       : await backupFileStore(spec, dir);
     const took = ms();
     if (boolFlag(args, 'json')) io.out(JSON.stringify({ dir, ms: took, ...manifest }));
@@ -64,7 +64,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   let manifest: BackupManifest;
   let replaced: string;
   if (redis) {
-    const r = await (await import('../server/access/backup-redis.js')).restoreRedisStore(dir, spec, {
+    const r = await (await import('../accounts/backup-redis.js')).restoreRedisStore(dir, spec, {
       force,
     });
     manifest = r.manifest;

@@ -9,9 +9,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { AccessState, Person, Role } from '../server/access/model.js';
-import { createPerson, emailProblem, findPerson as personBy } from '../server/access/people.js';
-import { auditAdmin, cliActor } from '../server/access/plan-requests.js';
+import type { AccessState, Person, Role } from '../accounts/model.js';
+import { createPerson, emailProblem, findPerson as personBy } from '../accounts/people.js';
+import { auditAdmin, cliActor } from '../accounts/plan-requests.js';
 import { hashPassword, passwordProblem, threadPoolHasher } from '../server/dashboard/password.js';
 import {
   type Ctx,

@@ -1,7 +1,7 @@
 /**
  * Building blocks shared by every schema in this folder. Schemas are JSON Schema
  * draft 2020-12 documents written as plain `const` objects so the same values feed
- * ajv (server/validation.ts), the OpenAPI document (schemas/openapi.ts) and the MCP
+ * ajv (server/api/validation.ts), the OpenAPI document (schemas/openapi.ts) and the MCP
  * tool definitions without a conversion step.
  */
 
@@ -43,7 +43,7 @@ export const LIMIT_MAX = 1000;
 /** C19: longest accepted search string, after trimming. */
 export const Q_MAX_LENGTH = 100;
 
-/** `next_cursor` after the page ending with `VTI` (server/cursor.ts: version byte 1, then the code). */
+/** `next_cursor` after the page ending with `VTI` (server/api/cursor.ts: version byte 1, then the code). */
 export const CURSOR_EXAMPLE = 'AVZUSQ';
 
 /** C34: the only market there is. */

@@ -8,7 +8,7 @@ import {
   JsonRpcErrorSchema,
   ProblemSchema,
   ValidationErrorSchema,
-} from './errors.js';
+} from './error-bodies.js';
 import { FundListSchema, FundSchema } from './fund.js';
 import { ApiCatalogSchema, DirectoryClaimSchema, HealthSchema } from './health.js';
 import { CalendarBatchRequestSchema, TrailingBatchRequestSchema } from './requests.js';
@@ -21,7 +21,7 @@ import {
 } from './returns.js';
 
 export * from './common.js';
-export * from './errors.js';
+export * from './error-bodies.js';
 export * from './fund.js';
 export * from './health.js';
 export * from './mcp.js';

@@ -4,7 +4,7 @@
  * drift apart.
  */
 import { CodeSchema, MarketParamSchema } from './common.js';
-import { PROBLEM_SLUGS } from './errors.js';
+import { PROBLEM_SLUGS } from './error-bodies.js';
 import { SCHEMAS, type SchemaName } from './index.js';
 import { CalendarQuerySchema, ListFundsQuerySchema, TrailingQuerySchema } from './requests.js';
 import { type OperationId, ROUTES, type RouteDecl } from './routes.js';
@@ -133,7 +133,7 @@ type ProblemSlug = (typeof PROBLEM_SLUGS)[number];
 
 /**
  * Title, status and an example detail of each gateway refusal, as the server words
- * them (server/public/problems.ts, server/access/gate.ts): server/resources.test.ts
+ * them (server/public/problems.ts, server/access/key-gate.ts): server/resources.test.ts
  * holds the examples to the server's own bodies.
  */
 export const PROBLEM_EXAMPLES: Record<ProblemSlug, { title: string; status: number; detail: string }> = {

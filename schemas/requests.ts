@@ -1,7 +1,7 @@
 /**
  * Request bodies (SPEC 4, C14) and the path/query parameters of every endpoint
  * (C13, C15, C18, C19). Parameter schemas describe parameters as their typed
- * values (limit an integer); server/validation.ts coerces the query strings the
+ * values (limit an integer); server/api/validation.ts coerces the query strings the
  * way FastAPI does before these rules apply.
  */
 import {
@@ -109,7 +109,7 @@ export const ListFundsQuerySchema = {
       description:
         'The `next_cursor` of the previous page (opaque, base64url). The page continues strictly after the code ' +
         'it encodes, whatever the filters. One that does not decode is a 422 at `["query","cursor"]` (C18).',
-      // A real cursor: version byte 1, then `VTI` (server/cursor.ts; held to it by cursor.test.ts).
+      // A real cursor: version byte 1, then `VTI` (server/api/cursor.ts; held to it by cursor.test.ts).
       examples: [CURSOR_EXAMPLE],
     },
     limit: {

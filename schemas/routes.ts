@@ -2,9 +2,9 @@
  * The route table: every endpoint declared once, by path template (OpenAPI's
  * spelling), the operationId of each method it answers and the MCP tool that
  * serves the same answer. The OpenAPI `paths` (schemas/openapi.ts), the server's
- * registrations and 405 `Allow` lists (server/app.ts, server/routes.ts) and the MCP
+ * registrations and 405 `Allow` lists (server/app.ts, server/api/route-bindings.ts) and the MCP
  * tool → answer map (server/mcp/tools.ts) are all read from it. Declarative only:
- * schemas/ imports nothing from server/; the handlers are bound in server/routes.ts.
+ * schemas/ imports nothing from server/; the handlers are bound in server/api/route-bindings.ts.
  */
 import type { McpToolName } from './mcp.js';
 
@@ -22,7 +22,7 @@ export interface RouteDecl {
    * whole segment, or a set of static files served under one prefix.
    */
   readonly serve?: readonly string[];
-  /** The MCP tool giving the same answer from the same function (server/answers.ts). */
+  /** The MCP tool giving the same answer from the same function (server/api/answers.ts). */
   readonly mcpTool?: McpToolName;
 }
 

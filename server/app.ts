@@ -7,11 +7,10 @@
 
 import { type Day, parseDayAt } from '../core/dates.js';
 import { allowOf, ROUTES, type RouteDecl } from '../schemas/routes.js';
-import type { Answer } from './answers.js';
-import * as answers from './answers.js';
-import type { AppContext } from './context.js';
-import type { GateDecision } from './gate.js';
-import { afterGate, gated, gatedBody } from './gated.js';
+import type { Answer } from './api/answers.js';
+import * as answers from './api/answers.js';
+import { type BodyAnswer, bindingOf, type GetAnswer, patternsOf } from './api/route-bindings.js';
+import type { AppContext } from './app-context.js';
 import { Call, repliesAsIs, writeJsonAsIs } from './http/call.js';
 import {
   JSON_TYPE,
@@ -20,17 +19,18 @@ import {
   NO_DATA_HEADERS,
   NOT_FOUND,
   statusLine,
-} from './http/errors.js';
+} from './http/fixed-answers.js';
+import type { GateDecision } from './http/gate.js';
+import { afterGate, gated, gatedBody } from './http/gate-step.js';
 import { guardRoutes } from './http/guard.js';
 import { headerBlock, NO_HEADERS, requestHeader } from './http/headers.js';
 import { parseQuery } from './http/query.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from './http/uws.js';
+import { loadUws } from './http/uws.js';
 import { mcpPost } from './mcp/http.js';
 import { ROUTE_UNMATCHED, requestStarted } from './metrics/counters.js';
-import { type BodyAnswer, bindingOf, type GetAnswer, patternsOf } from './routes.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
-import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
-import { loadUws } from './uws.js';
 
 const NO_STORE = headerBlock([['Cache-Control', 'no-store']]);
 
@@ -105,7 +105,7 @@ export function createApp(ctx: AppContext): TemplatedApp {
     };
 
   // Every route of the table (schemas/routes.ts), bound to its kind of handler
-  // (server/routes.ts). HEAD wherever GET is (RFC 9110 §9.3.2), answered by the same
+  // (server/api/route-bindings.ts). HEAD wherever GET is (RFC 9110 §9.3.2), answered by the same
   // checks, so it counts one request (C23), with GET's headers and no body: this uWS
   // build does not fall through from HEAD to GET. Resources are registered by exact
   // path too, since uWS ranks the 405 catch-all of an exact path above a wildcard GET.

@@ -10,9 +10,9 @@ import { promisify } from 'node:util';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, type RouteDecl } from '../schemas/routes.js';
+import { syntheticServing } from '../test/serving-snapshot.js';
 import type { ServeConfig } from './config.js';
 import { openApiResource } from './resources.js';
-import { syntheticServing } from './snapshot/testing.js';
 
 const run = promisify(execFile);
 let dir: string;

@@ -10,9 +10,9 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { syntheticServing } from '../test/serving-snapshot.js';
 import type { ServeConfig } from './config.js';
 import { openApiResource } from './resources.js';
-import { syntheticServing } from './snapshot/testing.js';
 
 const run = promisify(execFile);
 let dir: string;

@@ -4,8 +4,8 @@
  * whose examples are real answers from the live data.
  */
 import { buildOpenApi } from '../schemas/openapi.js';
+import type { StaticResource } from './app-context.js';
 import type { ServeConfig } from './config.js';
-import type { StaticResource } from './context.js';
 import { headerBlock } from './http/headers.js';
 import { apiCatalog } from './public/catalog.js';
 import { loadClaim } from './public/claim.js';

@@ -10,24 +10,25 @@ import { availableParallelism } from 'node:os';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Worker } from 'node:worker_threads';
+import { loadPlans } from '../accounts/plans.js';
+import { redactUrl } from '../accounts/redact-url.js';
 import { now as clockNow, testClockShiftMs } from '../core/clock.js';
+import { packageVersion } from '../core/package-version.js';
 import { readRefreshStats } from '../core/refresh-stats.js';
-import { startWorker } from '../core/worker.js';
-import { loadPlans } from './access/plans.js';
-import { redactUrl } from './access/redact-url.js';
+import { startWorker } from '../core/start-thread.js';
 import { startAccess } from './access/startup.js';
 import { localBaseUrl, type ServeConfig } from './config.js';
 import { describeMailer } from './dashboard/mailer.js';
+import { loadUws } from './http/uws.js';
 import { serverLogger } from './log.js';
 import { type AdminListener, startAdmin } from './metrics/admin.js';
 import { newCounterBuffer, SLOTS } from './metrics/counters.js';
 import { metricsRegistry, type SnapshotState, type ThreadSlots } from './metrics/registry.js';
 import { startSampler } from './metrics/sampler.js';
 import { loadClaim } from './public/claim.js';
+import type { FromWorker, ToWorker, WorkerInput } from './server-thread.js';
 import { SnapshotManager } from './snapshot/manager.js';
 import type { SnapshotMessage } from './snapshot/serving.js';
-import { loadUws } from './uws.js';
-import type { FromWorker, ToWorker, WorkerInput } from './worker.js';
 
 export interface RunningServer {
   port: number;
@@ -75,13 +76,6 @@ function probePort(host: string, port: number): Promise<number> {
   });
 }
 
-export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
-}
-
 const log = serverLogger();
 
 // Exposes gc() in worker threads created from now on, and to this thread through a
@@ -126,7 +120,7 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
       };
       // Only the id is kept: holding the message would keep that snapshot's buffers alive after a swap.
       const startedWith = latest?.id ?? null;
-      const w = startWorker(import.meta.url, 'worker', { workerData: input });
+      const w = startWorker(import.meta.url, 'server-thread', { workerData: input });
       serving.set(w, null);
       w.on('message', (m: FromWorker) => {
         if (m.type === 'listening') {

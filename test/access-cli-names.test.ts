@@ -5,8 +5,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AccessState, changeProblem, EMPTY_STATE, newAccountProblem } from '../server/access/model.js';
-import { FileAccessStore } from '../server/access/store-file.js';
+import { type AccessState, changeProblem, EMPTY_STATE, newAccountProblem } from '../accounts/model.js';
+import { FileAccessStore } from '../accounts/store-file.js';
 
 import { cli, tempDir } from './harness.js';
 

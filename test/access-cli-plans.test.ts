@@ -6,8 +6,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { monthOf } from '../server/access/model.js';
-import { FileAccessStore } from '../server/access/store-file.js';
+import { monthOf } from '../accounts/model.js';
+import { FileAccessStore } from '../accounts/store-file.js';
 import { cli, tempDir, testNow } from './harness.js';
 
 let dir: string;
@@ -111,7 +111,7 @@ describe('limits from --plans', () => {
 
   it('without --plans, the limits the last server on the store recorded (serve writes them at start)', async () => {
     const s = await FileAccessStore.open(store);
-    await s.writePlans({ ...(await import('../server/access/plans.js')).loadPlans(other) });
+    await s.writePlans({ ...(await import('../accounts/plans.js')).loadPlans(other) });
     await s.close();
     expect(json(['accounts', 'show', 'acme'])).toMatchObject({ limits: { burst: 3, monthly: 11 } });
     expect(json(['accounts', 'usage', 'acme'])).toMatchObject({ limit: 11 });

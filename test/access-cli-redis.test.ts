@@ -8,9 +8,9 @@
 import net from 'node:net';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AccessChange, Account } from '../server/access/model.js';
-import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
-import { RedisAccessStore } from '../server/access/store-redis.js';
+import type { AccessChange, Account } from '../accounts/model.js';
+import { type RedisServer, startRedis } from '../accounts/redis-server.test-helper.js';
+import { RedisAccessStore } from '../accounts/store-redis.js';
 import { cliAsync, testNow } from './harness.js';
 
 interface Proxy {

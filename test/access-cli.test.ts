@@ -5,9 +5,9 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../server/access/keys.js';
-import { monthOf } from '../server/access/model.js';
-import { FileAccessStore } from '../server/access/store-file.js';
+import { hashKey } from '../accounts/keys.js';
+import { monthOf } from '../accounts/model.js';
+import { FileAccessStore } from '../accounts/store-file.js';
 import { cli, cliAsync, tempDir, testNow } from './harness.js';
 
 let dir: string;

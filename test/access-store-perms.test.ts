@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKey } from '../server/access/keys.js';
+import { generateKey } from '../accounts/keys.js';
 import { CLI, cli, generateAndBuild, tempDir } from './harness.js';
 
 let dir: string;

@@ -501,7 +501,7 @@ describe('limits (C26–C30)', () => {
 describe('many machines: one Redis (C26–C28)', () => {
   /** A throw-away Redis with one free-plan account (these monthly limits), its key and serve flags. */
   async function redisAccount(name: string, monthly: number) {
-    const { startRedis } = await import('../server/access/redis-server.test-helper.js');
+    const { startRedis } = await import('../accounts/redis-server.test-helper.js');
     const redis = await startRedis();
     const plans = join(dir, `${name}-plans.json`);
     writeFileSync(plans, JSON.stringify({ free: { burst: 100_000, monthly } }));

@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEY_BODY_LENGTH, KEY_PREFIX } from '../server/access/keys.js';
-import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
+import { KEY_BODY_LENGTH, KEY_PREFIX } from '../accounts/keys.js';
+import { type RedisServer, startRedis } from '../accounts/redis-server.test-helper.js';
 import { cli, generateAndBuild, type ServerProcess, setupAccess, startServe, tempDir } from './harness.js';
 import { takeUwsWarnings } from './processes.js';
 

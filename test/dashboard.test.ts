@@ -4,11 +4,11 @@
  * embedded store, its emails read from the log mailer's JSON lines.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../server/access/key-actions.js';
-import { openStore } from '../server/access/open-store.js';
-import { createPerson } from '../server/access/people.js';
-import { requestPlan } from '../server/access/plan-requests.js';
-import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
+import { issueKey } from '../accounts/key-actions.js';
+import { openStore } from '../accounts/open-store.js';
+import { createPerson } from '../accounts/people.js';
+import { requestPlan } from '../accounts/plan-requests.js';
+import { type RedisServer, startRedis } from '../accounts/redis-server.test-helper.js';
 import { hashPassword, threadPoolHasher } from '../server/dashboard/password.js';
 import { mailedLinks, PageClient } from './dashboard-client.js';
 import {

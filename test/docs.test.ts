@@ -89,7 +89,7 @@ function contractIds(): { headings: string[]; anchors: Set<string> } {
   return { headings, anchors: anchorsOf(text) };
 }
 
-const CODE_DIRS = ['bench', 'bin', 'builder', 'cli', 'core', 'schemas', 'server', 'test'];
+const CODE_DIRS = ['accounts', 'bench', 'bin', 'builder', 'cli', 'core', 'schemas', 'server', 'test'];
 const CODE_FILE = /\.(ts|js|py|json)$/;
 const CITATION = /\bC(\d+[a-z]?)\b/g;
 

@@ -1,11 +1,13 @@
 /**
  * The project's import graph, read from the sources (no tool to install): each file
- * under cli/, core/, builder/, server/ and schemas/ and the project files it imports.
+ * under the source folders and the project files it imports, and the same graph
+ * folded to folders.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
-const FOLDERS = ['cli', 'core', 'builder', 'server', 'schemas'];
+/** The folders of the application's code; `test/` and `bench/` may import them, never the reverse. */
+export const SOURCE_FOLDERS = ['accounts', 'builder', 'cli', 'core', 'schemas', 'server'];
 
 function sources(dir: string): string[] {
   const out: string[] = [];
@@ -18,29 +20,57 @@ function sources(dir: string): string[] {
 }
 
 // Static imports and re-exports (type-only ones too: a circle of types is still a
-// circle to a reader) and dynamic import() of a literal path.
+// circle to a reader), side-effect imports, and import() of a literal path (in code or
+// in a type: `typeof import('./x.js')`), in any of the three quotes.
 const IMPORT =
-  /(?:^|[\n;])\s*(?:import|export)\s[^'";]*?from\s*'([^']+)'|(?:^|[\n;])\s*import\s*'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g;
+  /(?:^|[\n;])\s*(?:import|export)\s[^;]*?\bfrom\s*(['"])([^'"\n]+)\1|(?:^|[\n;])\s*import\s*(['"])([^'"\n]+)\3|\bimport\(\s*(['"`])([^'"`\n]+)\5\s*\)/g;
+
+/** The project-relative specifiers a source text imports (relative ones only). */
+export function importsOf(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(IMPORT)) {
+    const spec = m[2] ?? m[4] ?? m[6];
+    if (spec.startsWith('.')) out.push(spec);
+  }
+  return out;
+}
 
 /** Each source file (relative to the root) and the project files it imports. */
-export function importGraph(root: string): Map<string, string[]> {
+export function importGraph(root: string, folders = SOURCE_FOLDERS): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of FOLDERS.filter((f) => existsSync(join(root, f))).flatMap((f) =>
-    sources(join(root, f)),
-  )) {
-    const text = readFileSync(file, 'utf8');
-    const deps: string[] = [];
-    for (const m of text.matchAll(IMPORT)) {
-      const spec = m[1] ?? m[2] ?? m[3];
-      if (!spec.startsWith('.')) continue;
-      deps.push(relative(root, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))));
-    }
+  for (const file of folders
+    .filter((f) => existsSync(join(root, f)))
+    .flatMap((f) => sources(join(root, f)))) {
+    const deps = importsOf(readFileSync(file, 'utf8')).map((spec) =>
+      relative(root, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))),
+    );
     graph.set(relative(root, file), deps);
   }
   return graph;
 }
 
-/** Every strongly connected group of more than one file (or a file importing itself): the circles. */
+/** Test code: suites, their helpers and the shared contract suites (they may import anything). */
+export function isTestFile(file: string): boolean {
+  return /\.(test|test-helper|contract)\.ts$/.test(file) || file.startsWith('test/');
+}
+
+/**
+ * The graph folded to folders: an edge from a file's folder to each folder it imports
+ * from (test files left out: a server test may build its fixture with the builder).
+ */
+export function folderGraph(graph: Map<string, string[]>): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
+  for (const [file, deps] of graph) {
+    if (isTestFile(file)) continue;
+    const from = dirname(file);
+    const to = out.get(from) ?? new Set<string>();
+    out.set(from, to);
+    for (const d of deps) if (dirname(d) !== from) to.add(dirname(d));
+  }
+  return new Map([...out].map(([k, v]) => [k, [...v].sort()]));
+}
+
+/** Every strongly connected group of more than one node (or a node importing itself): the circles. */
 export function circles(graph: Map<string, string[]>): string[][] {
   let next = 0;
   const index = new Map<string, number>();
@@ -73,4 +103,17 @@ export function circles(graph: Map<string, string[]>): string[][] {
   };
   for (const v of graph.keys()) if (!index.has(v)) visit(v);
   return found;
+}
+
+/**
+ * Imports that cross a rule: from a non-test file under one of `from` into a file under
+ * `to`, as "a -> b".
+ */
+export function crossing(graph: Map<string, string[]>, from: string[], to: string): string[] {
+  const out: string[] = [];
+  for (const [file, deps] of graph) {
+    if (!from.some((f) => file.startsWith(`${f}/`)) || isTestFile(file)) continue;
+    for (const d of deps) if (d.startsWith(`${to}/`)) out.push(`${file} -> ${d}`);
+  }
+  return out;
 }

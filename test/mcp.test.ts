@@ -15,8 +15,8 @@ import {
 import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SnapshotLookup } from '../core/lookup.js';
 import { readCurrent } from '../core/snapshot/directory.js';
+import { SnapshotLookup } from '../core/snapshot/lookup.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import {
   CLI,

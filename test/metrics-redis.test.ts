@@ -7,7 +7,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
+import { type RedisServer, startRedis } from '../accounts/redis-server.test-helper.js';
 import { cli, generateAndBuild, type ServerProcess, tempDir, waitFor } from './harness.js';
 import { startServeWithMetrics } from './metrics-server.js';
 

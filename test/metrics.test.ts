@@ -10,9 +10,9 @@ import { cpSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SnapshotLookup } from '../core/lookup.js';
 import { recordRefresh } from '../core/refresh-stats.js';
 import { readCurrent } from '../core/snapshot/directory.js';
+import { SnapshotLookup } from '../core/snapshot/lookup.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import {
   cli,

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
+import { type RedisServer, startRedis } from '../accounts/redis-server.test-helper.js';
 import { PageClient } from './dashboard-client.js';
 import { cli, freePort, generateAndBuild, type ServerProcess, startServe, tempDir } from './harness.js';
 import { type RunningProxy, startProxy } from './nginx.js';

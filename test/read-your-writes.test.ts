@@ -9,9 +9,9 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_BODY_LENGTH, KEY_PREFIX } from '../accounts/keys.js';
+import { type RedisServer, startRedis } from '../accounts/redis-server.test-helper.js';
 import { run } from '../cli/accounts.js';
-import { KEY_BODY_LENGTH, KEY_PREFIX } from '../server/access/keys.js';
-import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
 import { cli, generateAndBuild, type ServerProcess, startServe, tempDir } from './harness.js';
 
 let dir: string;

@@ -7,7 +7,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
+import { type RedisServer, startRedis } from '../accounts/redis-server.test-helper.js';
 import { cli, generateAndBuild, type ServerProcess, startServe, tempDir, waitFor } from './harness.js';
 
 let dir: string;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { unpack } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SnapshotLookup } from '../core/lookup.js';
+import type { SnapshotLookup } from '../core/snapshot/lookup.js';
 import { allowOf, ROUTES, type RouteDecl } from '../schemas/routes.js';
 import {
   cli,
@@ -454,7 +454,7 @@ describe('trailing returns', () => {
   });
 
   it('a plain codes-only body and the same codes with more keys answer the same bytes (C16)', async () => {
-    // {"codes":[...]} alone is answered from its bytes (server/batch-scan.ts); any
+    // {"codes":[...]} alone is answered from its bytes (server/api/batch-scan.ts); any
     // other key sends it down the general parser. Both must agree, for both batches.
     const ask = [codes[7], 'NOSUCH', codes[3], codes[7], codes[0], codes[11]];
     for (const path of ['/v1/trailing-returns/batch', '/v1/calendar-returns/batch']) {
@@ -922,7 +922,7 @@ describe('what answers say about the server', () => {
 describe("the parser's limits (uWebSockets.js 20.30, README)", () => {
   it('a control byte in a header value gets no answer and holds only its own connection, until the idle timeout; others are served meanwhile (issue 19.4)', async () => {
     // This build cannot answer it 400 nor close it sooner: no handler runs and nothing
-    // reaches JavaScript (server/uws.test.ts shows it on a bare app, with the timeout).
+    // reaches JavaScript (server/http/uws.test.ts shows it on a bare app, with the timeout).
     // A build that answers it fails here: then the README's list of limits changes.
     const bad = await rawConnection(server.port);
     bad.write(

@@ -16,12 +16,12 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { BackupManifest } from '../server/access/backup.js';
-import { dayOf } from '../server/access/daily.js';
-import { type AccessStore, monthOf } from '../server/access/model.js';
-import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
-import { FileAccessStore } from '../server/access/store-file.js';
-import { RedisAccessStore } from '../server/access/store-redis.js';
+import type { BackupManifest } from '../accounts/backup.js';
+import { dayOf } from '../accounts/daily-usage.js';
+import { type AccessStore, monthOf } from '../accounts/model.js';
+import { type RedisServer, startRedis } from '../accounts/redis-server.test-helper.js';
+import { FileAccessStore } from '../accounts/store-file.js';
+import { RedisAccessStore } from '../accounts/store-redis.js';
 import {
   cli,
   cliAsync,

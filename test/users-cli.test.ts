@@ -7,12 +7,12 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKey } from '../server/access/keys.js';
-import type { AccessChange, AccessStore, KeyRecord, Person } from '../server/access/model.js';
-import { cliActor, requestPlan } from '../server/access/plan-requests.js';
-import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
-import { FileAccessStore } from '../server/access/store-file.js';
-import { RedisAccessStore } from '../server/access/store-redis.js';
+import { generateKey } from '../accounts/keys.js';
+import type { AccessChange, AccessStore, KeyRecord, Person } from '../accounts/model.js';
+import { cliActor, requestPlan } from '../accounts/plan-requests.js';
+import { type RedisServer, startRedis } from '../accounts/redis-server.test-helper.js';
+import { FileAccessStore } from '../accounts/store-file.js';
+import { RedisAccessStore } from '../accounts/store-redis.js';
 import { cli, cliAsync, tempDir, testNow } from './harness.js';
 
 let dir: string;

@@ -12,12 +12,12 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { type Day, formatDay } from '../../core/dates.js';
-import { startWorker } from '../../core/worker.js';
+import { startWorker } from '../../core/start-thread.js';
+import type { WorkerMessage } from './generate-thread.js';
 import { writeGeneratorRecord } from './record.js';
 import { DAILY_HEADER } from './series.js';
 import { runShard, type ShardResult, type ShardTask } from './shard.js';
 import { dayIndexOnOrBefore, fundsCsv, planUniverse, type Universe } from './universe.js';
-import type { WorkerMessage } from './worker.js';
 
 export { cusip, cusipCheckDigit, isinCheckDigit, isValidCusip, isValidIsin, usIsin } from './isin.js';
 export { Rng } from './prng.js';
@@ -192,7 +192,7 @@ function progressReporter(total: number, cb: GenerateOptions['onProgress']): (k:
 }
 
 function spawnWorker(task: ShardTask): Worker {
-  return startWorker(import.meta.url, 'worker', { workerData: task });
+  return startWorker(import.meta.url, 'generate-thread', { workerData: task });
 }
 
 function runWorkers(

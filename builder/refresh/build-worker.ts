@@ -6,8 +6,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { BuildError, buildFromSource } from '../build.js';
-import { appendDaily } from '../daily.js';
-import type { ReportJson } from '../report.js';
+import { appendDaily } from '../daily-append.js';
+import type { ReportJson } from '../report/build-report.js';
 
 export interface BuildStep {
   kind: 'full' | 'daily';

@@ -10,7 +10,7 @@ import type { SnapshotColumns } from '../../core/snapshot/columns.js';
 import { readCurrent } from '../../core/snapshot/directory.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
 import { buildFromSource } from '../build.js';
-import { appendDaily } from '../daily.js';
+import { appendDaily } from '../daily-append.js';
 import { generateUniverse } from '../generate/index.js';
 import { expectSameColumns } from './refresh.test-helper.js';
 

@@ -5,7 +5,7 @@ import { parseDay } from '../../core/dates.js';
 import { listSnapshots, readCurrent, setCurrent } from '../../core/snapshot/directory.js';
 import { buildFromSource } from '../build.js';
 import { scratch } from '../build.test-helper.js';
-import { appendDaily } from '../daily.js';
+import { appendDaily } from '../daily-append.js';
 import { eodhdProvider } from './eodhd.js';
 import { type FakeEodhd, startFakeEodhd } from './eodhd-server.test-helper.js';
 import { changeLines, redo } from './redo.js';

@@ -6,7 +6,7 @@ import { NULL_DAY } from '../../core/snapshot/columns.js';
 import { listSnapshots, readCurrent } from '../../core/snapshot/directory.js';
 import { buildFromSource } from '../build.js';
 import { lookupOf, scratch } from '../build.test-helper.js';
-import { appendDaily } from '../daily.js';
+import { appendDaily } from '../daily-append.js';
 import { generateUniverse } from '../generate/index.js';
 import { DEFAULT_GATES, refresh } from './refresh.js';
 import {

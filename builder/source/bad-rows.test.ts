@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { readCurrent } from '../../core/snapshot/directory.js';
 import { BuildError, buildFromSource } from '../build.js';
 import { fundRow, lookupOf, scratch, writeSource } from '../build.test-helper.js';
-import { appendDaily } from '../daily.js';
+import { appendDaily } from '../daily-append.js';
 
 const dir = scratch('fr-bad-rows-');
 

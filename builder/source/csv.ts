@@ -10,7 +10,7 @@
 
 import { now } from '../../core/clock.js';
 import { type Day, parseDayBytes, todayUtc } from '../../core/dates.js';
-import type { Problem, ProblemReason } from '../report.js';
+import type { Problem, ProblemReason } from '../report/build-report.js';
 
 export const LF = 10;
 export const CR = 13;

@@ -7,7 +7,7 @@ import { codeProblem } from '../../core/codes.js';
 import type { Day } from '../../core/dates.js';
 import { parseDay } from '../../core/dates.js';
 import type { FundRecord } from '../../core/types.js';
-import type { Problem } from '../report.js';
+import type { Problem } from '../report/build-report.js';
 import { findColumn, normalizeHeader, RecordReader, swallowedRows } from './csv.js';
 
 export interface FundsFileResult {

@@ -5,7 +5,7 @@
  * the rest become the fund's series (C2).
  */
 import { type Day, formatDay } from '../../core/dates.js';
-import type { Problem, ProblemReason } from '../report.js';
+import type { Problem, ProblemReason } from '../report/build-report.js';
 import {
   excerpt,
   FUTURE_GRACE_DAYS,

@@ -12,7 +12,7 @@
  *   npx tsx cli/bench/baseline-server.ts PORT THREADS POST_BODY_BYTES [SHAPE_JSON]
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { loadUws } from '../../server/uws.js';
+import { loadUws } from '../../server/http/uws.js';
 
 /** One of our answers as bytes on the wire: its header lines after Content-Type, and its body size. */
 export interface Shape {

@@ -9,8 +9,8 @@ import { compareCodes } from '../codes.js';
 import { formatDay } from '../dates.js';
 import { TRAILING_KEYS } from '../types.js';
 import { type ColumnsToWrite, rangeOf, seriesParts } from './columns.js';
-import { SnapshotError } from './errors.js';
 import { CALENDAR_FILE, FUNDS_FILE, SERIES_FILE, TRAILING_FILE } from './schema.js';
+import { SnapshotError } from './snapshot-error.js';
 
 function violated(file: string, reason: string): SnapshotError {
   return new SnapshotError('INVARIANT_VIOLATED', reason, file);

@@ -4,8 +4,8 @@
  * file matches its size and SHA-256.
  */
 import { parseDay } from '../dates.js';
-import { SnapshotError } from './errors.js';
 import { ARROW_FILES, type ArrowFileName, FORMAT_VERSION, MANIFEST_FILE } from './schema.js';
+import { SnapshotError } from './snapshot-error.js';
 
 export interface ManifestFileEntry {
   bytes: number;

@@ -26,7 +26,6 @@ import {
 import { formatDay } from '../dates.js';
 import { type FundType, TRAILING_KEYS } from '../types.js';
 import { NULL_DAY, type SnapshotColumns } from './columns.js';
-import { SnapshotError } from './errors.js';
 import { Hasher } from './hasher.js';
 import { checkColumns, maxLastDate } from './invariants.js';
 import { type Manifest, parseManifest, validateManifest } from './manifest.js';
@@ -40,6 +39,7 @@ import {
   SERIES_FILE,
   TRAILING_FILE,
 } from './schema.js';
+import { SnapshotError } from './snapshot-error.js';
 
 /** What a worker thread needs to rebuild the columns: postMessage shares the buffers, it does not copy them. */
 export interface SharedSnapshot {

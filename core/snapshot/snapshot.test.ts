@@ -14,10 +14,10 @@ import {
   tableToIPC,
 } from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
+import { syntheticColumns } from '../../test/synthetic-columns.js';
 import { formatDay, fromYmd } from '../dates.js';
 import { TRAILING_KEYS } from '../types.js';
 import { type ColumnsToWrite, NULL_DAY, type SeriesColumns, type SnapshotColumns } from './columns.js';
-import { SnapshotError, type SnapshotErrorCode } from './errors.js';
 import { compareUtf8 } from './invariants.js';
 import type { Manifest } from './manifest.js';
 import { attachSnapshot, loadSnapshot } from './reader.js';
@@ -32,7 +32,7 @@ import {
   SERIES_SCHEMA,
   TRAILING_FILE,
 } from './schema.js';
-import { syntheticColumns } from './testing.js';
+import { SnapshotError, type SnapshotErrorCode } from './snapshot-error.js';
 import { type SnapshotMeta, writeSnapshotFiles } from './writer.js';
 
 const dirs: string[] = [];

@@ -30,7 +30,6 @@ import { type ArrayBufferViewInput, toUint8Array } from 'apache-arrow/util/buffe
 import { formatDay } from '../dates.js';
 import { namingPath, namingPathAsync } from '../io-error.js';
 import { type ColumnsToWrite, NULL_DAY, type SeriesInput, seriesParts, seriesRows } from './columns.js';
-import { SnapshotError } from './errors.js';
 import { Hasher } from './hasher.js';
 import { checkColumns, firstDates, lastDates, maxLastDate } from './invariants.js';
 import { isIsoTimestamp, type Manifest, type ManifestFileEntry, validateManifest } from './manifest.js';
@@ -48,6 +47,7 @@ import {
   TRAILING_FILE,
   TRAILING_SCHEMA,
 } from './schema.js';
+import { SnapshotError } from './snapshot-error.js';
 
 export interface SnapshotMeta {
   id: string;

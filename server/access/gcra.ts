@@ -11,7 +11,7 @@
  * the bursts from 1 to 3000.) Rounding the interval down makes the refill at most 1 µs
  * per request faster than burst/60 per second, which nobody can observe.
  */
-import type { LimitDecision, PlanLimits } from './model.js';
+import type { LimitDecision, PlanLimits } from '../../accounts/model.js';
 
 export const ADMITTED = 0;
 export const QUOTA_EXCEEDED = 1;

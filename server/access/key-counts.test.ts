@@ -7,12 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { now } from '../../core/clock.js';
-import { addDays, DailyFlusher, dayOf, dayStart, daysBetween, lastUsedDays, readKeyDaily } from './daily.js';
-import { AccessGate } from './gate.js';
-import { KeyCountReader, KeyCounts } from './key-counts.js';
-import { generateKey } from './keys.js';
-import { LocalLimiter } from './limiter-local.js';
+import {
+  addDays,
+  DailyFlusher,
+  dayOf,
+  dayStart,
+  daysBetween,
+  lastUsedDays,
+  readKeyDaily,
+} from '../../accounts/daily-usage.js';
+import { generateKey } from '../../accounts/keys.js';
 import {
   type AccessStore,
   applyChange,
@@ -20,10 +24,14 @@ import {
   DEFAULT_PLANS,
   EMPTY_STATE,
   type KeyRecord,
-} from './model.js';
+} from '../../accounts/model.js';
+import { account, create, key } from '../../accounts/store.contract.js';
+import { FileAccessStore } from '../../accounts/store-file.js';
+import { now } from '../../core/clock.js';
+import { KeyCountReader, KeyCounts } from './key-counts.js';
+import { AccessGate } from './key-gate.js';
+import { LocalLimiter } from './limiter-local.js';
 import { startAccess } from './startup.js';
-import { account, create, key } from './store.contract.js';
-import { FileAccessStore } from './store-file.js';
 import { buildKeyTable, keySlotMap, SlotMap } from './table.js';
 
 type Days = Map<string, Map<string, DailyCount>>;

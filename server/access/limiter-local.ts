@@ -5,8 +5,9 @@
  * lock (Atomics), so no thread can let an account past a limit by racing another.
  * A refused request changes nothing (C23).
  */
+
+import { type LimitDecision, type Limiter, nextMonthStart, type PlanLimits } from '../../accounts/model.js';
 import { ADMITTED, decide, gcraStep, QUOTA_EXCEEDED, quotaStep, RATE_LIMITED } from './gcra.js';
-import { type LimitDecision, type Limiter, nextMonthStart, type PlanLimits } from './model.js';
 
 /** Accounts one limiter can hold; slots are assigned by the main thread. */
 export const DEFAULT_SLOTS = 1 << 17;

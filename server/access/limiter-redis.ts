@@ -21,9 +21,9 @@
  * month either. See README ("Several servers on one Redis") for the overshoot bound.
  */
 import { ErrorReply } from 'redis';
+import { type LimitDecision, type Limiter, nextMonthStart, type PlanLimits } from '../../accounts/model.js';
+import { type LogFn, makeClient, usageKey, withDeadline } from '../../accounts/store-redis.js';
 import { ADMITTED, decide, gcraStep, QUOTA_EXCEEDED, quotaStep, RATE_LIMITED } from './gcra.js';
-import { type LimitDecision, type Limiter, nextMonthStart, type PlanLimits } from './model.js';
-import { type LogFn, makeClient, usageKey, withDeadline } from './store-redis.js';
 
 export const gcraKey = (accountId: string): string => `fr:gcra:${accountId}`;
 

@@ -5,7 +5,7 @@
  * local limiter's saved state stay in those files.
  */
 import { describe, expect, it } from 'vitest';
-import type { LimitDecision, Limiter } from './model.js';
+import type { LimitDecision, Limiter } from '../../accounts/model.js';
 
 /** A fresh limiter with nothing counted (for two accounts, slots 0 and 1); the caller closes it. */
 export type FreshLimiter = () => Promise<Limiter>;

@@ -3,9 +3,9 @@
  * the gate's second look for a key it does not know.
  */
 import { describe, expect, it } from 'vitest';
-import type { GateDecision } from '../gate.js';
-import { AccessGate } from './gate.js';
-import { generateKey } from './keys.js';
+import { generateKey } from '../../accounts/keys.js';
+import type { GateDecision } from '../http/gate.js';
+import { AccessGate } from './key-gate.js';
 import { LocalLimiter } from './limiter-local.js';
 import { Lookout } from './lookout.js';
 import type { KeyEntry, KeyTableData } from './table.js';

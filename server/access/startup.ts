@@ -5,17 +5,17 @@
  */
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
+import { readBurst, writeBurst } from '../../accounts/burst-file.js';
+import { DailyFlusher } from '../../accounts/daily-usage.js';
+import { type AccessStore, monthOf } from '../../accounts/model.js';
+import { openStore } from '../../accounts/open-store.js';
+import type { loadPlans } from '../../accounts/plans.js';
+import { redactUrl } from '../../accounts/redact-url.js';
+import { claimStore } from '../../accounts/serve-lock.js';
 import { now as clockNow } from '../../core/clock.js';
-import { readBurst, writeBurst } from './burst-file.js';
-import { DailyFlusher } from './daily.js';
 import { KeyCountReader } from './key-counts.js';
 import { DEFAULT_SLOTS, LocalLimiter } from './limiter-local.js';
 import { LOOK_INTERVAL_MS, Lookout } from './lookout.js';
-import { type AccessStore, monthOf } from './model.js';
-import { openStore } from './open-store.js';
-import type { loadPlans } from './plans.js';
-import { redactUrl } from './redact-url.js';
-import { claimStore } from './serve-lock.js';
 import { buildKeyTable, keySlotMap, SlotMap } from './table.js';
 
 /** How often a server on Redis reads the month's usage of every account (observeUsage). */

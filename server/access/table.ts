@@ -4,14 +4,14 @@
  * to every worker, which answers from it without touching the store.
  */
 
-import { DEFAULT_KEY_SLOTS } from './key-counts.js';
 import {
   type AccessState,
   DEFAULT_PLANS,
   type PlanLimits,
   type PlanName,
   type SubscriptionStatus,
-} from './model.js';
+} from '../../accounts/model.js';
+import { DEFAULT_KEY_SLOTS } from './key-counts.js';
 
 export interface KeyEntry {
   readonly keyId: string;

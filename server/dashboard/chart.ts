@@ -3,7 +3,7 @@
  * requests per day, admitted ones stacked by key above the axis, refused ones (429)
  * below it in one colour, so refusals are apart and cannot be mistaken for use.
  */
-import type { DailyCount } from '../access/model.js';
+import type { DailyCount } from '../../accounts/model.js';
 import { type Html, html } from './html.js';
 
 export interface ChartSeries {

@@ -7,17 +7,17 @@
  *
  * The route table below is the one place a dashboard route is declared.
  */
-import type { HttpResponse, TemplatedApp } from '../uws.js';
+import type { HttpResponse, TemplatedApp } from '../http/uws.js';
+import { accountRoutes } from './account-pages.js';
+import { adminRoutes } from './admin-pages.js';
 import { AfterAnswer } from './after-answer.js';
-import type { DashboardDeps, PageRoute, PersonContext, Throttle } from './context.js';
-import { redirect } from './context.js';
+import { authRoutes } from './auth-pages.js';
 import { HashBusy } from './hash-pool.js';
 import { html } from './html.js';
+import type { DashboardDeps, PageRoute, PersonContext, Throttle } from './page-context.js';
+import { redirect } from './page-context.js';
 import { type PageRequest, type PageResponse, servePage } from './page-http.js';
-import { accountRoutes } from './pages/account.js';
-import { adminRoutes } from './pages/admin.js';
-import { authRoutes } from './pages/auth.js';
-import { ASSET_CSS, ASSET_JS, CSS, JS, page } from './pages/layout.js';
+import { ASSET_CSS, ASSET_JS, CSS, JS, page } from './page-layout.js';
 import { type CookieRules, cookie, csrfCookieName, randomToken, Sessions, sameToken } from './session.js';
 
 /** For routes open to anyone, `person`/`session` may be absent: handlers of those check. */

@@ -11,7 +11,7 @@
  * flight stalled every page that reads a file, and nothing bounded them.
  */
 import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../../core/worker.js';
+import { startWorker } from '../../core/start-thread.js';
 
 /**
  * The server's bound, per serving thread (`--threads`): one hash at a time on one

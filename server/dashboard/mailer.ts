@@ -8,7 +8,7 @@
  *   onboard people by reading the log. Nothing else of the message is logged.
  */
 import { createTransport } from 'nodemailer';
-import { redactUrl } from '../access/redact-url.js';
+import { redactUrl } from '../../accounts/redact-url.js';
 import { escapeHtml } from '../public/response.js';
 
 export interface MailMessage {

@@ -9,7 +9,7 @@
  */
 import { readBody, refusedFraming } from '../http/body.js';
 import { Call, clientOf } from '../http/call.js';
-import type { HttpRequest, HttpResponse } from '../uws.js';
+import type { HttpRequest, HttpResponse } from '../http/uws.js';
 
 export type PageMethod = 'GET' | 'HEAD' | 'POST';
 

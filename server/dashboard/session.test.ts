@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { AccessState, Person } from '../../accounts/model.js';
+import { FileAccessStore } from '../../accounts/store-file.js';
 import { scratch } from '../../builder/build.test-helper.js';
-import type { AccessState, Person } from '../access/model.js';
-import { FileAccessStore } from '../access/store-file.js';
 import { ABSOLUTE_MS, IDLE_MS, Sessions, secretId, sessionCookieName } from './session.js';
 
 const dir = scratch('fr-session-');

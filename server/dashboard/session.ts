@@ -7,7 +7,7 @@
  * set, or of a disabled person, is ended.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { AccessState, AccessStore, Person } from '../access/model.js';
+import type { AccessState, AccessStore, Person } from '../../accounts/model.js';
 
 /** A session unused this long ends. */
 export const IDLE_MS = 2 * 60 * 60 * 1000;

@@ -3,11 +3,12 @@
  * only during its callback, so it is copied. Bodies over 1 MiB are refused with
  * 413 (C21) as soon as the declared length or the running total says so.
  */
-import type { HttpRequest } from '../uws.js';
+
 import type { Call } from './call.js';
-import { JSON_TYPE } from './errors.js';
+import { JSON_TYPE } from './fixed-answers.js';
 import { guard } from './guard.js';
 import { NO_HEADERS } from './headers.js';
+import type { HttpRequest } from './uws.js';
 
 export const MAX_BODY_BYTES = 1 << 20;
 

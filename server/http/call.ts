@@ -7,7 +7,6 @@
 import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 import { pack } from 'msgpackr';
 import { countReply, ROUTE_UNMATCHED, requestStarted } from '../metrics/counters.js';
-import type { HttpRequest, HttpResponse } from '../uws.js';
 import { clientAddress, type TrustedProxies } from './client-address.js';
 import {
   ascii,
@@ -20,6 +19,7 @@ import {
   requestHeader,
 } from './headers.js';
 import { type ContentCoding, chooseEncoding, wantsMsgpack } from './negotiation.js';
+import type { HttpRequest, HttpResponse } from './uws.js';
 
 /** Bodies at least this large are compressed when the client accepts it. */
 const COMPRESS_MIN_BYTES = 8 * 1024;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadUws, type TemplatedApp, type us_listen_socket } from '../uws.js';
 import { guard, guardRoutes, onInternalError } from './guard.js';
+import { loadUws, type TemplatedApp, type us_listen_socket } from './uws.js';
 
 let app: TemplatedApp;
 let socket: us_listen_socket | null = null;

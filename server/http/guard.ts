@@ -9,9 +9,9 @@
  * decision) through `guard`.
  */
 import { countInternalError } from '../metrics/counters.js';
-import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.js';
-import { INTERNAL_ERROR, JSON_TYPE, statusLine } from './errors.js';
+import { INTERNAL_ERROR, JSON_TYPE, statusLine } from './fixed-answers.js';
 import { ascii } from './headers.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
 const CONTENT_TYPE = ascii('Content-Type');
 const JSON_BYTES = ascii(JSON_TYPE);

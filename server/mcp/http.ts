@@ -9,15 +9,15 @@
 import { isUtf8 } from 'node:buffer';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { AppContext } from '../context.js';
-import { gatedBody } from '../gated.js';
 import { Call, isClosingConnections } from '../http/call.js';
-import { JSON_TYPE, NO_DATA, NO_DATA_RETRY_AFTER, statusLine } from '../http/errors.js';
+import { JSON_TYPE, NO_DATA, NO_DATA_RETRY_AFTER, statusLine } from '../http/fixed-answers.js';
+import type { Gate } from '../http/gate.js';
+import { gatedBody } from '../http/gate-step.js';
 import { guard, reportInternalError } from '../http/guard.js';
 import { ascii, headerWriter } from '../http/headers.js';
 import { acceptsJson } from '../http/negotiation.js';
+import type { HttpRequest, HttpResponse } from '../http/uws.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
-import type { HttpRequest, HttpResponse } from '../uws.js';
 import {
   EMPTY_BATCH,
   forbiddenOrigin,
@@ -28,7 +28,8 @@ import {
   NOT_ACCEPTABLE_MESSAGE,
   NOT_UTF8,
   rpcError,
-} from './errors.js';
+} from './jsonrpc-errors.js';
+import type { OriginPolicy } from './origin.js';
 import { createMcpServer, type McpServerInfo } from './server.js';
 import { isToolName } from './tools.js';
 
@@ -137,11 +138,18 @@ async function serve(
   return transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
 }
 
+/** What POST /mcp reads from its thread: the gate, the snapshot of the moment and the server's MCP identity. */
+export interface McpContext {
+  readonly gate: Gate;
+  snapshot(): ServingSnapshot | null;
+  readonly mcp: { readonly info: McpServerInfo; readonly originAllowed: OriginPolicy };
+}
+
 /**
  * POST /mcp (the route table binds it, schemas/routes.ts; other methods are its 405,
  * Allow: POST).
  */
-export function mcpPost(ctx: AppContext, res: HttpResponse, req: HttpRequest, route: number): void {
+export function mcpPost(ctx: McpContext, res: HttpResponse, req: HttpRequest, route: number): void {
   const { info, originAllowed } = ctx.mcp;
   const call = new Call(res, req, 'POST', '/mcp', route);
   const origin = req.getHeader('origin');

@@ -8,9 +8,9 @@
 import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { packageVersion } from '../../core/package-version.js';
 import { SnapshotManager } from '../snapshot/manager.js';
 import { ServingSnapshot } from '../snapshot/serving.js';
-import { packageVersion } from '../supervisor.js';
 import { createMcpServer, serverInfo } from './server.js';
 import { STDIO_SERVER_INSTRUCTIONS } from './tools.js';
 

@@ -2,7 +2,7 @@
  * The six MCP tools (SPEC 4 "MCP endpoint"), transport-free: their definitions as
  * `tools/list` shows them and `callTool`, which answers one `tools/call` from a
  * snapshot. Every tool calls the same answer functions as the REST routes
- * (server/answers.ts), so an agent gets exactly the REST figures and errors.
+ * (server/api/answers.ts), so an agent gets exactly the REST figures and errors.
  *
  * Schemas come from `schemas/` (the one source): inputs are MCP_TOOL_INPUT_SCHEMAS,
  * outputs the REST response schemas. MCP wants `structuredContent` to be an object,
@@ -27,14 +27,14 @@ import {
   TrailingReturnsListSchema,
   TrailingReturnsSchema,
 } from '../../schemas/index.js';
-import { ajv } from '../ajv.js';
-import type { Answer, Params } from '../answers.js';
-import { NO_DATA_DETAIL } from '../http/errors.js';
+import { ajv } from '../api/ajv.js';
+import type { Answer, Params } from '../api/answers.js';
+import { TOOL_BINDINGS } from '../api/route-bindings.js';
+import { echoable, type ValidationIssue } from '../api/validation.js';
+import { NO_DATA_DETAIL } from '../http/fixed-answers.js';
 import { parsePydanticDate, parsePydanticDateNumber } from '../pydantic/date.js';
 import { parsePydanticInt, pydanticStrip } from '../pydantic/scalars.js';
-import { TOOL_BINDINGS } from '../routes.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
-import { echoable, type ValidationIssue } from '../validation.js';
 
 const UNITS =
   'Returns are percent as decimal strings with 4 decimals ("12.3456" means +12.3456 %, C1). Periods under 2 ' +
@@ -342,7 +342,7 @@ function laxArguments(name: McpToolName, args: Args): Args {
 }
 
 /**
- * The answer of the tool's REST route (server/routes.ts), from the same function: a
+ * The answer of the tool's REST route (server/api/route-bindings.ts), from the same function: a
  * GET route's code and query (each argument as its query text), or a batch's body.
  */
 function answerOf(snap: ServingSnapshot, name: McpToolName, args: Args): Answer {

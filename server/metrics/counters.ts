@@ -38,7 +38,7 @@ export const LATENCY_BUCKETS = [
 ] as const;
 const NB = LATENCY_BUCKETS.length + 1;
 
-/** Gate refusals, by reason (server/access/gate.ts). */
+/** Gate refusals, by reason (server/access/key-gate.ts). */
 export const GATE_REASONS = ['unauthorized', 'forbidden', 'rate-limited', 'quota-exceeded'] as const;
 export type GateReason = (typeof GATE_REASONS)[number];
 

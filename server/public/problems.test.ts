@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PROBLEM_SLUGS as SCHEMA_SLUGS } from '../../schemas/errors.js';
+import { PROBLEM_SLUGS as SCHEMA_SLUGS } from '../../schemas/error-bodies.js';
 import { buildOpenApi, PROBLEM_EXAMPLES } from '../../schemas/openapi.js';
-import { unauthorizedDetail } from '../access/gate.js';
+import { unauthorizedDetail } from '../access/key-gate.js';
 import {
   PROBLEM_SLUGS,
   type ProblemSlug,

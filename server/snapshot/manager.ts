@@ -15,11 +15,11 @@ import { existsSync, type FSWatcher, lstatSync, readlinkSync, statSync, watch } 
 import { join } from 'node:path';
 import { now } from '../../core/clock.js';
 import { escapeControls } from '../../core/escape.js';
-import { SnapshotLookup } from '../../core/lookup.js';
 import { CURRENT_FILE, CurrentError, listSnapshots, readCurrent } from '../../core/snapshot/directory.js';
-import { SnapshotError, type SnapshotErrorCode } from '../../core/snapshot/errors.js';
+import { SnapshotLookup } from '../../core/snapshot/lookup.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
 import { ARROW_FILES, MANIFEST_FILE } from '../../core/snapshot/schema.js';
+import { SnapshotError, type SnapshotErrorCode } from '../../core/snapshot/snapshot-error.js';
 import { prepareRows } from './prepared.js';
 import type { SnapshotMessage } from './serving.js';
 

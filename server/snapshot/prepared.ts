@@ -8,7 +8,7 @@
  */
 
 import { viewOf } from '../../core/bytes.js';
-import type { SnapshotLookup } from '../../core/lookup.js';
+import type { SnapshotLookup } from '../../core/snapshot/lookup.js';
 import { BATCH_MAX_CODES, LIMIT_MAX } from '../../schemas/common.js';
 
 export enum RowKind {

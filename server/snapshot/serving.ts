@@ -4,13 +4,13 @@
  * request path; handlers read the current one once per request, so a request runs
  * wholly on the snapshot it started on even while a swap happens.
  */
-import { SnapshotLookup } from '../../core/lookup.js';
+import { SnapshotLookup } from '../../core/snapshot/lookup.js';
 import type { Manifest } from '../../core/snapshot/manifest.js';
 import { attachSnapshot } from '../../core/snapshot/reader.js';
 import { TRAILING_KEYS } from '../../core/types.js';
 import { type HeaderBlock, headerBlock } from '../http/headers.js';
-import { FundSearch } from '../search.js';
 import { PreparedRows, type PreparedShared } from './prepared.js';
+import { FundSearch } from './search.js';
 
 /** What the main thread sends a worker for each snapshot it has verified. */
 export interface SnapshotMessage {
