@@ -15,8 +15,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeBurst } from './burst-file.js';
 import { FileSecrets } from './file-secrets.js';
-import { generateKey, newAccountId } from './keys.js';
-import type { AccessChange, Account, KeyRecord } from './model.js';
 import { claimStore } from './serve-lock.js';
 import { accessStoreContract, account, create, key } from './store.contract.js';
 import { FileAccessStore, LOG_FILE, MARKER_FILE } from './store-file.js';

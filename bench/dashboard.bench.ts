@@ -10,7 +10,7 @@
  *
  * Needs wrk (apt-get install -y wrk) and a built snapshot.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type LoadResult, runLoad } from '../cli/bench/load.js';

@@ -7,13 +7,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { now } from '../core/clock.js';
-import { formatDay } from '../core/dates.js';
-import { nextIndexValue } from '../core/growth.js';
 import { readCurrent } from '../core/snapshot/directory.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import { appendRows, type RowBatch } from './append.js';
 import { BuildError, type BuildResult, checkBound, phaseTimer, writeAndPublish } from './build.js';
-import { deriveRows, UNCHANGED } from './derive.js';
 import { BuildReport } from './report/build-report.js';
 import { latestAcceptedDay } from './source/csv.js';
 import { parseDailyFile } from './source/daily-file.js';

@@ -13,7 +13,6 @@ import { takeBuildLock } from '../builder/lock.js';
 import { testClockProblem } from '../core/clock.js';
 import { codeProblem, unknownCodeDetail } from '../core/codes.js';
 import { fromYmd } from '../core/dates.js';
-import { describeHolder, LockHeld, takePidLock } from '../core/pid-lock.js';
 import { readCurrent } from '../core/snapshot/directory.js';
 import { SnapshotLookup } from '../core/snapshot/lookup.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';

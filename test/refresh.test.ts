@@ -1,9 +1,8 @@
 /**
- * The daily refresh as an operator runs it (issue 21): `refresh` and `serve
- * --refresh-cron` processes on a moved clock (FUNDRETURNS_TEST_CLOCK), over generated
- * universes planned past their last day, and against a local stand-in for EODHD.
+ * The daily refresh as an operator runs it: `refresh` and `serve --refresh-cron`
+ * processes on a moved clock (FUNDRETURNS_TEST_CLOCK), over generated universes
+ * planned past their last day, and against a local stand-in for EODHD.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +11,6 @@ import { tenFunds } from '../builder/refresh/refresh.test-helper.js';
 import { readRefreshStats } from '../core/refresh-stats.js';
 import { listSnapshots, readCurrent } from '../core/snapshot/directory.js';
 import {
-  CLI,
   cli,
   cliAsync,
   generateAndBuild,
