@@ -25,7 +25,7 @@ setup: node_modules/.package-lock.json build
 
 # tsc takes some 10 s: build only when a compiled source or a tsconfig changed since
 # the last build (dist/.built), so `make run` starts at once on an unchanged tree.
-# cli/ is listed for when the command line moves there; find skips a missing folder.
+# The application's sources: the build is out of date when any of them changes.
 TS_SOURCES := $(shell find accounts core builder server schemas cli -name '*.ts' ! -name '*.test.ts' 2>/dev/null)
 
 dist/.built: node_modules/.package-lock.json tsconfig.json tsconfig.build.json $(TS_SOURCES)

@@ -1,5 +1,5 @@
 /**
- * The audit log of admin actions (issue 22: who, what, when), as both stores keep it:
+ * The audit log of admin actions (who, what, when), as both stores keep it:
  * the embedded store in `audit.log` (JSON lines, append-only, 600), Redis in a list.
  * Entries come back newest first. The file is never rewritten, so nothing in it is
  * lost or changed by the service; an operator may rotate it (move it away) at will.

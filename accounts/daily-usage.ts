@@ -1,5 +1,5 @@
 /**
- * Requests per key per day (issue 22 point 4): the main thread's flush of the threads'
+ * Requests per key per day: the main thread's flush of the threads'
  * counts (key-counts.ts) into the store, and what the dashboard and `accounts usage
  * --daily` read back. A day is a UTC day (YYYY-MM-DD) of the service clock.
  */

@@ -1,5 +1,5 @@
 /**
- * The embedded store's expiring secrets and attempt counters (issue 22): sessions,
+ * The embedded store's expiring secrets and attempt counters: sessions,
  * verification and reset tokens, sign-in throttling. They live beside the access log,
  * never in it and never under its lock, so signing in can neither slow nor block an
  * admin change (`change()`), and a busy sign-in page never grows the log.

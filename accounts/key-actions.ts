@@ -1,5 +1,5 @@
 /**
- * What a person does to their keys from the dashboard (issue 22): create with a
+ * What a person does to their keys from the dashboard: create with a
  * label, rotate with a grace period, revoke. Every change goes through the store, so
  * every server on it applies it within a second, as the CLI's changes are (C25).
  */

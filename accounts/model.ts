@@ -92,7 +92,7 @@ export const PERSON_STATUSES = ['active', 'disabled'] as const;
 export type PersonStatus = (typeof PERSON_STATUSES)[number];
 
 /**
- * A person who signs in to the dashboard (issue 22). Each owns exactly one account
+ * A person who signs in to the dashboard. Each owns exactly one account
  * (the one the API meters, C25–C30); an account made by the CLI has no person.
  */
 export interface Person {
@@ -473,7 +473,7 @@ export interface AccessStore {
   readPlans(): Promise<Record<PlanName, PlanLimits> | null>;
   writePlans(plans: Readonly<Record<PlanName, PlanLimits>>): Promise<void>;
 
-  // ---- the dashboard's records (issue 22): shared by every server on the store ----
+  // ---- the dashboard's records: shared by every server on the store ----
 
   /**
    * Expiring secrets by kind: sessions (`session`), email-verification and reset
@@ -499,7 +499,7 @@ export interface AccessStore {
   /** The newest `limit` audit entries, newest first. */
   readAudit(limit: number): Promise<AuditEntry[]>;
 
-  // ---- requests per key per day (issue 22, usage chart) ----
+  // ---- requests per key per day (usage chart) ----
 
   /**
    * Add counts to days (UTC YYYY-MM-DD): key id → [admitted, refused with 429]. Adds,

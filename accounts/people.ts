@@ -1,5 +1,5 @@
 /**
- * People (issue 22): who signs in to the dashboard. Signing up makes two records, the
+ * People: who signs in to the dashboard. Signing up makes two records, the
  * account the API meters (C25–C30, on the Free plan, C26) and the person who owns it,
  * so the CLI and the dashboard show one account whichever made it. Used by the
  * dashboard's sign-up and by `users create`.

@@ -32,7 +32,7 @@ const refusal = (p: Promise<unknown>) =>
     (e: unknown) => e,
   );
 
-describe('plan requests: one seam from asking to the plan taking effect (issue 22, C28)', () => {
+describe('plan requests: one seam from asking to the plan taking effect (C28)', () => {
   it('an approved request moves the account to the plan at once and the audit log says who, what, when', async () => {
     const { s, a } = await storeWith();
     const r = await requestPlan(s, { account_id: a.id, plan: 'pro', person_id: null }, NOW);

@@ -1,5 +1,5 @@
 /**
- * The one seam for plan changes asked for by people (issue 22, SPEC 5): a person asks
+ * The one seam for plan changes asked for by people (SPEC 5): a person asks
  * (requestPlan), someone decides (decidePlanRequest). Today that someone is an
  * operator, in the admin view or with `fundreturns accounts approve|decline`; a
  * payment provider's webhook would call decidePlanRequest in the operator's place

@@ -295,7 +295,7 @@ describe('FileAccessStore', () => {
   });
 });
 
-describe("the embedded store's secrets, counters and audit log (issue 22)", () => {
+describe("the embedded store's secrets, counters and audit log", () => {
   const id = (n: number) => n.toString(16).padStart(64, '0');
 
   it('never waits for the access log lock: sign-ins go on while an admin change holds it', async () => {
@@ -412,7 +412,7 @@ describe("the embedded store's secrets, counters and audit log (issue 22)", () =
   });
 });
 
-describe('a store private to its owner whatever the umask (issue 19)', () => {
+describe('a store private to its owner whatever the umask', () => {
   it('under umask 000 every file the store writes is 600 and its directory 700: log, marker, lock, usage, plans, burst, cut bytes, serve lock', async () => {
     const parent = tempDir();
     const dir = join(parent, 'store');

@@ -365,7 +365,7 @@ export class FileAccessStore implements AccessStore {
     await run;
   }
 
-  // ---- dashboard records (issue 22): beside the log, never under its lock ----
+  // ---- dashboard records: beside the log, never under its lock ----
 
   async putSecret(kind: SecretKind, id: string, value: string, ttlMs: number): Promise<void> {
     await this.secrets.put(kind, id, value, ttlMs);
@@ -395,7 +395,7 @@ export class FileAccessStore implements AccessStore {
     return await readAuditFile(join(this.dir, AUDIT_FILE), limit);
   }
 
-  // ---- per-key daily counts (issue 22) — PLACEHOLDERS replaced by branch issue22-daily ----
+  // ---- per-key daily counts ----
 
   /**
    * Adds to `daily-YYYY-MM.json` ({day: {key id: [admitted, refused]}}), one file per
@@ -912,7 +912,7 @@ function isSnapshot(v: unknown): v is SnapshotLine {
     s.accounts.every(isAccount) &&
     Array.isArray(s.keys) &&
     s.keys.every(isKeyRecord) &&
-    // Logs written before the dashboard (issue 22) have neither list: read as empty.
+    // Logs written before the dashboard have neither list: read as empty.
     (s.people === undefined || (Array.isArray(s.people) && s.people.every(isPerson))) &&
     (s.requests === undefined || (Array.isArray(s.requests) && s.requests.every(isPlanRequest)))
   );

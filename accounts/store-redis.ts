@@ -9,7 +9,7 @@
  * - `fr:access:changed`  pub/sub channel; the payload is the new version.
  * - `fr:usage:<YYYY-MM>` hash account id → requests admitted that month, incremented
  *                        atomically by RedisLimiter (limiter-redis.ts).
- * - `fr:secret:<kind>:<id>` a session or token (issue 22), SET with PX, taken with GETDEL.
+ * - `fr:secret:<kind>:<id>` a session or token, SET with PX, taken with GETDEL.
  * - `fr:throttle:<key>`  the dashboard's admitted attempts under one throttle key in
  *                        its sliding window: a sorted set scored by time (ms), trimmed
  *                        and added to in one script; expires a window after the last.
@@ -454,7 +454,7 @@ export class RedisAccessStore implements AccessStore {
    */
   async writeUsage(_month: string, _counts: ReadonlyMap<string, number>): Promise<void> {}
 
-  // ---- dashboard records (issue 22): shared by every server on this Redis ----
+  // ---- dashboard records: shared by every server on this Redis ----
 
   async putSecret(kind: SecretKind, id: string, value: string, ttlMs: number): Promise<void> {
     if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
@@ -509,7 +509,7 @@ export class RedisAccessStore implements AccessStore {
     return lines.map(parseAuditLine).filter((e): e is AuditEntry => e !== null);
   }
 
-  // ---- per-key daily counts (issue 22) — PLACEHOLDERS replaced by branch issue22-daily ----
+  // ---- per-key daily counts ----
 
   /**
    * HINCRBY on `fr:daily:<day>` (fields `<key id>:ok` and `<key id>:refused`), in one

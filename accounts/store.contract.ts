@@ -240,7 +240,7 @@ export function accessStoreContract(name: string, emptyStore: EmptyStore): void 
       expect(await (await open()).readPlans()).toEqual(plans);
     });
 
-    // ---- the dashboard's records (issue 22) ----
+    // ---- the dashboard's records ----
 
     it('keeps a secret by kind and id until it is deleted, and another instance reads it', async () => {
       const open = await emptyStore();
@@ -352,7 +352,7 @@ export function accessStoreContract(name: string, emptyStore: EmptyStore): void 
       expect(await a.readAudit(10)).toHaveLength(3);
     });
 
-    // ---- requests per key per day (issue 22) ----
+    // ---- requests per key per day ----
 
     const daily = (entries: Record<string, Record<string, [number, number]>>) =>
       new Map(Object.entries(entries).map(([day, keys]) => [day, new Map(Object.entries(keys))]));

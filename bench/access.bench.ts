@@ -1,5 +1,5 @@
 /**
- * The auth and limit path per request (issue 4 target: under 1 µs on one server):
+ * The auth and limit path per request (target: under 1 µs on one server):
  * AccessGate.admit for a known key (token cache hit) with the shared-memory limiter,
  * against the same call with no gate at all, plus a key the token cache does not
  * hold (hash), and the limiter under two threads at once.
@@ -83,7 +83,7 @@ const table = buildKeyTable(state, slots, {
 });
 const gate = new AccessGate('http://127.0.0.1:8080', limiter);
 gate.setTable(table);
-// The same, counting each request per key as a server's threads do (issue 22's daily chart).
+// The same, counting each request per key as a server's threads do (the daily chart).
 const counting = new AccessGate(
   'http://127.0.0.1:8080',
   limiter,

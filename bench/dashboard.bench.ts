@@ -1,5 +1,5 @@
 /**
- * The account dashboard's targets (issue 22), measured on loopback:
+ * The account dashboard's targets, measured on loopback:
  *  1. /v1 throughput (single lookup and batch of 100) with the dashboard on and a
  *     person browsing it is the same as with it off: three alternating pairs, the
  *     ratio on/off of each, and their median.

@@ -1,5 +1,5 @@
 /**
- * HTTP load suite (issue 3 targets), wrk on loopback, every figure a ratio to a
+ * HTTP load suite, wrk on loopback, every figure a ratio to a
  * trivial uWS server (cli/bench/baseline-server.ts) measured in the same run with the
  * same tool, connection count and thread layout:
  *   latest trailing and fund metadata ≥ 80 %, as_of ≥ 70 %, batch of 100 ≥ 60 % of

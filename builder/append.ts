@@ -40,7 +40,7 @@ export interface NewFund {
   lastClose: number;
 }
 
-/** Checks a refresh applies to each row before it enters a series (issue 21's quality gates). */
+/** Checks a refresh applies to each row before it enters a series (the refresh's quality gates). */
 export interface RowGates {
   /** A row dated on a day the NYSE was closed (C0) is reported `non_trading_day`, not applied. */
   tradingDaysOnly: boolean;

@@ -466,7 +466,7 @@ async function accountsUsage(ctx: Ctx): Promise<number> {
   return 0;
 }
 
-/** Requests per key per day (issue 22): admitted and refused with 429, every key the account ever had. */
+/** Requests per key per day: admitted and refused with 429, every key the account ever had. */
 async function accountsUsageDaily(ctx: Ctx, state: AccessState, a: Account): Promise<number> {
   const to = dayOf(ctx.now);
   const from = addDays(to, -(daysFlag(ctx.flags) - 1));
@@ -544,7 +544,7 @@ async function accountsSetStatus(ctx: Ctx): Promise<number> {
   return 0;
 }
 
-// ---- plan requests (issue 22): decided through the one seam, plan-requests.ts ----
+// ---- plan requests: decided through the one seam, plan-requests.ts ----
 
 async function accountsRequests(ctx: Ctx): Promise<number> {
   const state = await ctx.store.read();

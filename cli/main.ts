@@ -72,7 +72,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
         return await access.run(command, rest, io);
       }
       case 'users':
-        // Dashboard people (issue 22), against the same store.
+        // Dashboard people, against the same store.
         return await (await import('./users.js')).run(rest, io);
       case 'store':
         // Backup and restore of the same store.

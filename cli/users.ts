@@ -1,5 +1,5 @@
 /**
- * `fundreturns users …` (issue 22): the operator's view of the people who sign in to the
+ * `fundreturns users …`: the operator's view of the people who sign in to the
  * dashboard. List and show them, mark an email verified, disable or enable a person,
  * and grant or revoke the admin role: the way the first admin is made. Every change
  * is recorded in the store's audit log as `cli:<os user>`; a running server sees it

@@ -34,7 +34,7 @@ export interface ServeConfig {
    */
   adminPort: number | null;
   adminHost: string;
-  /** The account dashboard under /account and /admin (issue 22, docs/dashboard.md); on unless turned off. */
+  /** The account dashboard under /account and /admin (docs/dashboard.md); on unless turned off. */
   dashboard: boolean;
   /** SMTP server for account emails (`smtp://user:pass@host:port`); null: emails are logged as JSON lines. */
   smtpUrl: string | null;

@@ -1,5 +1,5 @@
 /**
- * The embedded store is private to its owner (issue 19, points 2 and 9): its log
+ * The embedded store is private to its owner: its log
  * decides which keys are valid, so a store others can write to is refused, and what
  * the store creates is 700/600 whatever the umask. The compiled CLI (`npm run build`).
  */

@@ -32,7 +32,7 @@ function liveInGroup(pgid: number): number[] {
   return pids;
 }
 
-/** The dashboard's policy (issue 22): everything from the page's own origin, nothing inline. */
+/** The dashboard's policy: everything from the page's own origin, nothing inline. */
 const STRICT_CSP = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /** Answers from `origin` reach the page with `policy` as their CSP (unless they carry one). */
@@ -80,7 +80,7 @@ describe.runIf(RUN)('a real browser on the service (Chromium through playwright-
 
   it('/docs draws the API reference (Swagger UI) under a strict CSP with no console error or violation, and a screenshot is written', async () => {
     const { page, context, problems } = await tb.open({ viewport: { width: 1200, height: 800 } });
-    // /docs sends no CSP of its own yet: the dashboard's (issue 22: default-src 'self')
+    // /docs sends no CSP of its own yet: the dashboard's (default-src 'self')
     // is added to its answer, so this proves the page keeps to it (no CDN, no inline
     // script or style) but for Swagger UI's icons, which its stylesheet draws as data:
     // images.

@@ -1,5 +1,5 @@
 /**
- * Input is shown, never obeyed (issue 19 point 7): a price row or a file name that
+ * Input is shown, never obeyed: a price row or a file name that
  * carries terminal control sequences reaches the operator's terminal escaped, in the
  * build report and in errors. The compiled CLI (`npm run build`).
  */

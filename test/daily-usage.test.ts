@@ -1,5 +1,5 @@
 /**
- * Requests per key per day end to end (issue 22 point 4): a real server counts each
+ * Requests per key per day end to end: a real server counts each
  * key's admitted and 429-refused requests on every thread, flushes them with the usage
  * counts, and `accounts usage NAME --daily --json` reads them back exactly, in the
  * embedded store and in Redis, across a restart (added, neither lost nor doubled).
@@ -121,7 +121,7 @@ async function stop(server: ServerProcess): Promise<void> {
   servers.splice(servers.indexOf(server), 1);
 }
 
-describe('requests per key per day (issue 22)', () => {
+describe('requests per key per day', () => {
   it('counts each key of an account apart, admitted and refused by the burst limit, exactly, within seconds', async () => {
     const store = join(dir, 'store-one');
     const [k1, k2] = accountWithTwoKeys(store, 'acme');
@@ -184,7 +184,7 @@ describe('requests per key per day (issue 22)', () => {
   });
 });
 
-describe('requests per key per day on Redis (issue 22)', () => {
+describe('requests per key per day on Redis', () => {
   let redis: RedisServer | null = null;
 
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * The dashboard in a real browser (issue 22): Debian's Chromium driven by
+ * The dashboard in a real browser: Debian's Chromium driven by
  * playwright-core, a real SMTP server in the test receiving the emails. A person who
  * never met the operator signs up, verifies, makes a key, uses the API, watches the
  * usage page count it, rotates and revokes; asks for Pro, and an operator approves it

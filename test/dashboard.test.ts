@@ -1,5 +1,5 @@
 /**
- * The account dashboard over HTTP (issue 22): every flow a person or an operator
+ * The account dashboard over HTTP: every flow a person or an operator
  * goes through, and every security rule, checked on a running server with an
  * embedded store, its emails read from the log mailer's JSON lines.
  */

@@ -1,5 +1,5 @@
 /**
- * /metrics end to end (issue 23, docs/monitoring.md): a real `fundreturns serve` with
+ * /metrics end to end (docs/monitoring.md): a real `fundreturns serve` with
  * an admin listener, sent a known set of requests; the scrape must parse with
  * Prometheus's own parser (`promtool check metrics`) and count exactly what was sent,
  * and the public port must not serve it.

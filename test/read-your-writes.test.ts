@@ -1,5 +1,5 @@
 /**
- * A key works the moment `keys create` returns (issue 19, point 8): on every thread of
+ * A key works the moment `keys create` returns: on every thread of
  * a server, on a second server on the same Redis, and on the embedded store; and a
  * flood of made-up keys costs a bounded number of store reads.
  */
@@ -65,7 +65,7 @@ function statusOf(server: ServerProcess, key: string): Promise<number> {
 const randomKey = () =>
   KEY_PREFIX + randomBytes(KEY_BODY_LENGTH).toString('base64url').slice(0, KEY_BODY_LENGTH);
 
-describe('read-your-writes for new keys (issue 19)', () => {
+describe('read-your-writes for new keys', () => {
   it('a key works the moment `keys create` returns, a hundred times, on both threads of two servers on one Redis', async () => {
     redis = await startRedis();
     expect(cli(['accounts', 'create', 'ryw', '--plan', 'business', '--store', redis.url]).status).toBe(0);

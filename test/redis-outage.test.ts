@@ -1,6 +1,6 @@
 /**
  * The README's overshoot bound for several servers on one Redis ("Several servers on one
- * Redis"), measured under load through a real outage (issue 19, point 3): two server
+ * Redis"), measured under load through a real outage: two server
  * processes of two threads each, one persistent Redis crashed and restarted on its port,
  * a plan with a small burst so that burst windows count within a short test.
  */
@@ -66,7 +66,7 @@ function worstWindow(admittedAt: number[]): { excess: number; count: number; sec
   return worst;
 }
 
-describe('a Redis outage under load (README bound, issue 19)', () => {
+describe('a Redis outage under load (README bound)', () => {
   let redis: RedisServer | null = null;
   const servers: ServerProcess[] = [];
 

@@ -51,7 +51,7 @@ function pngWidth(file: string): number {
   return b.readUInt32BE(16);
 }
 
-describe.runIf(RUN)('scripts/screenshots.ts (issue 22)', () => {
+describe.runIf(RUN)('scripts/screenshots.ts', () => {
   let dir: string;
   let serve: ServerProcess;
   let noDashboard: ServerProcess;

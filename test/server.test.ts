@@ -920,7 +920,7 @@ describe('what answers say about the server', () => {
 });
 
 describe("the parser's limits (uWebSockets.js 20.30, README)", () => {
-  it('a control byte in a header value gets no answer and holds only its own connection, until the idle timeout; others are served meanwhile (issue 19.4)', async () => {
+  it('a control byte in a header value gets no answer and holds only its own connection, until the idle timeout; others are served meanwhile', async () => {
     // This build cannot answer it 400 nor close it sooner: no handler runs and nothing
     // reaches JavaScript (server/http/uws.test.ts shows it on a bare app, with the timeout).
     // A build that answers it fails here: then the README's list of limits changes.

@@ -1,5 +1,5 @@
 /**
- * Clients that pipeline requests and never read the answers (issue 19, point 5): the
+ * Clients that pipeline requests and never read the answers: the
  * server holds a bounded amount of unread answers per connection, whatever the plan's
  * burst, and drops a connection that falls that far behind.
  */

@@ -1,5 +1,5 @@
 /**
- * The operator's side of the dashboard (issue 22) at the command line: `users …` and
+ * The operator's side of the dashboard at the command line: `users …` and
  * `accounts requests|approve|decline`, on the embedded store and on Redis. No sign-up
  * page exists in this branch, so people are recorded through the store directly (a
  * `person.create` change, as the dashboard records one). The compiled CLI (`npm run build`).
@@ -77,7 +77,7 @@ async function signUp(name: string, email: string): Promise<Person> {
 
 const lastAudit = () => withStore(async (s) => (await s.readAudit(1))[0]);
 
-describe('fundreturns users (issue 22)', () => {
+describe('fundreturns users', () => {
   let ann: Person;
   beforeAll(async () => {
     ann = await signUp('ann-co', 'ann@example.com');
@@ -207,7 +207,7 @@ describe('fundreturns users (issue 22)', () => {
   });
 });
 
-describe('fundreturns accounts requests|approve|decline (issue 22)', () => {
+describe('fundreturns accounts requests|approve|decline', () => {
   let bob: Person;
   beforeAll(async () => {
     bob = await signUp('bob-co', 'bob@example.com');
@@ -297,7 +297,7 @@ describe('fundreturns accounts requests|approve|decline (issue 22)', () => {
   });
 });
 
-describe('plan requests on Redis (issue 22)', () => {
+describe('plan requests on Redis', () => {
   let redis: RedisServer;
   beforeAll(async () => {
     redis = await startRedis();

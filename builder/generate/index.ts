@@ -43,7 +43,7 @@ export interface GenerateOptions {
   /**
    * Plan the universe to this later day (default `to`) and write it as it stands on
    * `to`: funds launched later are not listed yet, and the rows after `to` are what
-   * `refresh --provider synthetic` delivers day by day (issue 21).
+   * `refresh --provider synthetic` delivers day by day.
    */
   horizon?: Day;
   /** The last K trading days on or before `to` go to daily files instead of price files. Default 0. */

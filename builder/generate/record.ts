@@ -1,7 +1,7 @@
 /**
  * `generator.json` in a generated source directory: the parameters that planned the
  * universe, so `refresh --provider synthetic` can deliver its next days from the same
- * generator and seed (issue 21). The builder reads no such file; it only records.
+ * generator and seed. The builder reads no such file; it only records.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -679,7 +679,7 @@ function csvField(s: string): string {
  * funds.csv as it reads on trading day `endIdx` (default the universe's last): a priced
  * fund is listed from its first row on, and is inactive once its InactiveDate has come.
  * A universe planned past `to` (a horizon) thus gains funds and loses some as the days
- * go by, which is what a refresh's fund list does (issue 21).
+ * go by, which is what a refresh's fund list does.
  */
 export function fundsCsv(universe: Universe, endIdx: number = universe.days.length - 1): string {
   let out = FUNDS_HEADER;

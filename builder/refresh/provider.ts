@@ -1,5 +1,5 @@
 /**
- * What a refresh asks of a data provider (issue 21). Everything comes back in the
+ * What a refresh asks of a data provider. Everything comes back in the
  * formats the builder already reads, so the bytes can be checked by the same readers
  * and kept in the source directory as the record: a day as a C37 daily file, the fund
  * list as a funds.csv (C35), a new fund's history as a price file (EODHD dialect).

@@ -1,5 +1,5 @@
 /**
- * `fundreturns refresh`: one refresh, end to end (issue 21). Works out the trading days
+ * `fundreturns refresh`: one refresh, end to end. Works out the trading days
  * (C0) between the live snapshot's as_of and the last closed session, obtains each from
  * the provider, checks them (the quality gates), writes them into the source directory
  * as the record a rebuild reproduces the snapshot from, applies them in date order

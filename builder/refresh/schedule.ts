@@ -1,5 +1,5 @@
 /**
- * The refresh on a schedule, for months (issue 21): a cron expression (node-cron's
+ * The refresh on a schedule, for months: a cron expression (node-cron's
  * syntax and matcher, the design card's package) in a time zone, skipping the days the
  * NYSE is closed (C0). At start a run catches up whatever was missed while the
  * machine was down (the refresh fills every missing day). A failed run is retried

@@ -4,7 +4,7 @@
  * goes stale. A universe generated to --to with a later --horizon gains the funds
  * launched after --to and loses those whose InactiveDate comes, day by day; a refresh
  * over those days publishes what `generate --to <that day>` with the same horizon
- * would build (issue 21).
+ * would build.
  */
 import { type Day, formatDay } from '../../core/dates.js';
 import { readGeneratorRecord } from '../generate/record.js';

@@ -32,7 +32,7 @@ export type ProblemReason =
   | 'daily_stale_row'
   | 'daily_unknown_fund'
   | 'daily_no_previous_close'
-  // refresh quality gates (issue 21): reported, not applied, not counted as bad rows
+  // refresh quality gates: reported, not applied, not counted as bad rows
   | 'non_trading_day'
   | 'suspicious_move';
 

@@ -1,5 +1,5 @@
 /**
- * Requests per key per day (issue 22 point 4): the threads' counters, the gate that
+ * Requests per key per day: the threads' counters, the gate that
  * counts into them, the main thread's flush into a store, and what the dashboard reads.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

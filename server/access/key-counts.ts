@@ -1,5 +1,5 @@
 /**
- * Requests per key, counted on the request path for the daily chart (issue 22 point 4)
+ * Requests per key, counted on the request path for the daily chart
  * at no measurable cost: each thread has a Uint32Array over a SharedArrayBuffer, two
  * slots per key (admitted, refused with 429) at the key's slot (KeyEntry.slot), and the
  * gate adds one with a plain `++`. Only the owning thread writes its array, so no lock

@@ -11,7 +11,7 @@
  * into a Map keyed by the stored hash, so no comparison runs over the secret itself
  * there, and keys are never logged.
  *
- * Read-your-writes (issue 19): a well-formed key the table does not list may have been
+ * Read-your-writes: a well-formed key the table does not list may have been
  * created a moment ago, before this thread heard of it. With `lookAgain` (a bounded look
  * at the store that resolves once a table read after the request has been set here,
  * lookout.ts) it is looked up once more before it is refused. A revoked key is listed as

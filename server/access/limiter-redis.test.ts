@@ -392,7 +392,7 @@ describe('RedisLimiter', () => {
   });
 });
 
-describe('RedisLimiter after an outage (issue 19)', () => {
+describe('RedisLimiter after an outage', () => {
   /** A Redis of the test's own that `restart` brings back on its port; both stopped after `f`. */
   async function outage(f: (own: RedisServer, restart: () => Promise<RedisServer>) => Promise<void>) {
     const own = await startRedis();

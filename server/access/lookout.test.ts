@@ -1,5 +1,5 @@
 /**
- * Read-your-writes for new keys, bounded (issue 19, point 8): the throttle (Lookout) and
+ * Read-your-writes for new keys, bounded: the throttle (Lookout) and
  * the gate's second look for a key it does not know.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Read-your-writes for new keys (issue 19, point 8), bounded: a key the server does not
+ * Read-your-writes for new keys, bounded: a key the server does not
  * know may have been created a moment ago (`keys create` returned before the server
  * heard of it), so it looks at the store again before refusing. A look is one read of
  * the store's new changes, and a flood of made-up keys must not become a flood of reads:

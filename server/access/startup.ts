@@ -57,7 +57,7 @@ export async function startAccess(spec: string, plans: ReturnType<typeof loadPla
     .catch((e) => log.warn({ error: (e as Error).message }, 'cannot record the plans in the store'));
   const { limiter, shared: limiterShared } = LocalLimiter.create(DEFAULT_SLOTS);
   const slots = new SlotMap(limiter.slots);
-  // Requests per key per day (issue 22): each thread counts into its own buffer (addThread).
+  // Requests per key per day: each thread counts into its own buffer (addThread).
   const keyCounts = new KeyCountReader();
   const keySlots = keySlotMap(keyCounts.slots);
   let table = buildKeyTable(firstState, slots, plans, keySlots);

@@ -21,7 +21,7 @@ import { page } from './page-layout.js';
 import { hashPassword, passwordProblem, verifyPassword, verifyUnknownAccount } from './password.js';
 import { randomToken, secretId, sessionCookieName } from './session.js';
 
-/** An email link proving the address: single use, 24 hours (issue 22). */
+/** An email link proving the address: single use, 24 hours. */
 export const VERIFY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A password-reset link: single use, one hour, and only until the password changes. */
 export const RESET_TTL_MS = 60 * 60 * 1000;

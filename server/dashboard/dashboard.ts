@@ -1,5 +1,5 @@
 /**
- * The account dashboard (issue 22): pages under /account for people and /admin for
+ * The account dashboard: pages under /account for people and /admin for
  * operators, on the API's own server and port. Every page is rendered here, works
  * without JavaScript, and is sent with a strict Content-Security-Policy and
  * `Cache-Control: no-store`. Every state-changing form carries a token (the session's,

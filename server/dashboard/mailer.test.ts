@@ -19,7 +19,7 @@ const LINK = 'https://api.example.test/account/verify?token=abc123_-XYZ';
 const FROM = 'Fund Returns <dashboard@example.test>';
 const AUTH = { user: 'mailer', pass: 'p@ss:w/rd secret' };
 
-describe('SMTP mailer against a real SMTP server (issue 22)', () => {
+describe('SMTP mailer against a real SMTP server', () => {
   let smtp: SmtpCapture;
   beforeAll(async () => {
     smtp = await startSmtp({ auth: AUTH, refuse: (a) => a.startsWith('nobody@') });
@@ -134,7 +134,7 @@ describe('SMTP mailer against a real SMTP server (issue 22)', () => {
   });
 });
 
-describe('SMTPS (issue 22)', () => {
+describe('SMTPS', () => {
   let tls: SmtpCapture;
   beforeAll(async () => {
     tls = await startSmtp({ tls: true });
@@ -153,7 +153,7 @@ describe('SMTPS (issue 22)', () => {
   });
 });
 
-describe('log mailer (issue 22)', () => {
+describe('log mailer', () => {
   it('writes exactly one JSON line: msg, to and link, nothing else of the message', async () => {
     const lines: string[] = [];
     const mailer = logMailer((line: AccountEmailLine) => lines.push(JSON.stringify(line)));
@@ -181,7 +181,7 @@ describe('log mailer (issue 22)', () => {
   });
 });
 
-describe('mail configuration (issue 22)', () => {
+describe('mail configuration', () => {
   it('mailerFrom with --smtp-url sends over SMTP, not to the log', async () => {
     const smtp = await startSmtp();
     try {
@@ -234,7 +234,7 @@ describe('mail configuration (issue 22)', () => {
   });
 });
 
-describe('account email texts (issue 22)', () => {
+describe('account email texts', () => {
   it('the link is escaped in the HTML and verbatim in the text', () => {
     const link = 'https://x.example/account/reset?token=a&b="c"<d>';
     const e = resetEmail(link);

@@ -1,5 +1,5 @@
 /**
- * Account emails (issue 22): a verification link at sign-up, a reset link for a
+ * Account emails: a verification link at sign-up, a reset link for a
  * forgotten password. Two ways out, chosen at start by `--smtp-url`:
  * - SMTP through nodemailer (`smtp://user:pass@host:port`, `smtps://` for TLS from the
  *   first byte; a plain `smtp://` server that offers STARTTLS is upgraded);

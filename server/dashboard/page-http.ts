@@ -1,5 +1,5 @@
 /**
- * The dashboard's HTTP edge (issue 22): a page request read whole from uWS (valid
+ * The dashboard's HTTP edge: a page request read whole from uWS (valid
  * only inside the route callback), its form body collected, the route's handler run
  * (asynchronous: it reads the store), and the page written once, corked, unless the
  * client went away (never touching `res` after abort, the uWS rule).

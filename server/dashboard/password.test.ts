@@ -47,7 +47,7 @@ async function loopWhile(
   return { maxGapMs, turns, workMs };
 }
 
-describe('password hashing (issue 22)', () => {
+describe('password hashing', () => {
   it('a hash is `scrypt$N$r$p$salt$hash` with a 16-byte salt and a 32-byte key, and verifies', async () => {
     const encoded = await hashPassword(PW, hasher);
     const m = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9+/=]+)\$([A-Za-z0-9+/=]+)$/.exec(encoded);
@@ -191,7 +191,7 @@ describe('password hashing (issue 22)', () => {
   });
 });
 
-describe('password policy (issue 22)', () => {
+describe('password policy', () => {
   const email = 'ada@example.com';
 
   it('a password of 10 characters or more, not the email, is accepted', () => {

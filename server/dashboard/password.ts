@@ -1,5 +1,5 @@
 /**
- * People's passwords (issue 22): scrypt from node:crypto, no dependency, no install
+ * People's passwords: scrypt from node:crypto, no dependency, no install
  * script, stored as one self-describing string `scrypt$N$r$p$saltB64$hashB64`, so that
  * the cost can be raised later and old hashes still verify (needsRehash says when to
  * store a new one, at the next successful sign-in).

@@ -1,5 +1,5 @@
 /**
- * Dashboard sessions (issue 22). The cookie holds 256 random bits; the store holds
+ * Dashboard sessions. The cookie holds 256 random bits; the store holds
  * only their SHA-256 (a leaked store gives no one a session), under `session` with an
  * idle expiry, and the record carries the absolute one. A new id is issued at sign-in
  * (so an id planted before it — session fixation — is worthless) and when the person's

@@ -340,7 +340,7 @@ function write(
 
 /**
  * A bound on the answers a client that pipelines and never reads can leave in this
- * thread's memory, whatever its plan's burst (issue 19). end() buffers whatever the
+ * thread's memory, whatever its plan's burst. end() buffers whatever the
  * socket does not take, and this uWS build tells JavaScript nothing of a connection's
  * buffered bytes: only tryEnd says whether an answer went out. So once this thread
  * has written a stretch of 256–512 KiB of answers with end(), the next answer goes

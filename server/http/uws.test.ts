@@ -57,7 +57,7 @@ const request = (header: string) => `GET / HTTP/1.1\r\nHost: x\r\n${header}\r\nC
 
 describe('this uWebSockets.js build', () => {
   it('runs no handler and sends no answer for a control byte in a header value, and drops the ' +
-    'connection only at its idle timeout of 10 s (issue 19.4): no app can answer it 400', async () => {
+    'connection only at its idle timeout of 10 s: no app can answer it 400', async () => {
     // The parser (HttpParser.h getHeaders) returns 0 for an invalid byte as for a request
     // not yet complete: the bytes wait in its 4 KB fallback buffer, nothing reaches
     // JavaScript, and only uSockets' timeout (10 s, swept every 4 s: 8–12 s) ends it.
@@ -77,7 +77,7 @@ describe('this uWebSockets.js build', () => {
     expect(handled - before).toBe(1);
   }, 30_000);
 
-  it('sends no `uWebSockets: 20` header once loadUws has silenced it (issue 19.9)', async () => {
+  it('sends no `uWebSockets: 20` header once loadUws has silenced it', async () => {
     const r = await exchange(request('Accept: */*'), 5000);
     expect(r.text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(r.text).toMatch(/\r\nDate: /);
