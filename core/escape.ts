@@ -84,3 +84,14 @@ export function unsafeCharacter(s: string): string | null {
   if (/\p{Cf}/u.test(m[0])) return `${code} (an invisible formatting character)`;
   return `${code} (an invisible character)`;
 }
+
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Text as HTML text or attribute value: the five characters that could end either, escaped. */
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);

@@ -5,8 +5,7 @@
  * reorder characters (a zero-width space, a right-to-left override) shows them as the
  * CLI does, by core/escape.ts's one rule: `admin\u200b@example.com`.
  */
-import { escapeForTerminal } from '../../core/escape.js';
-import { escapeHtml } from '../public/response.js';
+import { escapeForTerminal, escapeHtml } from '../../core/escape.js';
 
 export class Html {
   constructor(readonly text: string) {}

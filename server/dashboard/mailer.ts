@@ -9,7 +9,7 @@
  */
 import { createTransport } from 'nodemailer';
 import { redactUrl } from '../../accounts/redact-url.js';
-import { escapeHtml } from '../public/response.js';
+import { escapeHtml } from '../../core/escape.js';
 
 export interface MailMessage {
   to: string;

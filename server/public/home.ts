@@ -5,7 +5,8 @@
  * escaped. Links are relative (`docs`, not `/docs`), like /docs's own, so the page
  * also works behind a proxy that serves the API under a path prefix.
  */
-import { escapeHtml, normalizeBaseUrl } from './response.js';
+import { escapeHtml } from '../../core/escape.js';
+import { normalizeBaseUrl } from './response.js';
 
 export const HOME_PATH = '/';
 

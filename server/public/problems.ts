@@ -3,7 +3,8 @@
  * pages their `type` URLs lead to. The `type` is a real URL on this server because
  * a developer staring at a 429 in a log will paste it into a browser.
  */
-import { escapeHtml, normalizeBaseUrl, type PublicResponse, type StaticRoute } from './response.js';
+import { escapeHtml } from '../../core/escape.js';
+import { normalizeBaseUrl, type PublicResponse, type StaticRoute } from './response.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 

@@ -33,14 +33,3 @@ export function normalizeBaseUrl(baseUrl: string): string {
   }
   return baseUrl.replace(/\/+$/, '');
 }
-
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Text as HTML text or attribute value: the five characters that could end either, escaped. */
-export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
