@@ -10,7 +10,13 @@
 import { now } from '../core/clock.js';
 import { escapeControls } from '../core/escape.js';
 import { addDays, dayOf, readKeyDaily } from '../server/access/daily.js';
-import { issueKey as issueAccountKey, keyState, usable } from '../server/access/key-actions.js';
+import {
+  issueKey as issueAccountKey,
+  keyState,
+  revokeKey,
+  rotateKey,
+  usable,
+} from '../server/access/key-actions.js';
 import { hashKey, KEY_PREFIX, looksLikeKey, newAccountId } from '../server/access/keys.js';
 import {
   type AccessChange,
@@ -596,11 +602,6 @@ async function accountsDecide(ctx: Ctx, decision: RequestDecision): Promise<numb
 
 // ---- keys ---------------------------------------------------------------
 
-/** Create a key for an account and return the record with its secret (to print once). */
-async function issueKey(ctx: Ctx, account: Account): Promise<{ record: KeyRecord; secret: string }> {
-  return await issueAccountKey(ctx.store, account, '', ctx.now);
-}
-
 function warnShownOnce(io: CliIo): void {
   io.err(
     'fundreturns: this key is shown only once: store it now (only its SHA-256 hash is kept, it cannot be recovered)',
@@ -610,7 +611,8 @@ function warnShownOnce(io: CliIo): void {
 async function keysCreate(ctx: Ctx): Promise<number> {
   const state = await ctx.store.read();
   const a = findAccount(state, ctx.args[0]);
-  const { record, secret } = await issueKey(ctx, a);
+  // Keys made here have no label (the dashboard's have one).
+  const { record, secret } = await issueAccountKey(ctx.store, a, '', ctx.now);
   if (ctx.json) {
     printJson(ctx.io, { id: record.id, account: a.name, key: secret, created_at: record.created_at });
   } else {
@@ -659,12 +661,17 @@ async function keysRevoke(ctx: Ctx): Promise<number> {
   const state = await ctx.store.read();
   const k = findKey(state, ctx.args[0]);
   if (k.revoked_at !== null) throw new Error(`key ${k.id} was already revoked at ${k.revoked_at}`);
-  const after = await changeAudited(
-    ctx,
-    { op: 'key.revoke', key_id: k.id, at: iso(ctx.now) },
+  // The dashboard's revocation, then the audit entry: never an entry for a refused change.
+  await revokeKey(ctx.store, k, ctx.now);
+  await auditAdmin(
+    ctx.store,
+    cliActor(ctx.io.env),
+    'key.revoke',
     k.id,
     `account ${accountName(state, k.account_id)}`,
+    ctx.now,
   );
+  const after = await ctx.store.read();
   const updated = after.keys.find((x) => x.id === k.id) ?? k;
   if (ctx.json) printJson(ctx.io, keyView(after, updated));
   else ctx.io.out(`revoked key ${k.id} (${k.prefix}…) of account ${accountName(after, k.account_id)}`);
@@ -727,11 +734,8 @@ async function keysRotate(ctx: Ctx): Promise<number> {
   if (account === undefined) throw new Error(`key ${old.id} belongs to no known account`);
   // Rotating it again would issue a second replacement while the first is in use.
   if (s === 'expiring') throw new Error(alreadyRotated(state, old, account, ctx.now));
-  // The new key is durable before the old one is given an end: a crash in between
-  // leaves two working keys, never none.
-  const { record, secret } = await issueKey(ctx, account);
-  const expiresAt = iso(ctx.now + grace * 1000);
-  await ctx.store.change({ op: 'key.expire', key_id: old.id, at: expiresAt });
+  // The dashboard's rotation: the replacement keeps the old key's label.
+  const { record, secret, oldEndsAt: expiresAt } = await rotateKey(ctx.store, account, old, grace, ctx.now);
   if (ctx.json) {
     printJson(ctx.io, {
       id: record.id,
