@@ -9,7 +9,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../cli/accounts.js';
+import { keys } from '../cli/commands/keys.js';
 import { KEY_BODY_LENGTH, KEY_PREFIX } from '../server/access/keys.js';
 import { type RedisServer, startRedis } from '../server/access/redis-server.test-helper.js';
 import { cli, generateAndBuild, type ServerProcess, startServe, tempDir } from './harness.js';
@@ -35,7 +35,7 @@ afterAll(async () => {
 /** `fundreturns keys create ACCOUNT --json` (the CLI's own code, in this process): the new key. */
 async function createKey(store: string, account: string): Promise<string> {
   let out = '';
-  const code = await run('keys', ['create', account, '--json', '--store', store], {
+  const code = await keys.run(['create', account, '--json', '--store', store], {
     out: (s) => {
       out += s;
     },
