@@ -46,19 +46,30 @@ export function stringOptionOr(name: string, fallback: string, o: Shown & { valu
   };
 }
 
-/** A whole number from `min` to `max`; `value` shows a placeholder where the default depends on the machine. */
-export function intOption(
-  name: string,
-  o: Shown & { default: number; min: number; max: number; value?: string },
-): Flag<number> {
+interface Range extends Shown {
+  readonly default: number;
+  readonly min: number;
+  readonly max: number;
+  /** A placeholder shown instead of the default, where the machine decides it. */
+  readonly value?: string;
+}
+
+type RangeReader = (args: ParsedArgs, name: string, fallback: number, min: number, max: number) => number;
+
+function rangeOption(name: string, o: Range, reader: RangeReader): Flag<number> {
   const { default: fallback, min, max, ...shown } = o;
   return {
     name,
     kind: 'string',
     value: String(fallback),
     ...shown,
-    read: (args, p = '') => intFlag(args, p + name, fallback, min, max),
+    read: (args, p = '') => reader(args, p + name, fallback, min, max),
   };
+}
+
+/** A whole number from `min` to `max`. */
+export function intOption(name: string, o: Range): Flag<number> {
+  return rangeOption(name, o, intFlag);
 }
 
 /** A whole number from `min` to `max`, undefined when not given. */
@@ -76,18 +87,8 @@ export function optionalIntOption(
 }
 
 /** A decimal number from `min` to `max`. */
-export function numberOption(
-  name: string,
-  o: Shown & { default: number; min: number; max: number },
-): Flag<number> {
-  const { default: fallback, min, max, ...shown } = o;
-  return {
-    name,
-    kind: 'string',
-    value: String(fallback),
-    ...shown,
-    read: (args, p = '') => floatFlag(args, p + name, fallback, min, max),
-  };
+export function numberOption(name: string, o: Range): Flag<number> {
+  return rangeOption(name, o, floatFlag);
 }
 
 /** A date YYYY-MM-DD, undefined when not given; `value` says what stands in for it. */
