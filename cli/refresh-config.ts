@@ -77,13 +77,13 @@ const MAX_MOVE = numberOption('max-move', {
   default: DEFAULT_GATES.maxMove,
   min: 0,
   max: 1_000_000,
-  help: "refuse a day on which a fund's close moves by more than this share",
+  help: 'hold back a day whose rows move a fund by more than this share without a split',
 });
 const MIN_COVERAGE = numberOption('min-coverage', {
   default: DEFAULT_GATES.minCoverage,
   min: 0,
   max: 1,
-  help: "refuse a day that has closes for less than this share of the live snapshot's funds",
+  help: "refuse a day whose rows cover less than this share of the live snapshot's active funds",
 });
 
 /** Where a refresh's days come from and the gates they pass (refresh, schedule, serve --refresh-*). */

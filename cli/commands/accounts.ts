@@ -8,6 +8,7 @@ import { addDays, dayOf, readKeyDaily } from '../../server/access/daily.js';
 import { keyState, usable } from '../../server/access/key-actions.js';
 import { newAccountId } from '../../server/access/keys.js';
 import {
+  type AccessChange,
   type AccessState,
   type AccessStore,
   type Account,
@@ -315,40 +316,44 @@ async function accountsUsageDaily(ctx: Ctx, state: AccessState, a: Account): Pro
 }
 
 async function accountsSetPlan(ctx: Ctx): Promise<number> {
-  const state = await ctx.store.read();
-  const a = findAccount(state, ctx.args[0]);
   const plan = planArg(ctx.args[1]);
-  let after = state;
-  if (a.plan !== plan)
-    after = await changeAudited(
-      ctx,
-      { op: 'account.plan', account_id: a.id, plan },
-      a.id,
-      `${a.name}: ${a.plan} -> ${plan}`,
-    );
-  const updated = findAccount(after, a.id);
-  if (ctx.json) printJson(ctx.io, updated);
-  else if (a.plan === plan) ctx.io.out(`account ${a.name} is already on plan ${plan}`);
-  else ctx.io.out(`account ${a.name}: plan ${a.plan} -> ${plan}`);
-  return 0;
+  return await setAccount(
+    ctx,
+    'plan',
+    plan,
+    (a) => `account ${a.name} is already on plan ${plan}`,
+    (id) => ({ op: 'account.plan', account_id: id, plan }),
+  );
 }
 
 async function accountsSetStatus(ctx: Ctx): Promise<number> {
+  const status = statusArg(ctx.args[1]);
+  return await setAccount(
+    ctx,
+    'status',
+    status,
+    (a) => `account ${a.name} already has status ${status}`,
+    (id) => ({ op: 'account.status', account_id: id, status }),
+  );
+}
+
+/** Give account NAME a new plan or status: recorded and audited only when it changes, said either way. */
+async function setAccount(
+  ctx: Ctx,
+  field: 'plan' | 'status',
+  value: string,
+  unchanged: (a: Account) => string,
+  change: (accountId: string) => AccessChange,
+): Promise<number> {
   const state = await ctx.store.read();
   const a = findAccount(state, ctx.args[0]);
-  const status = statusArg(ctx.args[1]);
-  let after = state;
-  if (a.status !== status)
-    after = await changeAudited(
-      ctx,
-      { op: 'account.status', account_id: a.id, status },
-      a.id,
-      `${a.name}: ${a.status} -> ${status}`,
-    );
-  const updated = findAccount(after, a.id);
-  if (ctx.json) printJson(ctx.io, updated);
-  else if (a.status === status) ctx.io.out(`account ${a.name} already has status ${status}`);
-  else ctx.io.out(`account ${a.name}: status ${a.status} -> ${status}`);
+  const before = a[field];
+  const after =
+    before === value
+      ? state
+      : await changeAudited(ctx, change(a.id), a.id, `${a.name}: ${before} -> ${value}`);
+  if (ctx.json) printJson(ctx.io, findAccount(after, a.id));
+  else ctx.io.out(before === value ? unchanged(a) : `account ${a.name}: ${field} ${before} -> ${value}`);
   return 0;
 }
 

@@ -15,7 +15,7 @@ const YEAR = optionalIntOption('year', {
   value: 'YYYY',
   min: 1900,
   max: 2100,
-  help: 'query calendar: this year only (default: the years the API shows)',
+  help: "query calendar: this year's row (default: the latest complete year, as the API chooses it)",
 });
 
 export const query: Command = {

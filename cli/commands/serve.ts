@@ -47,7 +47,7 @@ export const ACCESS_LOG_SAMPLE = intOption('access-log-sample', {
   default: 1000,
   min: 0,
   max: 1_000_000_000,
-  help: 'log one request in N (0: none)',
+  help: 'write one access-log line per N requests (0: none)',
 });
 export const PLANS = stringOption('plans', {
   value: 'FILE',

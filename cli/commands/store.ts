@@ -17,7 +17,7 @@ import { STORE_OR_REDIS } from '../store-flag.js';
 import { parseSubcommand, type SubShape, subcommandForms } from '../subcommand.js';
 
 const FORCE = switchOption('force', {
-  help: "restore over a store that holds data (the file store's old content is kept aside)",
+  help: "restore over a store that holds data (a file store's content is moved aside, a Redis store's deleted)",
 });
 
 interface StoreSub extends SubShape {
