@@ -113,7 +113,7 @@ export function usageMarkdown(): string {
 }
 
 /** docs/cli.md's flag reference: each command's flags, as `fundreturns help COMMAND` gives them. */
-export function flagsMarkdown(): string {
+function flagsMarkdown(): string {
   return COMMANDS.map((c) =>
     [
       `### ${c.name}`,

@@ -34,7 +34,7 @@ export function scenarioResult(name: ScenarioName, ours: LoadResult[], base: Loa
   };
 }
 
-export interface RunFacts {
+interface RunFacts {
   startedAt: string;
   started: number;
   target: string;
@@ -42,7 +42,7 @@ export interface RunFacts {
   funds: number;
 }
 
-export interface Measured {
+interface Measured {
   scenarios: ScenarioResult[];
   hotSwap: BenchResult['hot_swap'];
   coldStart: BenchResult['cold_start'];

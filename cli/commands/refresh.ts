@@ -21,8 +21,8 @@ import { checkProvider, DATE, REFRESH_SOURCE_FLAGS, refreshConfig } from '../ref
 import { redoOnce, refreshOnce, resultLine, runSummary } from '../refresh-run.js';
 
 /** Stopped at a limit, nothing lost: the same command continues after the provider's daily reset. */
-export const EXIT_LIMIT = 4;
-export const EXIT_INTERRUPTED = 130;
+const EXIT_LIMIT = 4;
+const EXIT_INTERRUPTED = 130;
 
 const REDO = dayOption('redo', {
   value: 'YYYY-MM-DD',
