@@ -17,28 +17,109 @@ import {
   tzProblem,
 } from '../builder/refresh/schedule.js';
 import { syntheticProvider } from '../builder/refresh/synthetic.js';
-import type { Day } from '../core/dates.js';
+import { type ParsedArgs, UsageError } from './args.js';
 import {
-  dayFlag,
-  type FlagKind,
-  floatFlag,
-  intFlag,
-  type ParsedArgs,
-  stringFlag,
-  UsageError,
-} from './args.js';
-import { type FlagUse, REFRESH_SOURCE_FLAGS, SCHEDULE_TIME_FLAGS } from './usage.js';
+  dayOption,
+  type Flag,
+  intOption,
+  KEEP,
+  MAX_BAD_SHARE,
+  numberOption,
+  optionalIntOption,
+  stringOption,
+  stringOptionOr,
+} from './flags.js';
 
 /** The environment variable holding the EODHD API token (never a flag: flags show in `ps`). */
 export const TOKEN_ENV = 'FUNDRETURNS_EODHD_TOKEN';
 
-/** The refresh's own flags, from the usage table (cli/usage.ts), for refresh, schedule and serve --refresh-*. */
-export const REFRESH_FLAGS: Record<string, FlagKind> = kinds(REFRESH_SOURCE_FLAGS);
-export const SCHEDULE_FLAGS: Record<string, FlagKind> = kinds(SCHEDULE_TIME_FLAGS);
+const SOURCE = stringOption('source', {
+  value: 'DIR',
+  required: true,
+  help: 'the source directory to refresh (funds.csv, prices/, daily/): created by a first load',
+});
+const PROVIDER = stringOptionOr('provider', 'inbox', {
+  value: 'inbox|eodhd|synthetic',
+  help: 'where the days come from: an inbox directory, the EODHD API, or the synthetic universe (demo)',
+});
+const INBOX = stringOption('inbox', {
+  value: 'DIR',
+  help: "the inbox provider's directory of daily files",
+});
+const EODHD_URL = stringOptionOr('eodhd-url', DEFAULT_EODHD_URL, {
+  help: "the EODHD API's base URL (a stand-in's, for tests)",
+});
+const TOKEN_FILE = stringOption('token-file', {
+  value: 'FILE',
+  text: '[--token-file FILE (or FUNDRETURNS_EODHD_TOKEN)]',
+  help: 'a file whose first line is the EODHD API token (else FUNDRETURNS_EODHD_TOKEN)',
+});
+const MAX_RATE = intOption('max-rate', {
+  default: DEFAULT_MAX_RATE,
+  min: 1,
+  max: 1_000_000,
+  help: 'requests a minute to the provider, spaced evenly',
+});
+const CONCURRENCY = intOption('concurrency', {
+  // 800 requests a minute is 13 a second: 16 at once reach it while a history takes up to a second.
+  default: 16,
+  min: 1,
+  max: 64,
+  help: 'histories a first load fetches at once',
+});
+const MAX_CALLS = optionalIntOption('max-calls', {
+  value: 'N',
+  min: 1,
+  max: 1_000_000_000,
+  help: 'API calls this run may spend, as the provider counts them; it stops before passing it (exit 4), and the same command continues later',
+});
+const MAX_MOVE = numberOption('max-move', {
+  default: DEFAULT_GATES.maxMove,
+  min: 0,
+  max: 1_000_000,
+  help: 'hold back a day whose rows move a fund by more than this share without a split',
+});
+const MIN_COVERAGE = numberOption('min-coverage', {
+  default: DEFAULT_GATES.minCoverage,
+  min: 0,
+  max: 1,
+  help: "refuse a day whose rows cover less than this share of the live snapshot's active funds",
+});
 
-function kinds(flags: readonly FlagUse[]): Record<string, FlagKind> {
-  return Object.fromEntries(flags.map((f) => [f.name, f.value === undefined ? 'boolean' : 'string']));
-}
+/** Where a refresh's days come from and the gates they pass (refresh, schedule, serve --refresh-*). */
+export const REFRESH_SOURCE_FLAGS: readonly Flag[] = [
+  SOURCE,
+  PROVIDER,
+  INBOX,
+  EODHD_URL,
+  TOKEN_FILE,
+  MAX_RATE,
+  CONCURRENCY,
+  MAX_CALLS,
+  MAX_MOVE,
+  MIN_COVERAGE,
+  MAX_BAD_SHARE,
+  KEEP,
+];
+
+const CRON = stringOptionOr('cron', DEFAULT_CRON, {
+  value: `'${DEFAULT_CRON}'`,
+  help: 'when to run, a cron expression in --tz (trading days only)',
+});
+const TZ = stringOptionOr('tz', DEFAULT_TZ, { help: 'the time zone of --cron' });
+const RETRY_MINUTES = stringOptionOr('retry-minutes', DEFAULT_RETRY_MINUTES.join(','), {
+  help: 'after a failed run, try again after these waits in minutes (or none)',
+});
+
+/** When a schedule runs a refresh (schedule, serve --refresh-*). */
+export const SCHEDULE_TIME_FLAGS: readonly Flag[] = [CRON, TZ, RETRY_MINUTES];
+
+/** `--date`: one trading day to fetch again (refresh). */
+export const DATE = dayOption('date', {
+  value: 'YYYY-MM-DD',
+  text: '[--date YYYY-MM-DD | --redo YYYY-MM-DD]',
+  help: 'fetch that one trading day only (after loosening a gate)',
+});
 
 export type ProviderName = 'inbox' | 'eodhd' | 'synthetic';
 
@@ -65,77 +146,61 @@ export interface ScheduleConfig {
   retryMinutes: number[];
 }
 
-/** The same flags under a prefix (`refresh-` for serve). */
-export function prefixed(spec: Record<string, FlagKind>, prefix: string): Record<string, FlagKind> {
-  return Object.fromEntries(Object.entries(spec).map(([k, v]) => [`${prefix}${k}`, v]));
-}
-
+/** The refresh's flags, as `refresh` names them or under `prefix` (`refresh-`, for serve). */
 export function refreshConfig(args: ParsedArgs, prefix = ''): RefreshConfig {
   const f = (name: string): string => `${prefix}${name}`;
-  const source = stringFlag(args, f('source'));
+  const source = SOURCE.read(args, prefix);
   if (source === undefined)
     throw new UsageError(`--${f('source')} DIR is required (the source directory to refresh)`);
-  const provider = stringFlag(args, f('provider'), 'inbox');
+  const provider = PROVIDER.read(args, prefix);
   if (provider !== 'inbox' && provider !== 'eodhd' && provider !== 'synthetic')
     throw new UsageError(
       `--${f('provider')} must be inbox, eodhd or synthetic, not ${JSON.stringify(provider)}`,
     );
-  const inbox = stringFlag(args, f('inbox'));
+  const inbox = INBOX.read(args, prefix);
   if (provider === 'inbox' && inbox === undefined)
     throw new UsageError(`--${f('provider')} inbox needs --${f('inbox')} DIR`);
-  const eodhdUrl = stringFlag(args, f('eodhd-url'), DEFAULT_EODHD_URL);
+  const eodhdUrl = EODHD_URL.read(args, prefix);
   if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(eodhdUrl))
     throw new UsageError(
       `--${f('eodhd-url')} must be an http(s) base URL without query, not ${JSON.stringify(eodhdUrl)}`,
     );
-  const tokenFile = stringFlag(args, f('token-file'));
-  const maxCalls = args.flags.has(f('max-calls'))
-    ? intFlag(args, f('max-calls'), 0, 1, 1_000_000_000)
-    : undefined;
+  const tokenFile = TOKEN_FILE.read(args, prefix);
+  const maxCalls = MAX_CALLS.read(args, prefix);
   return {
     source: resolve(source),
     provider,
     inbox: inbox === undefined ? undefined : resolve(inbox),
     eodhdUrl,
     tokenFile: tokenFile === undefined ? undefined : resolve(tokenFile),
-    keep: intFlag(args, f('keep'), 5, 1, 1000),
-    maxBadShare: floatFlag(args, f('max-bad-share'), 0.01, 0, 1),
-    gates: {
-      maxMove: floatFlag(args, f('max-move'), DEFAULT_GATES.maxMove, 0, 1_000_000),
-      minCoverage: floatFlag(args, f('min-coverage'), DEFAULT_GATES.minCoverage, 0, 1),
-    },
-    maxRate: intFlag(args, f('max-rate'), DEFAULT_MAX_RATE, 1, 1_000_000),
-    // 800 requests a minute is 13 a second: 16 at once reach it while a history takes up to a second.
-    concurrency: intFlag(args, f('concurrency'), 16, 1, 64),
+    keep: KEEP.read(args, prefix),
+    maxBadShare: MAX_BAD_SHARE.read(args, prefix),
+    gates: { maxMove: MAX_MOVE.read(args, prefix), minCoverage: MIN_COVERAGE.read(args, prefix) },
+    maxRate: MAX_RATE.read(args, prefix),
+    concurrency: CONCURRENCY.read(args, prefix),
     maxCalls,
   };
 }
 
-export function scheduleConfig(
-  args: ParsedArgs,
-  names: { cron: string; tz: string; retry: string },
-): ScheduleConfig {
-  const cronExpr = stringFlag(args, names.cron, DEFAULT_CRON);
+/** When a schedule runs, as `schedule` names its flags or under `prefix` (`refresh-`, for serve). */
+export function scheduleConfig(args: ParsedArgs, prefix = ''): ScheduleConfig {
+  const cronExpr = CRON.read(args, prefix);
   const bad = cronProblem(cronExpr);
-  if (bad !== null) throw new UsageError(`--${names.cron}: ${bad}`);
-  const tz = stringFlag(args, names.tz, DEFAULT_TZ);
+  if (bad !== null) throw new UsageError(`--${prefix}cron: ${bad}`);
+  const tz = TZ.read(args, prefix);
   const badTz = tzProblem(tz);
-  if (badTz !== null) throw new UsageError(`--${names.tz}: ${badTz}`);
-  const retryText = stringFlag(args, names.retry);
+  if (badTz !== null) throw new UsageError(`--${prefix}tz: ${badTz}`);
+  // Only a given value is parsed: the default is the list itself.
+  const retryText = args.flags.has(`${prefix}retry-minutes`) ? RETRY_MINUTES.read(args, prefix) : undefined;
   let retryMinutes = DEFAULT_RETRY_MINUTES;
   if (retryText !== undefined) {
     if (!/^(\d+(\.\d+)?)(,\d+(\.\d+)?)*$/.test(retryText) && retryText !== 'none')
       throw new UsageError(
-        `--${names.retry} must be waits in minutes separated by commas (5,15,45) or none, not ${JSON.stringify(retryText)}`,
+        `--${prefix}retry-minutes must be waits in minutes separated by commas (5,15,45) or none, not ${JSON.stringify(retryText)}`,
       );
     retryMinutes = retryText === 'none' ? [] : retryText.split(',').map(Number);
   }
   return { cron: cronExpr, tz, retryMinutes };
-}
-
-/** `--date`: one trading day to fetch again. */
-export function dateFlag(args: ParsedArgs): Day | undefined {
-  return dayFlag(args, 'date');
 }
 
 /** The EODHD token: the token file's first line, else FUNDRETURNS_EODHD_TOKEN. Its value is never printed. */

@@ -2,43 +2,112 @@
  * `fundreturns serve` configuration: flags, then FUNDRETURNS_<FLAG> variables,
  * then defaults; each bad value is refused with a message naming it.
  */
-import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { localBaseUrl, type ServeConfig } from '../server/config.js';
 import { mailFromProblem, smtpUrlProblem } from '../server/dashboard/mailer.js';
 import { parseTrustedProxies } from '../server/http/client-address.js';
-import { flagLabel, intFlag, parseArgs, stringFlag, UsageError } from './args.js';
-import { storeFlag } from './store-flag.js';
-import { flagSpec } from './usage.js';
-
-const SERVE_FLAGS = flagSpec('serve');
+import { flagLabel, type ParsedArgs, UsageError } from './args.js';
+import { parseCommand } from './command.js';
+import {
+  ACCESS_LOG_SAMPLE,
+  ADMIN_HOST,
+  ADMIN_PORT,
+  BASE_URL,
+  CLAIM_FILE,
+  CLAIM_NAME,
+  DASHBOARD,
+  FRESHNESS_HOURS,
+  HOST,
+  MAIL_FROM,
+  MAX_KEYS,
+  MCP_ORIGINS,
+  PLANS,
+  POLL_MS,
+  PORT,
+  SERVE_THREADS,
+  SMTP_URL,
+  serve,
+  TRUST_PROXY,
+} from './commands/serve.js';
+import { SNAPSHOTS } from './flags.js';
+import { STORE_OR_REDIS } from './store-flag.js';
 
 export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeConfig {
-  const args = parseArgs(argv, SERVE_FLAGS, env);
+  const args = parseCommand(serve, argv, env);
   if (args.positionals.length > 0)
     throw new UsageError(`serve: unexpected argument ${JSON.stringify(args.positionals[0])}`);
-  const host = stringFlag(args, 'host', '127.0.0.1');
+  const host = hostFlag(args, HOST.name, HOST.read(args));
+  const port = PORT.read(args);
+  const threads = SERVE_THREADS.read(args);
+  const freshnessHours = freshnessFlag(args);
+  const baseUrl = baseUrlFlag(args, host, port);
+  const claimName = claimNameFlag(args);
+  const claimFile = CLAIM_FILE.read(args);
+  const store = STORE_OR_REDIS.read(args);
+  const plansFile = PLANS.read(args);
+  const mcpOrigins = parseOrigins(MCP_ORIGINS.read(args), flagLabel(args, MCP_ORIGINS.name));
+  const admin = adminFlags(args, port);
+  const dashboard = DASHBOARD.read(args);
+  if (dashboard !== 'on' && dashboard !== 'off')
+    throw new UsageError(
+      `${flagLabel(args, DASHBOARD.name)} must be on or off, not ${JSON.stringify(dashboard)}`,
+    );
+  const mail = mailFlags(args);
+  const trust = trustFlag(args);
+  return {
+    host,
+    port,
+    snapshots: resolve(SNAPSHOTS.read(args)),
+    threads,
+    // The URL's own serialization: ASCII (punycode host, percent-encoded path), as
+    // headers (Link) and problem `type` URLs need it.
+    baseUrl: baseUrl.href.replace(/\/+$/, ''),
+    baseUrlDerived: BASE_URL.read(args) === undefined,
+    freshnessHours,
+    claimFile: claimFile === undefined ? null : resolve(claimFile),
+    claimName,
+    pollMs: POLL_MS.read(args),
+    accessLogSample: ACCESS_LOG_SAMPLE.read(args),
+    store,
+    plansFile: plansFile === undefined ? null : resolve(plansFile),
+    mcpOrigins,
+    ...admin,
+    dashboard: dashboard === 'on',
+    ...mail,
+    maxKeys: MAX_KEYS.read(args),
+    trustProxy: trust,
+  };
+}
+
+function hostFlag(args: ParsedArgs, name: string, host: string): string {
   if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host))
     throw new UsageError(
-      `${flagLabel(args, 'host')} must be a host name or address, not ${JSON.stringify(host)}`,
+      `${flagLabel(args, name)} must be a host name or address, not ${JSON.stringify(host)}`,
     );
-  const port = intFlag(args, 'port', 8080, 0, 65535);
-  const threads = intFlag(args, 'threads', availableParallelism(), 1, 64);
-  const freshnessText = stringFlag(args, 'freshness-hours', '120');
-  const freshnessHours = Number(freshnessText);
-  if (!/^\d+(\.\d+)?$/.test(freshnessText) || !(freshnessHours > 0)) {
+  return host;
+}
+
+function freshnessFlag(args: ParsedArgs): number {
+  const text = FRESHNESS_HOURS.read(args);
+  const hours = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(hours > 0)) {
     throw new UsageError(
-      `${flagLabel(args, 'freshness-hours')} must be a positive number of hours, not ${JSON.stringify(freshnessText)}`,
+      `${flagLabel(args, FRESHNESS_HOURS.name)} must be a positive number of hours, not ${JSON.stringify(text)}`,
     );
   }
+  return hours;
+}
+
+/** `--base-url`, else the listening address: published in every problem body, the catalog and OpenAPI. */
+function baseUrlFlag(args: ParsedArgs, host: string, port: number): URL {
   const defaultBase = localBaseUrl(host, port);
   // A host the URL parser refuses (999.1.1.1) is the host's fault when no base URL was given.
-  if (!args.flags.has('base-url') && !URL.canParse(defaultBase))
+  if (!args.flags.has(BASE_URL.name) && !URL.canParse(defaultBase))
     throw new UsageError(
-      `${flagLabel(args, 'host')} is not a valid host name or address: ${JSON.stringify(host)}`,
+      `${flagLabel(args, HOST.name)} is not a valid host name or address: ${JSON.stringify(host)}`,
     );
-  const baseUrl = stringFlag(args, 'base-url', defaultBase).replace(/\/+$/, '');
-  const baseFlag = flagLabel(args, 'base-url');
+  const baseUrl = (BASE_URL.read(args) ?? defaultBase).replace(/\/+$/, '');
+  const baseFlag = flagLabel(args, BASE_URL.name);
   let parsed: URL;
   try {
     parsed = new URL(baseUrl);
@@ -51,40 +120,39 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
   if (parsed.search !== '' || parsed.hash !== '') {
     throw new UsageError(`${baseFlag} cannot have a query or fragment: ${JSON.stringify(baseUrl)}`);
   }
-  // It is published in every problem body, the catalog and OpenAPI: never a password.
+  // Never a password.
   if (parsed.username !== '' || parsed.password !== '') {
     throw new UsageError(`${baseFlag} cannot carry a user name or password: ${JSON.stringify(baseUrl)}`);
   }
   if (/%(?![0-9A-Fa-f]{2})/.test(baseUrl)) {
     throw new UsageError(`${baseFlag} has a malformed %-escape: ${JSON.stringify(baseUrl)}`);
   }
-  const claimName = stringFlag(args, 'claim-name', 'glama');
+  return parsed;
+}
+
+function claimNameFlag(args: ParsedArgs): string {
+  const claimName = CLAIM_NAME.read(args);
   if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(claimName)) {
     throw new UsageError(
-      `${flagLabel(args, 'claim-name')} must be 1 to 64 lower-case letters, digits, '.', '_' or '-', not ${JSON.stringify(claimName.length > 80 ? `${claimName.slice(0, 77)}...` : claimName)}`,
+      `${flagLabel(args, CLAIM_NAME.name)} must be 1 to 64 lower-case letters, digits, '.', '_' or '-', not ${JSON.stringify(claimName.length > 80 ? `${claimName.slice(0, 77)}...` : claimName)}`,
     );
   }
-  const claimFile = stringFlag(args, 'claim-file');
-  const store = storeFlag(args);
-  const plansFile = stringFlag(args, 'plans');
-  const mcpOrigins = parseOrigins(stringFlag(args, 'mcp-origins', ''), flagLabel(args, 'mcp-origins'));
-  const adminPort = args.flags.has('admin-port') ? intFlag(args, 'admin-port', 0, 0, 65535) : null;
-  const adminHost = stringFlag(args, 'admin-host', '127.0.0.1');
-  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(adminHost))
-    throw new UsageError(
-      `${flagLabel(args, 'admin-host')} must be a host name or address, not ${JSON.stringify(adminHost)}`,
-    );
+  return claimName;
+}
+
+function adminFlags(args: ParsedArgs, port: number): Pick<ServeConfig, 'adminPort' | 'adminHost'> {
+  const adminPort = ADMIN_PORT.read(args) ?? null;
+  const adminHost = hostFlag(args, ADMIN_HOST.name, ADMIN_HOST.read(args));
   if (adminPort !== null && adminPort !== 0 && adminPort === port)
     throw new UsageError(
-      `${flagLabel(args, 'admin-port')} must differ from ${flagLabel(args, 'port')}: /metrics is never served on the public port`,
+      `${flagLabel(args, ADMIN_PORT.name)} must differ from ${flagLabel(args, PORT.name)}: /metrics is never served on the public port`,
     );
-  const dashboard = stringFlag(args, 'dashboard', 'on');
-  if (dashboard !== 'on' && dashboard !== 'off')
-    throw new UsageError(
-      `${flagLabel(args, 'dashboard')} must be on or off, not ${JSON.stringify(dashboard)}`,
-    );
-  const smtpUrl = stringFlag(args, 'smtp-url') ?? null;
-  const mailFrom = stringFlag(args, 'mail-from') ?? null;
+  return { adminPort, adminHost };
+}
+
+function mailFlags(args: ParsedArgs): Pick<ServeConfig, 'smtpUrl' | 'mailFrom'> {
+  const smtpUrl = SMTP_URL.read(args) ?? null;
+  const mailFrom = MAIL_FROM.read(args) ?? null;
   const mailProblem =
     (smtpUrl === null ? null : smtpUrlProblem(smtpUrl)) ??
     (mailFrom === null ? null : mailFromProblem(mailFrom)) ??
@@ -92,37 +160,17 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
       ? '--smtp-url needs --mail-from: the address account emails come from'
       : null);
   if (mailProblem !== null) throw new UsageError(mailProblem);
-  const trustText = stringFlag(args, 'trust-proxy');
+  return { smtpUrl, mailFrom };
+}
+
+function trustFlag(args: ParsedArgs): ServeConfig['trustProxy'] {
+  const trustText = TRUST_PROXY.read(args);
   const trust = trustText === undefined ? null : parseTrustedProxies(trustText);
   if (typeof trust === 'string')
     throw new UsageError(
-      `${flagLabel(args, 'trust-proxy')} takes comma-separated addresses or CIDR ranges of the proxies in front (127.0.0.1,10.0.0.0/8): ${trust}`,
+      `${flagLabel(args, TRUST_PROXY.name)} takes comma-separated addresses or CIDR ranges of the proxies in front (127.0.0.1,10.0.0.0/8): ${trust}`,
     );
-  return {
-    host,
-    port,
-    snapshots: resolve(stringFlag(args, 'snapshots', './snapshots')),
-    threads,
-    // The URL's own serialization: ASCII (punycode host, percent-encoded path), as
-    // headers (Link) and problem `type` URLs need it.
-    baseUrl: parsed.href.replace(/\/+$/, ''),
-    baseUrlDerived: stringFlag(args, 'base-url') === undefined,
-    freshnessHours,
-    claimFile: claimFile === undefined ? null : resolve(claimFile),
-    claimName,
-    pollMs: intFlag(args, 'poll-ms', 500, 50, 60_000),
-    accessLogSample: intFlag(args, 'access-log-sample', 1000, 0, 1_000_000_000),
-    store,
-    plansFile: plansFile === undefined ? null : resolve(plansFile),
-    mcpOrigins,
-    adminPort,
-    adminHost,
-    dashboard: dashboard === 'on',
-    smtpUrl,
-    mailFrom,
-    maxKeys: intFlag(args, 'max-keys', 10, 1, 1000),
-    trustProxy: trust === null ? [] : trust.ranges,
-  };
+  return trust === null ? [] : trust.ranges;
 }
 
 /**

@@ -9,12 +9,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { type RunSummary, type Schedule, startSchedule } from '../builder/refresh/schedule.js';
 import { now } from '../core/clock.js';
 import { type ParsedArgs, parseArgs, UsageError } from './args.js';
+import { flagKinds } from './flags.js';
 import {
   checkProvider,
-  prefixed,
-  REFRESH_FLAGS,
+  REFRESH_SOURCE_FLAGS,
   refreshConfig,
-  SCHEDULE_FLAGS,
+  SCHEDULE_TIME_FLAGS,
   scheduleConfig,
 } from './refresh-config.js';
 
@@ -42,7 +42,14 @@ export interface ServeRefresh {
   stop(): Promise<void>;
 }
 
-const SPEC = { ...prefixed(REFRESH_FLAGS, PREFIX), ...prefixed(SCHEDULE_FLAGS, PREFIX) };
+const REFRESH_FLAGS = flagKinds(REFRESH_SOURCE_FLAGS);
+/** The refresh's and the schedule's flags under the prefix. */
+const SPEC = Object.fromEntries(
+  Object.entries({ ...REFRESH_FLAGS, ...flagKinds(SCHEDULE_TIME_FLAGS) }).map(([k, v]) => [
+    `${PREFIX}${k}`,
+    v,
+  ]),
+);
 
 /** Parses the `--refresh-*` flags; null when `--refresh-cron` is not given (no schedule). */
 export function parseServeRefresh(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedArgs | null {
@@ -67,11 +74,7 @@ export function startServeRefresh(
   cli: string = process.argv[1],
 ): ServeRefresh {
   const cfg = refreshConfig(args, PREFIX);
-  const sched = scheduleConfig(args, {
-    cron: `${PREFIX}cron`,
-    tz: `${PREFIX}tz`,
-    retry: `${PREFIX}retry-minutes`,
-  });
+  const sched = scheduleConfig(args, PREFIX);
   // The child gets the refresh's flags without the prefix; the schedule's stay here.
   const childArgs: string[] = ['refresh', '--snapshots', snapshots, '--json'];
   for (const [name, value] of args.flags) {

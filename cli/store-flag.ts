@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { DEFAULT_STORE } from '../accounts/open-store.js';
 import { flagLabel, type ParsedArgs, stringFlag, UsageError } from './args.js';
+import type { Flag } from './flags.js';
 
 /**
  * --store: a directory (the embedded store) or a redis:// or rediss:// URL. Any other
@@ -28,3 +29,18 @@ export function storeFlag(args: ParsedArgs): string {
   }
   return resolve(store);
 }
+
+function storeOption(value: string): Flag<string> {
+  return {
+    name: 'store',
+    kind: 'string',
+    value,
+    help: 'the access store (accounts, keys, counts): a directory, or a redis:// URL several servers share',
+    read: (args) => storeFlag(args),
+  };
+}
+
+/** `--store` as the account commands show it. */
+export const STORE = storeOption(DEFAULT_STORE);
+/** `--store` as serve and store show it. */
+export const STORE_OR_REDIS = storeOption(`${DEFAULT_STORE} | redis://HOST:PORT`);

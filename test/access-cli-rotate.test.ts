@@ -1,11 +1,16 @@
 /**
  * `keys rotate` on a key already in its grace period: refused, naming the replacement
  * to rotate instead, so an account never collects a second replacement for one key.
+ * A rotation from the command line is the dashboard's (the key actions): the
+ * replacement keeps the old key's label.
  */
 import { rmSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, tempDir } from './harness.js';
+import { issueKey } from '../accounts/key-actions.js';
+import { openStore } from '../accounts/open-store.js';
+import { cli, generateAndBuild, startServe, tempDir, testNow } from './harness.js';
 
 let dir: string;
 let store: string;
@@ -90,4 +95,57 @@ describe('rotating a key twice', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`key ${k.id} is expired`);
   });
+});
+
+/** A request's status with `key` (its own connection: no keep-alive between keys). */
+function statusWith(url: string, key: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(
+        `${url}/v1/funds?limit=1`,
+        { agent: false, headers: { authorization: `Bearer ${key}` } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      )
+      .on('error', reject);
+  });
+}
+
+describe('rotating a labelled key from the command line', () => {
+  it('the replacement keeps the label; the old key stops working and the new one works', async () => {
+    // A key made in the dashboard has a label; the dashboard's own action makes it here.
+    const opened = await openStore(store);
+    let secret: string;
+    let id: string;
+    try {
+      const acme = (await opened.read()).accounts.find((a) => a.name === 'acme');
+      expect(acme).toBeDefined();
+      const made = await issueKey(opened, acme as NonNullable<typeof acme>, 'ci deploy', testNow());
+      ({ secret } = made);
+      id = made.record.id;
+    } finally {
+      await opened.close();
+    }
+    const { snapshots } = generateAndBuild(join(dir, 'universe'), 3);
+    const server = await startServe(['--store', store, '--snapshots', snapshots, '--threads', '1']);
+    try {
+      expect(await statusWith(server.url, secret)).toBe(200);
+      const rotated = json<Rotated>('keys', 'rotate', id, '--grace', '0');
+      expect(rotated.replaces).toBe(id);
+      const keys = json<Array<{ id: string; label?: string }>>('keys', 'list', 'acme');
+      expect(keys.find((k) => k.id === rotated.id)?.label).toBe('ci deploy');
+      expect(keys.find((k) => k.id === id)?.label).toBe('ci deploy');
+      // The server applies a store change within a second (C25).
+      await expect.poll(() => statusWith(server.url, secret), { timeout: 5000 }).toBe(401);
+      expect(await statusWith(server.url, rotated.key)).toBe(200);
+      // Text output names the label's key as before, and never echoes the old secret.
+      const shown = run('keys', 'list', 'acme');
+      expect(shown.stdout).toContain('LABEL');
+      expect(shown.stdout).not.toContain(secret);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
 });

@@ -11,7 +11,7 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_BODY_LENGTH, KEY_PREFIX } from '../accounts/keys.js';
 import { type RedisServer, startRedis } from '../accounts/redis-server.test-helper.js';
-import { run } from '../cli/accounts.js';
+import { keys } from '../cli/commands/keys.js';
 import { cli, generateAndBuild, type ServerProcess, startServe, tempDir } from './harness.js';
 
 let dir: string;
@@ -35,7 +35,7 @@ afterAll(async () => {
 /** `fundreturns keys create ACCOUNT --json` (the CLI's own code, in this process): the new key. */
 async function createKey(store: string, account: string): Promise<string> {
   let out = '';
-  const code = await run('keys', ['create', account, '--json', '--store', store], {
+  const code = await keys.run(['create', account, '--json', '--store', store], {
     out: (s) => {
       out += s;
     },

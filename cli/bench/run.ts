@@ -13,7 +13,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { now } from '../../core/clock.js';
 import { readCurrent, setCurrent } from '../../core/snapshot/directory.js';
@@ -28,21 +28,14 @@ import {
 import {
   baselineCommand,
   CLI_PATH,
-  commitOf,
   freePort,
-  packageRoot,
   rssMiB,
   runCli,
   type Started,
   startProcess,
 } from './processes.js';
-import {
-  fetchUniverse,
-  SCENARIO_LABELS,
-  SCENARIOS,
-  type ScenarioName,
-  scenarioRequests,
-} from './workload.js';
+import { benchResult, scenarioResult } from './result.js';
+import { fetchUniverse, SCENARIOS, type ScenarioName, scenarioRequests } from './workload.js';
 
 /** Scenarios beyond the request mixes: only against a local server. */
 export const EXTRA_SCENARIOS = ['hot-swap', 'cold-start'] as const;
@@ -126,15 +119,6 @@ export interface BenchResult {
   rss_mib: number | null;
 }
 
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const relRange = (xs: readonly number[]) => {
-  const m = median(xs);
-  return m > 0 ? (Math.max(...xs) - Math.min(...xs)) / m : 0;
-};
-
 /** A plans file no run reaches, yet with small integers like every real plan's (C26). */
 const PLANS = { business: { burst: 1_000_000_000, monthly: 1_000_000_000 } };
 
@@ -195,69 +179,27 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const children: Started[] = [];
   /** Started outside startProcess (the cold start). */
   const loose = new Set<ChildProcess>();
-  // Interrupted (Ctrl-C, a kill): the servers it started go with it, and so does the scratch directory.
-  const interrupted = (signal: NodeJS.Signals) => {
-    for (const c of children) c.child.kill('SIGKILL');
-    for (const c of loose) c.kill('SIGKILL');
-    rmSync(work, { recursive: true, force: true });
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  const interrupted = onInterrupt(children, loose, work);
   try {
-    let local: Local | null = null;
-    let url: string;
-    let key: string;
-    if (o.url !== undefined) {
-      url = checkTarget(o.url, true).href.replace(/\/$/, '');
-      if (o.key === undefined) throw new BenchError('BENCH_NO_KEY', '--url needs --key KEY');
-      key = o.key;
-    } else {
-      local = await startLocal(o, work);
-      children.push(local.server);
-      url = local.url;
-      key = local.key;
-    }
+    const local = o.url === undefined ? await startLocal(o, work) : null;
+    if (local !== null) children.push(local.server);
+    const { url, key } = local ?? deployment(o);
     const headers = { Authorization: `Bearer ${key}`, Accept: 'application/json' };
     const funds = await fetchUniverse(url, headers);
     const lists = scenarioRequests(funds);
     const wanted = SCENARIOS.filter((s) => o.scenarios.includes(s));
 
-    let baseline: { url: string; proc: Started } | null = null;
+    let baseline: Baseline | null = null;
     if (local !== null && wanted.length > 0) {
-      // The POST baseline answers with a body the size of our batch answer.
-      const res = await fetch(`${url}/v1/trailing-returns/batch`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: lists['batch-trailing'][0].body,
-      });
-      const postBytes = (await res.arrayBuffer()).byteLength;
-      const port = await freePort();
-      const proc = await startProcess(
-        [...baselineCommand(), String(port), String(o.serverThreads), String(postBytes)],
-        /baseline listening/,
-      );
-      children.push(proc);
-      baseline = { url: `http://127.0.0.1:${port}`, proc };
+      baseline = await startBaseline(url, headers, lists['batch-trailing'][0].body, o.serverThreads);
+      children.push(baseline.proc);
     }
 
     const extra = EXTRA_SCENARIOS.filter((s) => local !== null && o.scenarios.includes(s));
     const total = wanted.length * o.pairs * (baseline ? 2 : 1) + (wanted.length > 0 ? 1 : 0) + extra.length;
     let done = 0;
     const step = (what: string) => o.onProgress?.(done++, total, what);
-    const load = (target: string, name: string, requests: readonly BenchRequest[], seconds = o.seconds) =>
-      runLoad(o.tool, {
-        url: target,
-        requests,
-        headers,
-        seconds,
-        connections: o.connections,
-        threads: o.loadThreads,
-        maxRequests: o.maxRequests,
-        workDir: work,
-        name,
-        allowRemote: local === null,
-      });
+    const load = loader(o, headers, work, local === null);
 
     // Both JITs warm before anything counts.
     if (wanted.length > 0) {
@@ -268,36 +210,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     }
 
     const scenarios: ScenarioResult[] = [];
-    for (const name of wanted) {
-      const ours: LoadResult[] = [];
-      const base: LoadResult[] = [];
-      for (let p = 0; p < o.pairs; p++) {
-        // The baseline then ours, back to back: a pair shares what else the machine does.
-        if (baseline) {
-          step(`${name}: baseline, pair ${p + 1}/${o.pairs}`);
-          base.push(await load(baseline.url, `${name}-baseline`, lists[name]));
-        }
-        step(`${name}${baseline ? `: ours, pair ${p + 1}/${o.pairs}` : `: run ${p + 1}/${o.pairs}`}`);
-        ours.push(await load(url, name, lists[name]));
-      }
-      const runs: ScenarioRun[] = ours.map((r, i) => ({
-        rps: r.rps,
-        baselineRps: base[i]?.rps ?? null,
-        ratio: base[i] ? r.rps / base[i].rps : null,
-      }));
-      const byRps = (xs: LoadResult[]) =>
-        [...xs].sort((a, b) => a.rps - b.rps)[Math.floor((xs.length - 1) / 2)];
-      const ratios = runs.flatMap((r) => (r.ratio === null ? [] : [r.ratio]));
-      scenarios.push({
-        name,
-        label: SCENARIO_LABELS[name],
-        ours: byRps(ours),
-        baseline: base.length > 0 ? byRps(base) : null,
-        runs,
-        ratio: ratios.length > 0 ? median(ratios) : null,
-        spread: relRange(ratios.length > 0 ? ratios : runs.map((r) => r.rps)),
-      });
-    }
+    for (const name of wanted)
+      scenarios.push(await measurePairs(name, o.pairs, baseline?.url ?? null, url, lists[name], load, step));
     if (baseline) await baseline.proc.stop();
     const rss = local === null ? null : rssMiB(local.server.child.pid!);
 
@@ -319,40 +233,113 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       coldStart = await coldStartOf(local, headers, lists.trailing[0].path, loose);
     }
     o.onProgress?.(total, total, 'done');
-    return {
-      format: 1,
-      started_at: startedAt,
-      seconds_total: Math.round((performance.now() - started) / 100) / 10,
-      commit: commitOf(packageRoot()),
-      mode: local === null ? 'url' : 'local',
-      target: local === null ? url : resolve(o.snapshots),
-      tool: o.tool,
-      machine: {
-        cpus: availableParallelism(),
-        loadavg: loadavg().map((x) => Math.round(x * 100) / 100),
-        node: process.version,
-        platform: `${process.platform}-${process.arch}`,
-      },
-      settings: {
-        seconds: o.seconds,
-        connections: o.connections,
-        pairs: o.pairs,
-        server_threads: local === null ? null : o.serverThreads,
-        load_threads: o.loadThreads,
-        max_requests: o.maxRequests,
-      },
-      universe: { funds: funds.length, snapshot: local?.current ?? null },
-      scenarios,
-      hot_swap: hotSwap,
-      cold_start: coldStart,
-      rss_mib: rss === null || Number.isNaN(rss) ? null : Math.round(rss),
-    };
+    const target = local === null ? url : resolve(o.snapshots);
+    const run = { startedAt, started, target, local: local !== null, funds: funds.length };
+    const snapshot = local?.current ?? null;
+    return benchResult(o, run, snapshot, { scenarios, hotSwap, coldStart, rss });
   } finally {
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
+    interrupted.off();
     for (const c of children) await c.stop();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+interface Baseline {
+  url: string;
+  proc: Started;
+}
+
+/** The trivial uWS server beside ours; its POST answers with a body the size of our batch answer. */
+async function startBaseline(
+  url: string,
+  headers: Record<string, string>,
+  batchBody: string | undefined,
+  threads: number,
+): Promise<Baseline> {
+  const res = await fetch(`${url}/v1/trailing-returns/batch`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: batchBody,
+  });
+  const postBytes = (await res.arrayBuffer()).byteLength;
+  const port = await freePort();
+  const proc = await startProcess(
+    [...baselineCommand(), String(port), String(threads), String(postBytes)],
+    /baseline listening/,
+  );
+  return { url: `http://127.0.0.1:${port}`, proc };
+}
+
+/** Interrupted (Ctrl-C, a kill): the servers a run started go with it, and so does the scratch directory. */
+function onInterrupt(children: readonly Started[], loose: ReadonlySet<ChildProcess>, work: string) {
+  const interrupted = (signal: NodeJS.Signals) => {
+    for (const c of children) c.child.kill('SIGKILL');
+    for (const c of loose) c.kill('SIGKILL');
+    rmSync(work, { recursive: true, force: true });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  return {
+    off: () => {
+      process.off('SIGINT', interrupted);
+      process.off('SIGTERM', interrupted);
+    },
+  };
+}
+
+/** `--url` and `--key`: a deployment to load instead of a local server. */
+function deployment(o: BenchOptions): { url: string; key: string } {
+  const url = checkTarget(o.url as string, true).href.replace(/\/$/, '');
+  if (o.key === undefined) throw new BenchError('BENCH_NO_KEY', '--url needs --key KEY');
+  return { url, key: o.key };
+}
+
+type Load = (
+  target: string,
+  name: string,
+  requests: readonly BenchRequest[],
+  seconds?: number,
+) => Promise<LoadResult>;
+
+/** One load run against `target` with the run's settings (`seconds` for the warm-up and hot swap). */
+function loader(o: BenchOptions, headers: Record<string, string>, workDir: string, remote: boolean): Load {
+  return (target, name, requests, seconds = o.seconds) =>
+    runLoad(o.tool, {
+      url: target,
+      requests,
+      headers,
+      seconds,
+      connections: o.connections,
+      threads: o.loadThreads,
+      maxRequests: o.maxRequests,
+      workDir,
+      name,
+      allowRemote: remote,
+    });
+}
+
+/** One scenario's pairs: the baseline then ours, back to back, so a pair shares what else the machine does. */
+async function measurePairs(
+  name: ScenarioName,
+  pairs: number,
+  baselineUrl: string | null,
+  url: string,
+  requests: readonly BenchRequest[],
+  load: Load,
+  step: (what: string) => void,
+): Promise<ScenarioResult> {
+  const ours: LoadResult[] = [];
+  const base: LoadResult[] = [];
+  for (let p = 0; p < pairs; p++) {
+    if (baselineUrl !== null) {
+      step(`${name}: baseline, pair ${p + 1}/${pairs}`);
+      base.push(await load(baselineUrl, `${name}-baseline`, requests));
+    }
+    step(`${name}${baselineUrl !== null ? `: ours, pair ${p + 1}/${pairs}` : `: run ${p + 1}/${pairs}`}`);
+    ours.push(await load(url, name, requests));
+  }
+  return scenarioResult(name, ours, base);
 }
 
 async function healthId(url: string): Promise<string | null> {

@@ -9,47 +9,50 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { AccessState, Person, Role } from '../accounts/model.js';
-import { createPerson, emailProblem, findPerson as personBy } from '../accounts/people.js';
-import { auditAdmin, cliActor } from '../accounts/plan-requests.js';
-import { hashPassword, passwordProblem, threadPoolHasher } from '../server/dashboard/password.js';
-import {
-  type Ctx,
-  changeAudited,
-  findAccount,
-  iso,
-  JSON_FLAG,
-  printJson,
-  printTable,
-  runSubcommand,
-  type Sub,
-  shown,
-} from './accounts.js';
-import { boolFlag, type FlagKind, stringFlag } from './args.js';
-import type { CliIo } from './io.js';
+import type { AccessState, Person, Role } from '../../accounts/model.js';
+import { createPerson, emailProblem, findPerson as personBy } from '../../accounts/people.js';
+import { auditAdmin, cliActor } from '../../accounts/plan-requests.js';
+import { hashPassword, passwordProblem, threadPoolHasher } from '../../server/dashboard/password.js';
+import { findAccount } from '../account-lookup.js';
+import type { Command } from '../command.js';
+import { JSON_OUTPUT, stringOption, switchOption } from '../flags.js';
+import { iso, printJson, printTable, shown } from '../print.js';
+import { STORE } from '../store-flag.js';
+import { type Ctx, changeAudited, runStoreSubcommand, type Sub, subcommandForms } from '../subcommand.js';
+
+const ACCOUNT = stringOption('account', {
+  value: 'NAME',
+  help: 'create: give the user this existing account no one owns (default: a new one on the Free plan)',
+});
+const ADMIN = switchOption('admin', { help: 'create: with the admin role' });
+const PASSWORD_FILE = stringOption('password-file', {
+  value: 'FILE|-',
+  help: 'create: the password is the first line of FILE (- reads stdin); default: one made and printed once',
+});
+const REVOKE = switchOption('revoke', { help: 'admin: take the admin role away instead' });
 
 const USERS: Record<string, Sub> = {
-  list: { params: [], flags: JSON_FLAG, run: usersList },
-  show: { params: ['EMAIL|ID'], flags: JSON_FLAG, run: usersShow },
-  verify: { params: ['EMAIL|ID'], flags: JSON_FLAG, run: usersVerify },
-  disable: { params: ['EMAIL|ID'], flags: JSON_FLAG, run: (ctx) => usersStatus(ctx, 'disabled') },
-  enable: { params: ['EMAIL|ID'], flags: JSON_FLAG, run: (ctx) => usersStatus(ctx, 'active') },
-  admin: { params: ['EMAIL|ID'], flags: { json: 'boolean', revoke: 'boolean' }, run: usersAdmin },
-  create: {
-    params: ['EMAIL'],
-    flags: { json: 'boolean', account: 'string', admin: 'boolean', 'password-file': 'string' },
-    run: usersCreate,
-  },
+  list: { params: [], flags: [JSON_OUTPUT], run: usersList },
+  show: { params: ['EMAIL|ID'], flags: [JSON_OUTPUT], run: usersShow },
+  verify: { params: ['EMAIL|ID'], flags: [JSON_OUTPUT], run: usersVerify },
+  disable: { params: ['EMAIL|ID'], flags: [JSON_OUTPUT], run: (ctx) => usersStatus(ctx, 'disabled') },
+  enable: { params: ['EMAIL|ID'], flags: [JSON_OUTPUT], run: (ctx) => usersStatus(ctx, 'active') },
+  admin: { params: ['EMAIL|ID'], flags: [REVOKE, JSON_OUTPUT], run: usersAdmin },
+  create: { params: ['EMAIL'], flags: [ACCOUNT, ADMIN, PASSWORD_FILE, JSON_OUTPUT], run: usersCreate },
 };
 
-/** The flags `fundreturns users SUB` accepts, or null for no such subcommand (usage.test.ts). */
-export function usersSubcommandFlags(sub: string): Record<string, FlagKind> | null {
-  return Object.hasOwn(USERS, sub) ? { store: 'string', ...USERS[sub].flags } : null;
-}
-
-export async function run(argv: string[], io: CliIo): Promise<number> {
-  return await runSubcommand('users', USERS, argv, io);
-}
+export const users: Command = {
+  name: 'users',
+  summary:
+    'list and show dashboard users; verify, disable or enable one; grant or revoke the admin role; create one',
+  forms: subcommandForms(
+    'users',
+    USERS,
+    [['list', 'show'], ['create'], ['verify', 'disable', 'enable', 'admin']],
+    [STORE],
+  ),
+  run: (argv, io) => runStoreSubcommand('users', USERS, argv, io),
+};
 
 /** A person by id (`user_…`) or email (compared as stored: trimmed, lower case). */
 function findPerson(state: AccessState, ref: string): Person {
@@ -161,7 +164,7 @@ async function usersStatus(ctx: Ctx, status: Person['status']): Promise<number> 
 }
 
 async function usersAdmin(ctx: Ctx): Promise<number> {
-  const role: Role = boolFlag(ctx.flags, 'revoke') ? 'user' : 'admin';
+  const role: Role = REVOKE.read(ctx.flags) ? 'user' : 'admin';
   const state = await ctx.store.read();
   const p = findPerson(state, ctx.args[0]);
   const who = shown(p.email);
@@ -195,7 +198,7 @@ async function usersCreate(ctx: Ctx): Promise<number> {
   const email = ctx.args[0];
   const bad = emailProblem(email);
   if (bad !== null) throw new Error(`${JSON.stringify(email)} is not an email address: ${bad}`);
-  const file = stringFlag(ctx.flags, 'password-file');
+  const file = PASSWORD_FILE.read(ctx.flags);
   const made = file === undefined;
   const password = made
     ? randomBytes(15).toString('base64url')
@@ -203,7 +206,7 @@ async function usersCreate(ctx: Ctx): Promise<number> {
   const weak = passwordProblem(password, email);
   if (weak !== null) throw new Error(`the password in ${file}: ${weak}`);
   const state = await ctx.store.read();
-  const accountName = stringFlag(ctx.flags, 'account');
+  const accountName = ACCOUNT.read(ctx.flags);
   const account = accountName === undefined ? undefined : findAccount(state, accountName);
   const { person } = await createPerson(
     ctx.store,
@@ -211,7 +214,7 @@ async function usersCreate(ctx: Ctx): Promise<number> {
       email,
       passwordHash: await hashPassword(password, threadPoolHasher),
       verified: true,
-      role: boolFlag(ctx.flags, 'admin') ? 'admin' : 'user',
+      role: ADMIN.read(ctx.flags) ? 'admin' : 'user',
       account,
     },
     ctx.now,

@@ -7,32 +7,52 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { BuildError } from '../builder/build.js';
-import { CallBudgetReached } from '../builder/refresh/call-meter.js';
-import { DailyLimitReached } from '../builder/refresh/eodhd.js';
-import { LoadStopped } from '../builder/refresh/first-load.js';
-import { changeLines } from '../builder/refresh/redo.js';
-import { boolFlag, dayFlag, type ParsedArgs, parseArgs, stringFlag, UsageError } from './args.js';
-import type { CliIo } from './io.js';
-import { loadProgress } from './load-progress.js';
-import { checkProvider, dateFlag, refreshConfig } from './refresh-config.js';
-import { redoOnce, refreshOnce, resultLine, runSummary } from './refresh-run.js';
-import { flagSpec } from './usage.js';
+import { BuildError } from '../../builder/build.js';
+import { CallBudgetReached } from '../../builder/refresh/call-meter.js';
+import { DailyLimitReached } from '../../builder/refresh/eodhd.js';
+import { LoadStopped } from '../../builder/refresh/first-load.js';
+import { changeLines } from '../../builder/refresh/redo.js';
+import { type ParsedArgs, UsageError } from '../args.js';
+import { type Command, noPositionals, parseCommand } from '../command.js';
+import { dayOption, JSON_OUTPUT, SNAPSHOTS, switchOption } from '../flags.js';
+import type { CliIo } from '../io.js';
+import { loadProgress } from '../load-progress.js';
+import { checkProvider, DATE, REFRESH_SOURCE_FLAGS, refreshConfig } from '../refresh-config.js';
+import { redoOnce, refreshOnce, resultLine, runSummary } from '../refresh-run.js';
 
 /** Stopped at a limit, nothing lost: the same command continues after the provider's daily reset. */
-export const EXIT_LIMIT = 4;
-export const EXIT_INTERRUPTED = 130;
+const EXIT_LIMIT = 4;
+const EXIT_INTERRUPTED = 130;
 
-export async function refreshCommand(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, flagSpec('refresh'), io.env);
-  if (args.positionals.length > 0)
-    throw new UsageError(`refresh: unexpected argument ${JSON.stringify(args.positionals[0])}`);
+const REDO = dayOption('redo', {
+  value: 'YYYY-MM-DD',
+  text: '',
+  help: 'fetch that day and every trading day after it again, rebuild, publish, and list what changed',
+});
+const ESTIMATE = switchOption('estimate', {
+  help: 'say what the run would cost in API calls (and time, at --max-rate), then stop',
+});
+const NO_WAIT = switchOption('no-wait', {
+  help: 'fail at once, instead of waiting, when another build holds the snapshots directory',
+});
+
+export const refresh: Command = {
+  name: 'refresh',
+  summary:
+    'fetch the missing trading days from a provider, check them and publish once; from nothing, load the whole universe',
+  forms: [{ flags: [...REFRESH_SOURCE_FLAGS, SNAPSHOTS, DATE, REDO, ESTIMATE, NO_WAIT, JSON_OUTPUT] }],
+  run: runRefresh,
+};
+
+async function runRefresh(argv: string[], io: CliIo): Promise<number> {
+  const args = parseCommand(refresh, argv, io.env);
+  noPositionals(args, 'refresh');
   const cfg = refreshConfig(args);
   checkProvider(cfg, io.env);
-  const snapshots = resolve(stringFlag(args, 'snapshots', './snapshots'));
-  const redoDay = dayFlag(args, 'redo');
-  const date = dateFlag(args);
-  const estimate = boolFlag(args, 'estimate');
+  const snapshots = resolve(SNAPSHOTS.read(args));
+  const redoDay = REDO.read(args);
+  const date = DATE.read(args);
+  const estimate = ESTIMATE.read(args);
   if (redoDay !== undefined && date !== undefined)
     throw new UsageError('--redo and --date do not go together');
   if (redoDay !== undefined && estimate) throw new UsageError('--redo and --estimate do not go together');
@@ -40,7 +60,7 @@ export async function refreshCommand(argv: string[], io: CliIo): Promise<number>
   // The first load's build reads the price files on every core, as `build` does.
   const run = {
     snapshots,
-    wait: !boolFlag(args, 'no-wait'),
+    wait: !NO_WAIT.read(args),
     env: io.env,
     say,
     threads: availableParallelism(),
@@ -71,7 +91,7 @@ export async function refreshCommand(argv: string[], io: CliIo): Promise<number>
     if (failed.length > 20)
       say(`… and ${failed.length - 20} more left out (all in ${cfg.source}/load-report.json)`);
     say(resultLine(r));
-    if (boolFlag(args, 'json'))
+    if (JSON_OUTPUT.read(args))
       io.out(
         JSON.stringify(r.load === undefined ? runSummary(r) : { ...runSummary(r), load: loadJson(r.load) }),
       );
@@ -85,7 +105,7 @@ export async function refreshCommand(argv: string[], io: CliIo): Promise<number>
       e instanceof DailyLimitReached;
     const interrupted = e instanceof LoadStopped && e.why === 'interrupted';
     io.err(`fundreturns: refresh ${limit || interrupted ? 'stopped' : 'failed'}: ${(e as Error).message}`);
-    if (boolFlag(args, 'json') && e instanceof LoadStopped)
+    if (JSON_OUTPUT.read(args) && e instanceof LoadStopped)
       io.out(JSON.stringify({ outcome: 'stopped', why: e.why, load: loadJson(e.summary) }));
     return limit ? EXIT_LIMIT : interrupted ? EXIT_INTERRUPTED : 1;
   } finally {
@@ -116,7 +136,7 @@ async function redoCommand(
     const r = await run();
     io.err(r.report.summary());
     for (const line of changeLines(r)) io.err(`fundreturns: ${line}`);
-    if (boolFlag(args, 'json'))
+    if (JSON_OUTPUT.read(args))
       io.out(
         JSON.stringify({
           outcome: 'published',
