@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildFromSource } from '../builder/build.js';
 import { fundRow, scratch, writeSource } from '../builder/build.test-helper.js';
-import type { CliIo } from './io.js';
 import { main } from './main.js';
+import type { CliIo } from './shared/io.js';
 
 const dir = scratch('fr-cli-');
 

@@ -6,9 +6,9 @@
  */
 import { BuildError } from '../builder/build.js';
 import { testClockProblem } from '../core/clock.js';
-import { HelpRequested, UsageError } from './args.js';
 import { findCommand } from './commands/index.js';
-import { type CliIo, processIo } from './io.js';
+import { HelpRequested, UsageError } from './shared/args.js';
+import { type CliIo, processIo } from './shared/io.js';
 import { commandHelp, commandUsage, usageText } from './usage.js';
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {

@@ -2,12 +2,12 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_KEYS } from '../accounts/key-actions.js';
 import { formatDay } from '../core/dates.js';
-import { commandFlags } from './command.js';
 import { COMMANDS } from './commands/index.js';
-import { JSON_OUTPUT, stringOption, switchOption } from './flags.js';
-import type { CliIo } from './io.js';
 import { main } from './main.js';
-import { subcommandForms } from './subcommand.js';
+import { commandFlags } from './shared/command.js';
+import { JSON_OUTPUT, stringOption, switchOption } from './shared/flags.js';
+import type { CliIo } from './shared/io.js';
+import { subcommandForms } from './shared/subcommand.js';
 import { commandHelp, commandUsage, flagSpec, usageMarkdown, usageText } from './usage.js';
 
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {

@@ -3,10 +3,11 @@
  * `--help`, a usage error's reminder, `fundreturns help COMMAND`, the parsers' flag
  * lists (flagSpec) and docs/cli.md's generated blocks (`npm run docs:cli`).
  */
-import type { FlagKind } from './args.js';
-import { type Command, commandFlags, type Form } from './command.js';
+
 import { COMMANDS, findCommand } from './commands/index.js';
-import { type Flag, flagKinds } from './flags.js';
+import type { FlagKind } from './shared/args.js';
+import { type Command, commandFlags, type Form } from './shared/command.js';
+import { type Flag, flagKinds } from './shared/flags.js';
 
 const WIDTH = 110;
 

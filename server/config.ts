@@ -1,6 +1,6 @@
 /**
  * What a server is started with (read from flags and FUNDRETURNS_<FLAG> variables by
- * cli/serve-config.ts).
+ * cli/commands/serve-config.ts).
  */
 
 export interface ServeConfig {

@@ -40,7 +40,7 @@ describe('the imports between files and folders', () => {
   const graph = importGraph(ROOT);
 
   it('reads the imports it checks (a sanity check of the reader itself)', () => {
-    expect(graph.get('cli/main.ts')).toContain('cli/args.ts');
+    expect(graph.get('cli/main.ts')).toContain('cli/shared/args.ts');
     expect(graph.get('server/supervisor.ts')).toContain('core/start-thread.ts');
     expect(graph.get('server/app-context.ts')).toContain('server/mcp/http.ts'); // a type-only import
   });

@@ -25,13 +25,19 @@ import {
 } from '../../accounts/model.js';
 import { cliActor, decidePlanRequest } from '../../accounts/plan-requests.js';
 import { escapeControls } from '../../core/escape.js';
-import { findAccount, ownerEmail } from '../account-lookup.js';
-import { flagLabel, type ParsedArgs, UsageError } from '../args.js';
-import type { Command } from '../command.js';
-import { intOption, JSON_OUTPUT, stringOption, switchOption } from '../flags.js';
-import { iso, printJson, printTable, shown } from '../print.js';
-import { STORE } from '../store-flag.js';
-import { type Ctx, changeAudited, runStoreSubcommand, type Sub, subcommandForms } from '../subcommand.js';
+import { findAccount, ownerEmail } from '../shared/account-lookup.js';
+import { flagLabel, type ParsedArgs, UsageError } from '../shared/args.js';
+import type { Command } from '../shared/command.js';
+import { intOption, JSON_OUTPUT, stringOption, switchOption } from '../shared/flags.js';
+import { iso, printJson, printTable, shown } from '../shared/print.js';
+import { STORE } from '../shared/store-flag.js';
+import {
+  type Ctx,
+  changeAudited,
+  runStoreSubcommand,
+  type Sub,
+  subcommandForms,
+} from '../shared/subcommand.js';
 import { keyDates, keyView } from './keys.js';
 
 /** How many months before the current one `accounts usage` looks back. */

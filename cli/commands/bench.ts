@@ -5,15 +5,22 @@
  * Exit codes: 0 done, 1 failed or (compare) a regression, 2 usage error.
  */
 import { resolve } from 'node:path';
-import { type ParsedArgs, UsageError } from '../args.js';
 import { compareRuns, compareText, readRun } from '../bench/compare.js';
 import { pickTool } from '../bench/load.js';
 import { markdownReport, rerender, writeReports } from '../bench/report.js';
 import { EXTRA_SCENARIOS, type ExtraScenario, runBench } from '../bench/run.js';
 import { SCENARIOS, type ScenarioName } from '../bench/workload.js';
-import { type Command, parseCommand } from '../command.js';
-import { intOption, JSON_OUTPUT, numberOption, SNAPSHOTS, stringOption, stringOptionOr } from '../flags.js';
-import type { CliIo } from '../io.js';
+import { type ParsedArgs, UsageError } from '../shared/args.js';
+import { type Command, parseCommand } from '../shared/command.js';
+import {
+  intOption,
+  JSON_OUTPUT,
+  numberOption,
+  SNAPSHOTS,
+  stringOption,
+  stringOptionOr,
+} from '../shared/flags.js';
+import type { CliIo } from '../shared/io.js';
 
 const ALL: ReadonlyArray<ScenarioName | ExtraScenario> = [...SCENARIOS, ...EXTRA_SCENARIOS];
 

@@ -6,11 +6,11 @@ import { resolve } from 'node:path';
 import { type BuildResult, buildFromSource } from '../../builder/build.js';
 import { appendDaily } from '../../builder/daily-append.js';
 import { takeBuildLock } from '../../builder/lock.js';
-import { UsageError } from '../args.js';
-import { type Command, noPositionals, parseCommand } from '../command.js';
-import { KEEP, MAX_BAD_SHARE, SNAPSHOTS, stringOption, switchOption, THREADS } from '../flags.js';
-import type { CliIo } from '../io.js';
-import { progressLine } from '../progress.js';
+import { UsageError } from '../shared/args.js';
+import { type Command, noPositionals, parseCommand } from '../shared/command.js';
+import { KEEP, MAX_BAD_SHARE, SNAPSHOTS, stringOption, switchOption, THREADS } from '../shared/flags.js';
+import type { CliIo } from '../shared/io.js';
+import { progressLine } from '../shared/progress.js';
 
 const SOURCE = stringOption('source', {
   value: 'DIR',

@@ -2,11 +2,11 @@
 import { resolve } from 'node:path';
 import { generateUniverse } from '../../builder/generate/index.js';
 import { lastClosedDay } from '../../core/us-close.js';
-import { UsageError } from '../args.js';
-import { type Command, noPositionals, parseCommand } from '../command.js';
-import { dayOption, dayOptionOr, intOption, stringOption, THREADS } from '../flags.js';
-import type { CliIo } from '../io.js';
-import { progressLine } from '../progress.js';
+import { UsageError } from '../shared/args.js';
+import { type Command, noPositionals, parseCommand } from '../shared/command.js';
+import { dayOption, dayOptionOr, intOption, stringOption, THREADS } from '../shared/flags.js';
+import type { CliIo } from '../shared/io.js';
+import { progressLine } from '../shared/progress.js';
 
 const OUT = stringOption('out', {
   value: 'DIR',

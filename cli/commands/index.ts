@@ -1,5 +1,5 @@
 /** Every command, in the order `--help` and docs/cli.md show them: the one list that knows them all. */
-import type { Command } from '../command.js';
+import type { Command } from '../shared/command.js';
 import { accounts } from './accounts.js';
 import { bench } from './bench.js';
 import { build } from './build.js';

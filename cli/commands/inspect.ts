@@ -1,7 +1,7 @@
 /** `fundreturns inspect`: what the live snapshot holds, or its manifest with --json. */
-import { type Command, noPositionals, parseCommand } from '../command.js';
-import { JSON_OUTPUT, SNAPSHOTS } from '../flags.js';
-import type { CliIo } from '../io.js';
+import { type Command, noPositionals, parseCommand } from '../shared/command.js';
+import { JSON_OUTPUT, SNAPSHOTS } from '../shared/flags.js';
+import type { CliIo } from '../shared/io.js';
 import { openCurrent } from './snapshot-open.js';
 
 export const inspect: Command = {

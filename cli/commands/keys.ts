@@ -10,13 +10,13 @@ import { issueKey, keyState, revokeKey, rotateKey, usable } from '../../accounts
 import { hashKey, KEY_PREFIX, looksLikeKey } from '../../accounts/keys.js';
 import type { AccessState, Account, KeyRecord } from '../../accounts/model.js';
 import { auditAdmin, cliActor } from '../../accounts/plan-requests.js';
-import { accountName, findAccount } from '../account-lookup.js';
-import type { Command } from '../command.js';
-import { intOption, JSON_OUTPUT } from '../flags.js';
-import type { CliIo } from '../io.js';
-import { printJson, printTable, shown } from '../print.js';
-import { STORE } from '../store-flag.js';
-import { type Ctx, runStoreSubcommand, type Sub, subcommandForms } from '../subcommand.js';
+import { accountName, findAccount } from '../shared/account-lookup.js';
+import type { Command } from '../shared/command.js';
+import { intOption, JSON_OUTPUT } from '../shared/flags.js';
+import type { CliIo } from '../shared/io.js';
+import { printJson, printTable, shown } from '../shared/print.js';
+import { STORE } from '../shared/store-flag.js';
+import { type Ctx, runStoreSubcommand, type Sub, subcommandForms } from '../shared/subcommand.js';
 
 const GRACE = intOption('grace', {
   default: 86400,

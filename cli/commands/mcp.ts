@@ -3,10 +3,10 @@
  * loaded only once they are read, and only for `mcp`: its stdout carries JSON-RPC alone.
  */
 import { resolve } from 'node:path';
-import { UsageError } from '../args.js';
-import { type Command, noPositionals, parseCommand } from '../command.js';
-import { intOption, SNAPSHOTS, switchOption } from '../flags.js';
-import type { CliIo } from '../io.js';
+import { UsageError } from '../shared/args.js';
+import { type Command, noPositionals, parseCommand } from '../shared/command.js';
+import { intOption, SNAPSHOTS, switchOption } from '../shared/flags.js';
+import type { CliIo } from '../shared/io.js';
 
 const STDIO = switchOption('stdio', {
   required: true,

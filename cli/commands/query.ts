@@ -1,10 +1,10 @@
 /** `fundreturns query`: one fund's row from the live snapshot, as the API would give it. */
 import { codeProblem, unknownCodeDetail } from '../../core/codes.js';
 import { SnapshotLookup } from '../../core/snapshot/lookup.js';
-import { UsageError } from '../args.js';
-import { type Command, parseCommand } from '../command.js';
-import { dayOption, optionalIntOption, SNAPSHOTS } from '../flags.js';
-import type { CliIo } from '../io.js';
+import { UsageError } from '../shared/args.js';
+import { type Command, parseCommand } from '../shared/command.js';
+import { dayOption, optionalIntOption, SNAPSHOTS } from '../shared/flags.js';
+import type { CliIo } from '../shared/io.js';
 import { openCurrent } from './snapshot-open.js';
 
 const AS_OF = dayOption('as-of', {

@@ -12,13 +12,13 @@ import { CallBudgetReached } from '../../builder/refresh/call-meter.js';
 import { DailyLimitReached } from '../../builder/refresh/eodhd.js';
 import { LoadStopped } from '../../builder/refresh/first-load.js';
 import { changeLines } from '../../builder/refresh/redo.js';
-import { type ParsedArgs, UsageError } from '../args.js';
-import { type Command, noPositionals, parseCommand } from '../command.js';
-import { dayOption, JSON_OUTPUT, SNAPSHOTS, switchOption } from '../flags.js';
-import type { CliIo } from '../io.js';
-import { loadProgress } from '../load-progress.js';
-import { checkProvider, DATE, REFRESH_SOURCE_FLAGS, refreshConfig } from '../refresh-config.js';
-import { redoOnce, refreshOnce, resultLine, runSummary } from '../refresh-run.js';
+import { type ParsedArgs, UsageError } from '../shared/args.js';
+import { type Command, noPositionals, parseCommand } from '../shared/command.js';
+import { dayOption, JSON_OUTPUT, SNAPSHOTS, switchOption } from '../shared/flags.js';
+import type { CliIo } from '../shared/io.js';
+import { loadProgress } from './load-progress.js';
+import { checkProvider, DATE, REFRESH_SOURCE_FLAGS, refreshConfig } from './refresh-config.js';
+import { redoOnce, refreshOnce, resultLine, runSummary } from './refresh-run.js';
 
 /** Stopped at a limit, nothing lost: the same command continues after the provider's daily reset. */
 const EXIT_LIMIT = 4;

@@ -1,16 +1,16 @@
 /** `fundreturns schedule`: refresh on a cron schedule, trading days only, with retries. */
 import { resolve } from 'node:path';
-import { type Command, noPositionals, parseCommand } from '../command.js';
-import { SNAPSHOTS } from '../flags.js';
-import type { CliIo } from '../io.js';
+import { type Command, noPositionals, parseCommand } from '../shared/command.js';
+import { SNAPSHOTS } from '../shared/flags.js';
+import type { CliIo } from '../shared/io.js';
 import {
   checkProvider,
   REFRESH_SOURCE_FLAGS,
   refreshConfig,
   SCHEDULE_TIME_FLAGS,
   scheduleConfig,
-} from '../refresh-config.js';
-import { runScheduleUntilSignal } from '../refresh-run.js';
+} from './refresh-config.js';
+import { runScheduleUntilSignal } from './refresh-run.js';
 
 export const schedule: Command = {
   name: 'schedule',

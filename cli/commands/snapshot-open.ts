@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readCurrent } from '../../core/snapshot/directory.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
-import type { ParsedArgs } from '../args.js';
-import { SNAPSHOTS } from '../flags.js';
+import type { ParsedArgs } from '../shared/args.js';
+import { SNAPSHOTS } from '../shared/flags.js';
 
 export async function openCurrent(args: ParsedArgs) {
   const snapshots = resolve(SNAPSHOTS.read(args));

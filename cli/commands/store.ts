@@ -9,12 +9,12 @@ import { type BackupManifest, describeCounts } from '../../accounts/backup.js';
 import { backupFileStore, restoreFileStore } from '../../accounts/backup-file.js';
 import { isRedisSpec } from '../../accounts/open-store.js';
 import { redactUrl } from '../../accounts/redact-url.js';
-import type { ParsedArgs } from '../args.js';
-import type { Command } from '../command.js';
-import { JSON_OUTPUT, switchOption } from '../flags.js';
-import type { CliIo } from '../io.js';
-import { STORE_OR_REDIS } from '../store-flag.js';
-import { parseSubcommand, type SubShape, subcommandForms } from '../subcommand.js';
+import type { ParsedArgs } from '../shared/args.js';
+import type { Command } from '../shared/command.js';
+import { JSON_OUTPUT, switchOption } from '../shared/flags.js';
+import type { CliIo } from '../shared/io.js';
+import { STORE_OR_REDIS } from '../shared/store-flag.js';
+import { parseSubcommand, type SubShape, subcommandForms } from '../shared/subcommand.js';
 
 const FORCE = switchOption('force', {
   help: "restore over a store that holds data (a file store's content is moved aside, a Redis store's deleted)",

@@ -13,12 +13,18 @@ import type { AccessState, Person, Role } from '../../accounts/model.js';
 import { createPerson, emailProblem, findPerson as personBy } from '../../accounts/people.js';
 import { auditAdmin, cliActor } from '../../accounts/plan-requests.js';
 import { hashPassword, passwordProblem, threadPoolHasher } from '../../server/dashboard/password.js';
-import { findAccount } from '../account-lookup.js';
-import type { Command } from '../command.js';
-import { JSON_OUTPUT, stringOption, switchOption } from '../flags.js';
-import { iso, printJson, printTable, shown } from '../print.js';
-import { STORE } from '../store-flag.js';
-import { type Ctx, changeAudited, runStoreSubcommand, type Sub, subcommandForms } from '../subcommand.js';
+import { findAccount } from '../shared/account-lookup.js';
+import type { Command } from '../shared/command.js';
+import { JSON_OUTPUT, stringOption, switchOption } from '../shared/flags.js';
+import { iso, printJson, printTable, shown } from '../shared/print.js';
+import { STORE } from '../shared/store-flag.js';
+import {
+  type Ctx,
+  changeAudited,
+  runStoreSubcommand,
+  type Sub,
+  subcommandForms,
+} from '../shared/subcommand.js';
 
 const ACCOUNT = stringOption('account', {
   value: 'NAME',

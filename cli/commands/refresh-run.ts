@@ -3,14 +3,14 @@
  * --refresh-cron` through a child `refresh`): the wiring stays a flag parser.
  */
 
-import type { CallMeter } from '../builder/refresh/call-meter.js';
-import type { LoadProgress } from '../builder/refresh/first-load.js';
-import { type RedoResult, redo } from '../builder/refresh/redo.js';
-import { type RefreshOptions, type RefreshResult, refresh } from '../builder/refresh/refresh.js';
-import { type RunSummary, startSchedule } from '../builder/refresh/schedule.js';
-import { now } from '../core/clock.js';
-import type { Day } from '../core/dates.js';
-import { recordRefresh } from '../core/refresh-stats.js';
+import type { CallMeter } from '../../builder/refresh/call-meter.js';
+import type { LoadProgress } from '../../builder/refresh/first-load.js';
+import { type RedoResult, redo } from '../../builder/refresh/redo.js';
+import { type RefreshOptions, type RefreshResult, refresh } from '../../builder/refresh/refresh.js';
+import { type RunSummary, startSchedule } from '../../builder/refresh/schedule.js';
+import { now } from '../../core/clock.js';
+import type { Day } from '../../core/dates.js';
+import { recordRefresh } from '../../core/refresh-stats.js';
 import { openProvider, type RefreshConfig, type ScheduleConfig } from './refresh-config.js';
 
 export interface RefreshRun {

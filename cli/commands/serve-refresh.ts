@@ -6,10 +6,10 @@
  * own, prefixed `--refresh-`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { type RunSummary, type Schedule, startSchedule } from '../builder/refresh/schedule.js';
-import { now } from '../core/clock.js';
-import { type ParsedArgs, parseArgs, UsageError } from './args.js';
-import { flagKinds } from './flags.js';
+import { type RunSummary, type Schedule, startSchedule } from '../../builder/refresh/schedule.js';
+import { now } from '../../core/clock.js';
+import { type ParsedArgs, parseArgs, UsageError } from '../shared/args.js';
+import { flagKinds } from '../shared/flags.js';
 import {
   checkProvider,
   REFRESH_SOURCE_FLAGS,

@@ -1,5 +1,5 @@
 /** How the store commands (accounts, keys, users) print: tables, JSON, timestamps and typed text. */
-import { escapeControls } from '../core/escape.js';
+import { escapeControls } from '../../core/escape.js';
 import type { CliIo } from './io.js';
 
 /** Text a person typed (an email, a key label), for a table: "-" for none, and never obeyed by the terminal. */

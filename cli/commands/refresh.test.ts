@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scratch } from '../builder/build.test-helper.js';
-import { CallMeter } from '../builder/refresh/call-meter.js';
-import type { LoadProgress } from '../builder/refresh/first-load.js';
-import type { CliIo } from './io.js';
+import { scratch } from '../../builder/build.test-helper.js';
+import { CallMeter } from '../../builder/refresh/call-meter.js';
+import type { LoadProgress } from '../../builder/refresh/first-load.js';
+import { main } from '../main.js';
+import type { CliIo } from '../shared/io.js';
 import { loadProgress } from './load-progress.js';
-import { main } from './main.js';
 
 const dir = scratch('fr-refresh-cli-');
 

@@ -22,14 +22,18 @@ export interface Command {
 }
 
 /** Every flag a command's forms show, each once, in the order first shown. */
-export function commandFlags(c: Command): Flag[] {
+export function commandFlags(c: Pick<Command, 'forms'>): Flag[] {
   const seen = new Map<string, Flag>();
   for (const f of c.forms.flatMap((form) => form.flags)) if (!seen.has(f.name)) seen.set(f.name, f);
   return [...seen.values()];
 }
 
 /** Parse a command's argv against the flags its usage shows, FUNDRETURNS_<FLAG> included. */
-export function parseCommand(c: Command, argv: readonly string[], env: NodeJS.ProcessEnv): ParsedArgs {
+export function parseCommand(
+  c: Pick<Command, 'forms'>,
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): ParsedArgs {
   return parseArgs(argv, flagKinds(commandFlags(c)), env);
 }
 

@@ -5,11 +5,11 @@
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactUrl } from '../accounts/redact-url.js';
-import { localBaseUrl } from '../server/config.js';
-import { releaseSignals } from '../server/early-signal.js';
-import { startServer } from '../server/supervisor.js';
-import type { CliIo } from './io.js';
+import { redactUrl } from '../../accounts/redact-url.js';
+import { localBaseUrl } from '../../server/config.js';
+import { releaseSignals } from '../../server/early-signal.js';
+import { startServer } from '../../server/supervisor.js';
+import type { CliIo } from '../shared/io.js';
 import { parseServeConfig } from './serve-config.js';
 import { parseServeRefresh, splitRefreshArgs, startServeRefresh } from './serve-refresh.js';
 

@@ -3,11 +3,13 @@
  * then defaults; each bad value is refused with a message naming it.
  */
 import { resolve } from 'node:path';
-import { localBaseUrl, type ServeConfig } from '../server/config.js';
-import { mailFromProblem, smtpUrlProblem } from '../server/dashboard/mailer.js';
-import { parseTrustedProxies } from '../server/http/client-address.js';
-import { flagLabel, type ParsedArgs, UsageError } from './args.js';
-import { parseCommand } from './command.js';
+import { localBaseUrl, type ServeConfig } from '../../server/config.js';
+import { mailFromProblem, smtpUrlProblem } from '../../server/dashboard/mailer.js';
+import { parseTrustedProxies } from '../../server/http/client-address.js';
+import { flagLabel, type ParsedArgs, UsageError } from '../shared/args.js';
+import { parseCommand } from '../shared/command.js';
+import { SNAPSHOTS } from '../shared/flags.js';
+import { STORE_OR_REDIS } from '../shared/store-flag.js';
 import {
   ACCESS_LOG_SAMPLE,
   ADMIN_HOST,
@@ -24,16 +26,14 @@ import {
   PLANS,
   POLL_MS,
   PORT,
+  SERVE_FORMS,
   SERVE_THREADS,
   SMTP_URL,
-  serve,
   TRUST_PROXY,
-} from './commands/serve.js';
-import { SNAPSHOTS } from './flags.js';
-import { STORE_OR_REDIS } from './store-flag.js';
+} from './serve-flags.js';
 
 export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeConfig {
-  const args = parseCommand(serve, argv, env);
+  const args = parseCommand({ forms: SERVE_FORMS }, argv, env);
   if (args.positionals.length > 0)
     throw new UsageError(`serve: unexpected argument ${JSON.stringify(args.positionals[0])}`);
   const host = hostFlag(args, HOST.name, HOST.read(args));

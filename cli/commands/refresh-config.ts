@@ -4,20 +4,20 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CallMeter, DEFAULT_MAX_RATE } from '../builder/refresh/call-meter.js';
-import { DEFAULT_EODHD_URL, eodhdProvider } from '../builder/refresh/eodhd.js';
-import { inboxProvider } from '../builder/refresh/inbox.js';
-import type { Provider } from '../builder/refresh/provider.js';
-import { DEFAULT_GATES, type RefreshGates } from '../builder/refresh/refresh.js';
+import { CallMeter, DEFAULT_MAX_RATE } from '../../builder/refresh/call-meter.js';
+import { DEFAULT_EODHD_URL, eodhdProvider } from '../../builder/refresh/eodhd.js';
+import { inboxProvider } from '../../builder/refresh/inbox.js';
+import type { Provider } from '../../builder/refresh/provider.js';
+import { DEFAULT_GATES, type RefreshGates } from '../../builder/refresh/refresh.js';
 import {
   cronProblem,
   DEFAULT_CRON,
   DEFAULT_RETRY_MINUTES,
   DEFAULT_TZ,
   tzProblem,
-} from '../builder/refresh/schedule.js';
-import { syntheticProvider } from '../builder/refresh/synthetic.js';
-import { type ParsedArgs, UsageError } from './args.js';
+} from '../../builder/refresh/schedule.js';
+import { syntheticProvider } from '../../builder/refresh/synthetic.js';
+import { type ParsedArgs, UsageError } from '../shared/args.js';
 import {
   dayOption,
   type Flag,
@@ -28,7 +28,7 @@ import {
   optionalIntOption,
   stringOption,
   stringOptionOr,
-} from './flags.js';
+} from '../shared/flags.js';
 
 /** The environment variable holding the EODHD API token (never a flag: flags show in `ps`). */
 export const TOKEN_ENV = 'FUNDRETURNS_EODHD_TOKEN';

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DEFAULT_STORE } from '../accounts/open-store.js';
+import { DEFAULT_STORE } from '../../accounts/open-store.js';
 import { flagLabel, type ParsedArgs, stringFlag, UsageError } from './args.js';
 import type { Flag } from './flags.js';
 

@@ -3,7 +3,7 @@
  * also read from FUNDRETURNS_<FLAG> (flags win), unknown or malformed flags a usage
  * error (exit 2) naming the flag.
  */
-import { parseDay } from '../core/dates.js';
+import { parseDay } from '../../core/dates.js';
 
 export class UsageError extends Error {
   constructor(message: string) {

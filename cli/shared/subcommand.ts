@@ -5,11 +5,11 @@
  * The store commands run with the access store open (runStoreSubcommand).
  */
 
-import type { AccessChange, AccessState, AccessStore, PlanLimits, PlanName } from '../accounts/model.js';
-import { openStore } from '../accounts/open-store.js';
-import { auditAdmin, cliActor } from '../accounts/plan-requests.js';
-import { loadPlans } from '../accounts/plans.js';
-import { now } from '../core/clock.js';
+import type { AccessChange, AccessState, AccessStore, PlanLimits, PlanName } from '../../accounts/model.js';
+import { openStore } from '../../accounts/open-store.js';
+import { auditAdmin, cliActor } from '../../accounts/plan-requests.js';
+import { loadPlans } from '../../accounts/plans.js';
+import { now } from '../../core/clock.js';
 import { boolFlag, HelpRequested, type ParsedArgs, parseArgs, stringFlag, UsageError } from './args.js';
 import type { Form } from './command.js';
 import { type Flag, flagKinds, JSON_OUTPUT } from './flags.js';

@@ -4,8 +4,8 @@
  * log, a systemd journal) one JSON line every 5 % and at the end of each phase.
  */
 import cliProgress from 'cli-progress';
-import type { LoadProgress } from '../builder/refresh/first-load.js';
-import type { CliIo } from './io.js';
+import type { LoadProgress } from '../../builder/refresh/first-load.js';
+import type { CliIo } from '../shared/io.js';
 
 export function loadProgress(
   io: CliIo,

@@ -2,7 +2,7 @@
  * What a command talks through: its two output streams, its environment and whether a
  * person is watching (progress lines). Tests pass their own to read what was said.
  */
-import { escapeForTerminal } from '../core/escape.js';
+import { escapeForTerminal } from '../../core/escape.js';
 
 type Out = (s: string) => void;
 

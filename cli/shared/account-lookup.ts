@@ -1,5 +1,5 @@
 /** Accounts named on the command line: by name, or by the `acct_…` id scripts may hold instead. */
-import type { AccessState, Account } from '../accounts/model.js';
+import type { AccessState, Account } from '../../accounts/model.js';
 
 /** An account by name (or by its `acct_…` id, which scripts may hold instead). */
 export function findAccount(state: AccessState, ref: string): Account {

@@ -5,7 +5,7 @@
  * from these declarations (cli/usage.ts), so a default is written in one place.
  */
 import { availableParallelism } from 'node:os';
-import { type Day, parseDay } from '../core/dates.js';
+import { type Day, parseDay } from '../../core/dates.js';
 import { boolFlag, dayFlag, type FlagKind, floatFlag, intFlag, type ParsedArgs, stringFlag } from './args.js';
 
 export interface Flag<T = unknown> {
