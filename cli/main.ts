@@ -14,7 +14,7 @@ import { testClockProblem } from '../core/clock.js';
 import { codeProblem, unknownCodeDetail } from '../core/codes.js';
 import { fromYmd } from '../core/dates.js';
 import { SnapshotLookup } from '../core/lookup.js';
-import { describeHolder, LockHeld, takePidLock } from '../core/pid-lock.js';
+import { describeHolder, LockHeld, takeLock } from '../core/files/lock.js';
 import { readCurrent } from '../core/snapshot/directory.js';
 import { loadSnapshot } from '../core/snapshot/reader.js';
 import { lastClosedDay } from '../core/us-close.js';
