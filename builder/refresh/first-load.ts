@@ -26,12 +26,12 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { lastTradingDayOnOrBefore, previousTradingDay, tradingDaysInRange } from '../../core/calendar.js';
 import { compareCodes } from '../../core/codes.js';
 import { type Day, formatDay, parseDay } from '../../core/dates.js';
+import { sweepDeadTempsSync, writeAtomicSync } from '../../core/files/atomic.js';
 import { prune, publish, readCurrent } from '../../core/snapshot/directory.js';
 import { readManifest } from '../../core/snapshot/reader.js';
 import type { FundRecord } from '../../core/types.js';
@@ -199,7 +199,7 @@ export async function firstLoad(opts: FirstLoadOptions): Promise<LoadResult> {
   const prices = join(opts.source, 'prices');
   const dailyDir = join(opts.source, 'daily');
   for (const d of [state, prices, dailyDir]) mkdirSync(d, { recursive: true });
-  removeTemporaries([state, prices, dailyDir]);
+  for (const d of [state, prices, dailyDir]) sweepDeadTempsSync(d);
   // The last session that has closed (a weekend's clock names its Friday).
   const lastClosed = lastTradingDayOnOrBefore(lastClosedDay(opts.now()));
   const calls = () => opts.meter?.spent ?? 0;
@@ -262,10 +262,11 @@ export async function firstLoad(opts: FirstLoadOptions): Promise<LoadResult> {
       }
       const entry = classify(code, bytes, latest, lastClosed);
       if (entry.ok) {
-        const tmp = join(prices, `${code}.csv.tmp-${process.pid}`);
-        writeFileSync(tmp, bytes as Uint8Array);
-        appendFileSync(journalPath, `${JSON.stringify(entry)}\n`);
-        renameSync(tmp, join(prices, `${code}.csv`));
+        // Journalled before it appears: a price file no journal line vouches for is removed.
+        writeAtomicSync(join(prices, `${code}.csv`), bytes as Uint8Array, {
+          durable: false,
+          beforeRename: () => appendFileSync(journalPath, `${JSON.stringify(entry)}\n`),
+        });
       } else appendFileSync(journalPath, `${JSON.stringify(entry)}\n`);
       done.set(code, entry);
       if (entry.ok) loaded++;
@@ -510,13 +511,6 @@ function readJournal(
   for (const name of readdirSync(prices))
     if (name.endsWith('.csv') && !done.has(name.slice(0, -4))) rmSync(join(prices, name), { force: true });
   return done;
-}
-
-/** Temporary files of a run that was stopped while writing them. */
-function removeTemporaries(dirs: readonly string[]): void {
-  for (const dir of dirs)
-    for (const name of readdirSync(dir))
-      if (/\.tmp-\d+$/.test(name)) rmSync(join(dir, name), { force: true });
 }
 
 /**
