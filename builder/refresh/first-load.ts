@@ -40,7 +40,7 @@ import { startWorker } from '../../core/worker.js';
 import { BuildError } from '../build.js';
 import { BuildReport, type ReportJson } from '../report.js';
 import { latestAcceptedDay } from '../source/csv.js';
-import { parseFundsFile } from '../source/funds.js';
+import { fundsFileText, parseFundsFile } from '../source/funds.js';
 import { parsePriceFile } from '../source/prices.js';
 import type { BuildStep, BuildStepResult } from './build-worker.js';
 import type { CallMeter } from './call-meter.js';
@@ -571,20 +571,14 @@ function dayRows(
 
 /** funds.csv of the loaded universe: the funds with a usable history; a delisted one inactive since its last row. */
 function fundsText(listed: readonly FundRecord[], done: ReadonlyMap<string, Entry>): string {
-  let out = 'Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n';
+  const rows: FundRecord[] = [];
   for (const f of listed) {
     const e = done.get(f.code);
     if (e === undefined || !e.ok) continue;
     // The provider's delisted list carries no date; the fund's last price is the best one there is.
-    const inactiveDate = f.isInactive ? e.last : '';
-    out += `${[f.code, f.name, f.country, f.exchange, f.currency].map(csvCell).join(',')},${f.type},${csvCell(f.isin)},${f.isInactive},${inactiveDate}\n`;
+    rows.push({ ...f, inactiveDate: f.isInactive ? parseDay(e.last) : null });
   }
-  return out;
-}
-
-function csvCell(s: string | null): string {
-  if (s === null) return '';
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return fundsFileText(rows);
 }
 
 function summarize(
