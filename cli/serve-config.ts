@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { localBaseUrl, type ServeConfig } from '../server/config.js';
 import { mailFromProblem, smtpUrlProblem } from '../server/dashboard/mailer.js';
 import { parseTrustedProxies } from '../server/http/client-address.js';
+import { baseUrlProblem } from '../server/public/response.js';
 import { flagLabel, intFlag, parseArgs, stringFlag, UsageError } from './args.js';
 import { storeFlag } from './store-flag.js';
 import { flagSpec } from './usage.js';
@@ -39,25 +40,8 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     );
   const baseUrl = stringFlag(args, 'base-url', defaultBase).replace(/\/+$/, '');
   const baseFlag = flagLabel(args, 'base-url');
-  let parsed: URL;
-  try {
-    parsed = new URL(baseUrl);
-  } catch {
-    throw new UsageError(`${baseFlag} must be an absolute http(s) URL, not ${JSON.stringify(baseUrl)}`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new UsageError(`${baseFlag} must be an http or https URL, not ${JSON.stringify(baseUrl)}`);
-  }
-  if (parsed.search !== '' || parsed.hash !== '') {
-    throw new UsageError(`${baseFlag} cannot have a query or fragment: ${JSON.stringify(baseUrl)}`);
-  }
-  // It is published in every problem body, the catalog and OpenAPI: never a password.
-  if (parsed.username !== '' || parsed.password !== '') {
-    throw new UsageError(`${baseFlag} cannot carry a user name or password: ${JSON.stringify(baseUrl)}`);
-  }
-  if (/%(?![0-9A-Fa-f]{2})/.test(baseUrl)) {
-    throw new UsageError(`${baseFlag} has a malformed %-escape: ${JSON.stringify(baseUrl)}`);
-  }
+  const baseProblem = baseUrlProblem(baseUrl);
+  if (baseProblem !== null) throw new UsageError(`${baseFlag} ${baseProblem}`);
   const claimName = stringFlag(args, 'claim-name', 'glama');
   if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(claimName)) {
     throw new UsageError(
@@ -105,7 +89,7 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     threads,
     // The URL's own serialization: ASCII (punycode host, percent-encoded path), as
     // headers (Link) and problem `type` URLs need it.
-    baseUrl: parsed.href.replace(/\/+$/, ''),
+    baseUrl: new URL(baseUrl).href.replace(/\/+$/, ''),
     baseUrlDerived: stringFlag(args, 'base-url') === undefined,
     freshnessHours,
     claimFile: claimFile === undefined ? null : resolve(claimFile),
