@@ -11,6 +11,10 @@ import { FUNDS_HEADER, fundsFileText, parseFundsFile } from './funds.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
+/** A daily file of 2026-11-20 read as the build reads it. */
+const readDaily = (text: string) =>
+  parseDailyFile(enc(text), 'daily/2026-11-20.csv', parseDay('2026-11-20') as number, 'the test day');
+
 /** Cells a naive writer would break: separators, quotes, line breaks, blanks, spaces, other scripts. */
 const AWKWARD = [
   'Growth, Income & Value Fund',
@@ -106,12 +110,7 @@ describe('daily files: dailyLine and parseDailyFile (C37)', () => {
         dividend: dividendCell(r.dividend),
         split: splitCell(r.split),
       });
-    const read = parseDailyFile(
-      enc(text),
-      'daily/2026-11-20.csv',
-      parseDay('2026-11-20') as number,
-      'the test day',
-    );
+    const read = readDaily(text);
     expect(read.problems).toEqual([]);
     expect(read.rows.codes).toEqual(rows.map((r) => r.code));
     expect([...read.rows.dates].map(formatDay)).toEqual(rows.map((r) => r.date));
@@ -124,12 +123,7 @@ describe('daily files: dailyLine and parseDailyFile (C37)', () => {
     expect(DAILY_HEADER).toBe('Code,Date,Close,Adjusted_close,Dividend,Split\n');
     const text = `${dailyHeader(false)}${dailyLine({ code: 'SPY', date: '2026-11-20', close: '601.5', dividend: '1.7', split: '' })}`;
     expect(text).toBe('Code,Date,Close,Dividend,Split\nSPY,2026-11-20,601.5,1.7,\n');
-    const read = parseDailyFile(
-      enc(text),
-      'daily/2026-11-20.csv',
-      parseDay('2026-11-20') as number,
-      'the test day',
-    );
+    const read = readDaily(text);
     expect(read.problems).toEqual([]);
     expect([read.rows.close[0], read.rows.dividend[0], read.rows.split[0]]).toEqual([601.5, 1.7, 1]);
   });

@@ -1,7 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scratch } from '../../builder/build.test-helper.js';
 import {
@@ -12,22 +10,11 @@ import {
   writeAtomic,
   writeAtomicSync,
 } from './atomic.js';
+import { runChild } from './child.test-helper.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const scratchDir = scratch('fr-atomic-');
 let made = 0;
 const tempDir = () => scratchDir(String(made++));
-
-/** Run `code` in a child process that kills itself where the code says (a crash). */
-function crashChild(code: string): void {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-    cwd: here,
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  if (r.error !== undefined) throw r.error;
-  expect(r.signal, r.stderr).toBe('SIGKILL');
-}
 
 /** A pid no process of this host has (above the kernel's largest). */
 const DEAD_PID = 2 ** 22 + 12345;
@@ -49,10 +36,11 @@ describe('a file replaced whole', () => {
     const dir = tempDir();
     const path = join(dir, 'refresh-stats.json');
     writeFileSync(path, 'old');
-    crashChild(
+    const signal = runChild(
       `import { writeAtomicSync } from './atomic.ts';
        writeAtomicSync(${JSON.stringify(path)}, 'new', { beforeRename: () => process.kill(process.pid, 'SIGKILL') });`,
     );
+    expect(signal).toBe('SIGKILL');
     expect(readFileSync(path, 'utf8')).toBe('old');
     const left = readdirSync(dir).filter((n) => n.endsWith('.tmp'));
     expect(left).toHaveLength(1);

@@ -1,14 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { scratch } from '../../builder/build.test-helper.js';
+import { runChild } from './child.test-helper.js';
 import { LockHeld, takeLock, UNREADABLE_GRACE_MS } from './lock.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
 
 const scratchDir = scratch('fr-lock-');
 let made = 0;
@@ -61,17 +58,6 @@ describe('two takes of one lock in one process', () => {
     }
   });
 });
-
-/** A child process that runs `code` (ES module, may import this folder's files) and is killed or exits. */
-function runChild(code: string): void {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-    cwd: here,
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  if (r.error !== undefined) throw r.error;
-  if (r.status !== 0 && r.signal !== 'SIGKILL') throw new Error(`child failed: ${r.stderr}`);
-}
 
 const lockOf = (pid: number, host: string, at: Date) => JSON.stringify({ pid, host, at: at.toISOString() });
 
