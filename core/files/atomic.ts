@@ -131,8 +131,8 @@ function fsyncPathSync(path: string): void {
   }
 }
 
-/** Whether `name` is a temp file of a writer that no longer runs on this host. */
-function deadTemp(name: string): boolean {
+/** Whether `name` is a temp file of a writer that no longer runs on this host (for a sweep of its own). */
+export function isDeadTemp(name: string): boolean {
   const m = TEMP_FILE.exec(name);
   return m !== null && !pidAlive(Number(m[1]));
 }
@@ -144,7 +144,7 @@ function deadTemp(name: string): boolean {
 export async function sweepDeadTemps(dir: string): Promise<string[]> {
   const removed: string[] = [];
   for (const name of await readdir(dir)) {
-    if (!deadTemp(name)) continue;
+    if (!isDeadTemp(name)) continue;
     await unlink(join(dir, name)).catch((e: unknown) => {
       if (errCode(e) !== 'ENOENT') throw e;
     });
@@ -162,7 +162,7 @@ export function sweepDeadTempsSync(dir: string): string[] {
     if (errCode(e) === 'ENOENT') return [];
     throw e;
   }
-  const removed = names.filter(deadTemp);
+  const removed = names.filter(isDeadTemp);
   for (const name of removed) rmSync(join(dir, name), { force: true });
   return removed;
 }

@@ -34,7 +34,7 @@ import {
 } from 'node:fs/promises';
 import { join } from 'node:path';
 import { now } from '../../core/clock.js';
-import { errCode, sweepDeadTemps, writeAtomic } from '../../core/files/atomic.js';
+import { errCode, isDeadTemp, writeAtomic } from '../../core/files/atomic.js';
 import { isObject, SECRET_KINDS, type SecretKind } from './model.js';
 import { STORE_DIR_MODE, STORE_FILE_MODE } from './store-perms.js';
 import { checkThrottle, slidingWait } from './throttle.js';
@@ -265,10 +265,13 @@ export class FileSecrets {
   /** Remove expired secrets and counters of past windows, and what killed writers left. */
   async sweep(): Promise<void> {
     const at = now();
-    await sweepDeadTemps(this.#secrets).catch(() => {});
     for (const name of await readdir(this.#secrets).catch(() => [] as string[])) {
-      if (name.endsWith('.tmp')) continue;
       const path = join(this.#secrets, name);
+      if (name.endsWith('.tmp')) {
+        // A put's temp file (core/files/atomic.ts): its writer's pid tells whether it is in flight.
+        if (isDeadTemp(name)) await unlink(path).catch(() => {});
+        continue;
+      }
       const st = await stat(path).catch(() => null);
       if (st === null) continue;
       // A take in flight (or an older version's put) takes milliseconds; one this old was killed half-way.
