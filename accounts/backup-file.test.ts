@@ -12,13 +12,14 @@ import { copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { takePidLock } from '../core/pid-lock.js';
+import { takeLock } from '../core/files/lock.js';
 import { BACKUP_MANIFEST } from './backup.js';
 import { backupFileStore, fileStoreCounts, restoreFileStore } from './backup-file.js';
 import { writeBurst } from './burst-file.js';
 import { SERVE_LOCK } from './serve-lock.js';
 import { account, create, createAccountsMeanwhile, fillForBackup } from './store.contract.js';
-import { FileAccessStore, LOG_FILE, MARKER_FILE } from './store-file.js';
+import { FileAccessStore } from './store-file.js';
+import { LOG_FILE, MARKER_FILE } from './store-log.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -158,7 +159,7 @@ describe('store backup and restore, the embedded store', () => {
     await s.close();
     const before = readFileSync(join(store, LOG_FILE), 'utf8');
     // This process plays the server: a live pid holds serve.lock.
-    const release = await takePidLock(join(store, SERVE_LOCK));
+    const release = await takeLock(join(store, SERVE_LOCK));
     try {
       await expect(restoreFileStore(join(d, 'backup'), store, { force: true })).rejects.toThrow(
         /a server \(pid \d+ on .*\) holds the store .*: stop it before restoring/,

@@ -22,7 +22,7 @@
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { now } from '../core/clock.js';
-import { describeHolder, LockHeld, takePidLock } from '../core/pid-lock.js';
+import { describeHolder, LockHeld, takeLock } from '../core/files/lock.js';
 import { AUDIT_FILE } from './audit-log.js';
 import {
   type BackupCounts,
@@ -38,15 +38,9 @@ import { dayOf } from './daily-usage.js';
 import { SECRETS_DIR } from './file-secrets.js';
 import type { DailyCount } from './model.js';
 import { SERVE_LOCK } from './serve-lock.js';
-import {
-  DAILY_FILE,
-  FileAccessStore,
-  LOG_FILE,
-  MARKER_FILE,
-  PLANS_FILE,
-  USAGE_FILE,
-  writeAtomic,
-} from './store-file.js';
+import { DAILY_FILE, PLANS_FILE, USAGE_FILE } from './store-counts.js';
+import { FileAccessStore } from './store-file.js';
+import { LOG_FILE, MARKER_FILE, writeStoreFile } from './store-log.js';
 import { checkStorePrivate, STORE_DIR_MODE } from './store-perms.js';
 
 /** The files a server rewrites whole (by a rename): copied as they stand. */
@@ -185,7 +179,7 @@ export async function restoreFileStore(
   await checkStorePrivate(dir);
   let release: () => Promise<void>;
   try {
-    release = await takePidLock(join(dir, SERVE_LOCK));
+    release = await takeLock(join(dir, SERVE_LOCK));
   } catch (e) {
     if (!(e instanceof LockHeld)) throw e;
     throw new Error(
@@ -222,7 +216,7 @@ export async function restoreFileStore(
         ];
         for (const name of order) {
           const data = files.get(name) as Buffer;
-          await writeAtomic(dir, join(dir, name), data.toString('latin1'), 'latin1');
+          await writeStoreFile(join(dir, name), data);
         }
       });
     } finally {

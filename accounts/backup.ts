@@ -14,8 +14,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { now } from '../core/clock.js';
+import { errCode, fsyncDir } from '../core/files/atomic.js';
 import { type AccessState, type AccessStore, type DailyCount, isObject } from './model.js';
-import { errCode, fsyncDir } from './store-file.js';
 import { STORE_DIR_MODE, STORE_FILE_MODE } from './store-perms.js';
 
 export const BACKUP_MANIFEST = 'backup.json';

@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeAtomic } from './store-file.js';
+import { writeStoreFile } from './store-log.js';
 
 export const BURST_FILE = 'burst.json';
 
@@ -40,5 +40,5 @@ export async function readBurst(
 }
 
 export async function writeBurst(dir: string, tats: ReadonlyMap<string, number>): Promise<void> {
-  await writeAtomic(dir, join(dir, BURST_FILE), `${JSON.stringify(Object.fromEntries(tats))}\n`);
+  await writeStoreFile(join(dir, BURST_FILE), `${JSON.stringify(Object.fromEntries(tats))}\n`);
 }

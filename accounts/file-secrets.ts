@@ -6,7 +6,8 @@
  *
  *   secrets/<kind>-<id>     {"value", "expires_at"}; its mtime is set to the expiry, so a
  *                           sweep needs a stat, not a read, to tell what is stale
- *   secrets/.tmp-… .taken-… a put before its rename, a take between rename and unlink
+ *   secrets/…<pid>.tmp      a put before its rename (core/files/atomic.ts)
+ *   secrets/.taken-…        a take between rename and unlink
  *   throttle/<h>-<window ms>-<end ms>  one line per attempt (its time and a nonce, O_APPEND),
  *                           in the period of the window's length ending at <end ms>; <h>
  *                           is a hash of the key (an email, a client)
@@ -33,6 +34,7 @@ import {
 } from 'node:fs/promises';
 import { join } from 'node:path';
 import { now } from '../core/clock.js';
+import { errCode, isDeadTemp, writeAtomic } from '../core/files/atomic.js';
 import { isObject, SECRET_KINDS, type SecretKind } from './model.js';
 import { STORE_DIR_MODE, STORE_FILE_MODE } from './store-perms.js';
 import { checkThrottle, slidingWait } from './throttle.js';
@@ -50,10 +52,6 @@ const SWEEP_EVERY_MS = 60_000;
 const SWEEP_GRACE_MS = 10 * 60_000;
 /** `<key hash>-<window ms>-<period end ms>`; a fixed window's file of an older version has no window. */
 const THROTTLE_FILE = /^[0-9a-f]{40}(?:-(\d+))?-(\d+)$/;
-
-function errCode(e: unknown): string | undefined {
-  return (e as NodeJS.ErrnoException | null)?.code;
-}
 
 function checkKind(kind: SecretKind): void {
   if (!(SECRET_KINDS as readonly string[]).includes(kind))
@@ -136,16 +134,15 @@ export class FileSecrets {
     checkId(id);
     checkMs('a secret TTL', ttlMs);
     const expires = now() + ttlMs;
-    const tmp = join(this.#secrets, `.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
-    const fh = await this.#open(this.#secrets, tmp, 'wx');
-    try {
-      await fh.writeFile(JSON.stringify({ value, expires_at: new Date(expires).toISOString() }));
-    } finally {
-      await fh.close();
-    }
-    await utimes(tmp, expires / 1000, expires / 1000);
-    // Readers see the old secret or the new one, never a part.
-    await rename(tmp, this.#path(kind, id));
+    const body = JSON.stringify({ value, expires_at: new Date(expires).toISOString() });
+    // Readers see the old secret or the new one, never a part. Not fsynced (see above).
+    const put = () =>
+      writeAtomic(this.#path(kind, id), body, {
+        mode: STORE_FILE_MODE,
+        durable: false,
+        beforeRename: (temp) => utimes(temp, expires / 1000, expires / 1000),
+      });
+    await this.#inDir(this.#secrets, put);
     this.#maybeSweep();
   }
 
@@ -214,7 +211,7 @@ export class FileSecrets {
         nowMs,
       );
     // One handle reads, appends (O_APPEND: at the end, whatever was read) and reads again.
-    const fh = await this.#open(this.#throttle, file(period), 'a+');
+    const fh = await this.#inDir(this.#throttle, () => open(file(period), 'a+', STORE_FILE_MODE));
     try {
       const before = wait(await readHandle(fh));
       if (before > 0) return before;
@@ -241,19 +238,19 @@ export class FileSecrets {
     return join(this.#secrets, `${kind}-${id}`);
   }
 
-  /** Open a file in `dir`, making the directory first (again, if an operator removed it meanwhile). */
-  async #open(dir: string, path: string, flags: 'wx' | 'a+'): Promise<FileHandle> {
+  /** Create a file in `dir` by `make`, making the directory first (again, if an operator removed it meanwhile). */
+  async #inDir<T>(dir: string, make: () => Promise<T>): Promise<T> {
     if (!this.#made.has(dir)) {
       await mkdir(dir, { recursive: true, mode: STORE_DIR_MODE });
       this.#made.add(dir);
     }
     try {
-      return await open(path, flags, STORE_FILE_MODE);
+      return await make();
     } catch (e) {
       if (errCode(e) !== 'ENOENT') throw e;
       // Removed while we ran (the operator cleared stale sessions): make it again, once.
       await mkdir(dir, { recursive: true, mode: STORE_DIR_MODE });
-      return await open(path, flags, STORE_FILE_MODE);
+      return await make();
     }
   }
 
@@ -270,9 +267,14 @@ export class FileSecrets {
     const at = now();
     for (const name of await readdir(this.#secrets).catch(() => [] as string[])) {
       const path = join(this.#secrets, name);
+      if (name.endsWith('.tmp')) {
+        // A put's temp file (core/files/atomic.ts): its writer's pid tells whether it is in flight.
+        if (isDeadTemp(name)) await unlink(path).catch(() => {});
+        continue;
+      }
       const st = await stat(path).catch(() => null);
       if (st === null) continue;
-      // A put or take in flight takes milliseconds; one this old was killed half-way.
+      // A take in flight (or an older version's put) takes milliseconds; one this old was killed half-way.
       const orphan =
         (name.startsWith('.tmp-') || name.startsWith('.taken-')) && st.ctimeMs < Date.now() - 60_000;
       if (orphan || (!name.startsWith('.') && st.mtimeMs + SWEEP_GRACE_MS < at))

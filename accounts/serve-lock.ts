@@ -6,7 +6,7 @@
  * share one Redis store instead (--store redis://…).
  */
 import { join } from 'node:path';
-import { describeHolder, LockHeld, takePidLock } from '../core/pid-lock.js';
+import { describeHolder, LockHeld, takeLock } from '../core/files/lock.js';
 
 export const SERVE_LOCK = 'serve.lock';
 
@@ -14,7 +14,7 @@ export const SERVE_LOCK = 'serve.lock';
 export async function claimStore(dir: string): Promise<() => Promise<void>> {
   const path = join(dir, SERVE_LOCK);
   try {
-    return await takePidLock(path);
+    return await takeLock(path);
   } catch (e) {
     if (!(e instanceof LockHeld)) throw e;
     throw new Error(

@@ -17,7 +17,8 @@ import { writeBurst } from './burst-file.js';
 import { FileSecrets } from './file-secrets.js';
 import { claimStore } from './serve-lock.js';
 import { accessStoreContract, account, create, key } from './store.contract.js';
-import { FileAccessStore, LOG_FILE, MARKER_FILE } from './store-file.js';
+import { FileAccessStore } from './store-file.js';
+import { LOG_FILE, MARKER_FILE } from './store-log.js';
 
 const dirs: string[] = [];
 const stores: FileAccessStore[] = [];

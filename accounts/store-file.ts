@@ -3,15 +3,13 @@
  * a running server and the `accounts`/`keys` commands share.
  *
  *   access.log            append-only JSON lines: a snapshot line, then one AccessChange per line
- *   access.lock           held (created with O_EXCL) while a process appends or compacts
+ *                         (store-log.ts: why a log, how it is read and written)
+ *   access.lock           held while a process appends or compacts (core/files/lock.ts)
  *   store.json            {"format", "version"}: the version of the last change written, so a
  *                         log that lost lines (deleted, emptied, truncated) is refused, not read
  *                         as fewer accounts
- *   usage-YYYY-MM.json    {"<account id>": count}, rewritten atomically by the server
- *   daily-YYYY-MM.json    {"<YYYY-MM-DD>": {"<key id>": [admitted, refused]}}, requests per key
- *                         per day, added to atomically by the server, kept DAILY_KEEP_DAYS
  *   access.log.cut-…      bytes a writer cut off the log's end (a torn or invalid last line), kept
- *   plans.json            the limits the last server on the store enforces (readPlans)
+ *   usage-…, daily-…, plans.json   counts and limits the server writes (store-counts.ts)
  *   burst.json            each account's burst bucket, saved with the usage (burst-file.ts)
  *   audit.log             admin actions (who, what, when), JSON lines, append-only (audit-log.ts)
  *   secrets/, throttle/   sessions and tokens, sign-in counters (file-secrets.ts): not the log
@@ -23,91 +21,59 @@
  * The directory is 700 and every file 600 whatever the umask, and a store that group
  * or others can write to is refused (store-perms.ts): its log decides which keys are valid.
  *
- * Why an append-only log rather than SQLite or LMDB: it needs no native module and
- * no install script (the lockfile stays free of build steps); an admin change costs
- * one write() and one fsync, and is durable when `change()` resolves; it is
- * crash-safe by construction, because a crash can only leave a torn last line,
- * which readers skip and the next writer cuts off; compaction writes the whole
- * state to a new file and renames it over the old one, so a reader sees the old log
- * or the new one, never a mix. Admin changes are rare (hundreds, not millions), so
- * replaying the log is instant; the hot path never reads the store at all.
- *
  * Writers take the lock so that validation (unique names, existing ids) sees the
  * latest state, torn lines can be cut safely, and no append lands in a file that a
  * concurrent compaction is about to replace. Readers never take it: they only
  * consume complete lines and notice a compaction by the file's identity.
  */
-import { randomBytes } from 'node:crypto';
-import { type FSWatcher, statSync, watch } from 'node:fs';
-import {
-  chmod,
-  type FileHandle,
-  link,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rename,
-  stat,
-  truncate,
-  unlink,
-} from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { chmod, type FileHandle, mkdir, open, readdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { now } from '../core/clock.js';
 import { escapeForTerminal } from '../core/escape.js';
-import { pidAlive } from '../core/pid-lock.js';
+import { errCode, sweepDeadTemps } from '../core/files/atomic.js';
+import { describeHolder, LockHeld, takeLock } from '../core/files/lock.js';
 import { AUDIT_FILE, appendAuditFile, readAuditFile } from './audit-log.js';
-import { addDays, dayStart } from './daily-usage.js';
 import { FileSecrets } from './file-secrets.js';
 import {
   type AccessChange,
   type AccessState,
   type AccessStore,
   type AuditEntry,
-  applyChange,
   assertChange,
-  DAILY_KEEP_DAYS,
   type DailyCount,
   EMPTY_STATE,
-  isAccount,
-  isChange,
-  isKeyRecord,
-  isObject,
-  isPerson,
-  isPlanRequest,
   type PlanLimits,
   type PlanName,
   type SecretKind,
 } from './model.js';
-import { parsePlans } from './plans.js';
+import {
+  addDailyFiles,
+  checkUsage,
+  DAILY_FILE,
+  groupDaily,
+  mergeUsageFile,
+  readDailyFiles,
+  readPlansFile,
+  readUsageFile,
+  USAGE_FILE,
+  writePlansFile,
+} from './store-counts.js';
+import {
+  appendLine,
+  consumeLog,
+  cutLog,
+  type Follower,
+  LOG_FILE,
+  MARKER_FILE,
+  readAt,
+  readMarker,
+  startsWith,
+  writeMarker,
+  writeSnapshot,
+} from './store-log.js';
 import { checkStorePrivate, STORE_DIR_MODE, STORE_FILE_MODE, StoreNotPrivate } from './store-perms.js';
+import { watchLog } from './store-watch.js';
 
-export const LOG_FILE = 'access.log';
 const LOCK_FILE = 'access.lock';
-export const MARKER_FILE = 'store.json';
-/** The limits the last server on this store enforces (readPlans). */
-export const PLANS_FILE = 'plans.json';
-export const USAGE_FILE = /^usage-(\d{4}-\d{2})\.json$/;
-export const DAILY_FILE = /^daily-(\d{4}-\d{2})\.json$/;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const LOG_FORMAT = 1;
-const NEWLINE = 0x0a;
-const HEAD_BYTES = 256;
-
-const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
-
-/** The first line of every log: the whole state, as compaction writes it. */
-interface SnapshotLine {
-  readonly op: 'snapshot';
-  readonly format: number;
-  /** Random: tells two generations of the log apart even if the file system reuses an inode. */
-  readonly id: string;
-  readonly at: string;
-  readonly state: AccessState;
-}
-
-type LogLine = AccessChange | SnapshotLine;
 
 export interface FileStoreOptions {
   /** Compact when the log holds more lines than this. */
@@ -124,17 +90,6 @@ export interface FileStoreOptions {
   warn?: (message: string) => void;
 }
 
-/** Where this process has read the log up to, so a refresh reads only what was appended. */
-interface Follower {
-  readonly dev: number;
-  readonly ino: number;
-  /** The first bytes of the log's first line: a compacted log starts with different ones. */
-  readonly head: Buffer | null;
-  readonly offset: number;
-  readonly lines: number;
-  readonly state: AccessState;
-}
-
 interface Tail {
   readonly exists: boolean;
   readonly state: AccessState;
@@ -144,13 +99,6 @@ interface Tail {
   readonly lines: number;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** A file-system error's code (ENOENT, …), or undefined. */
-export function errCode(e: unknown): string | undefined {
-  return (e as NodeJS.ErrnoException | null)?.code;
-}
-
 export class FileAccessStore implements AccessStore {
   readonly dir: string;
   private readonly logPath: string;
@@ -158,13 +106,12 @@ export class FileAccessStore implements AccessStore {
   private readonly markerPath: string;
   private readonly opts: Required<FileStoreOptions>;
   private follower: Follower | null = null;
-  /** Serialises refreshes, locked sections and usage writes within this process. */
+  /** Serialises refreshes, locked sections and count writes within this process. */
   private refreshChain: Promise<unknown> = Promise.resolve();
   private lockChain: Promise<unknown> = Promise.resolve();
   private usageChain: Promise<unknown> = Promise.resolve();
   private dailyChain: Promise<unknown> = Promise.resolve();
-  private lockToken: string | null = null;
-  /** Whether this process already removed the tmp files killed writers left (once, under the lock). */
+  /** Whether this process already removed the temp files killed writers left (once, under the lock). */
   private swept = false;
   private readonly unsubscribers = new Set<() => void>();
   /** Sessions, tokens and sign-in counters (file-secrets.ts). */
@@ -218,7 +165,7 @@ export class FileAccessStore implements AccessStore {
     const hasLog = await exists(this.logPath);
     if (hasLog || (await exists(this.markerPath))) {
       if (hasLog && !(await exists(this.markerPath)))
-        await this.withLock(async () => this.writeMarker((await this.refresh()).state.version));
+        await this.withLock(async () => writeMarker(this.markerPath, (await this.refresh()).state.version));
       return;
     }
     const usage = (await readdir(this.dir)).filter((n) => USAGE_FILE.test(n) || DAILY_FILE.test(n));
@@ -228,8 +175,8 @@ export class FileAccessStore implements AccessStore {
           'of this store are lost, not absent. Restore access.log from a backup.',
       );
     await this.withLock(async () => {
-      if (!(await exists(this.logPath))) await this.writeSnapshot(EMPTY_STATE);
-      await this.writeMarker(0);
+      if (!(await exists(this.logPath))) await writeSnapshot(this.logPath, EMPTY_STATE);
+      await writeMarker(this.markerPath, 0);
     });
   }
 
@@ -241,14 +188,14 @@ export class FileAccessStore implements AccessStore {
     return await this.withLock(async () => {
       const tail = await this.refresh();
       assertChange(tail.state, c);
-      if (!tail.exists) await this.writeSnapshot(tail.state);
+      if (!tail.exists) await writeSnapshot(this.logPath, tail.state);
       // Under the lock nobody else is writing, so bytes after the last good line are
       // a crashed writer's torn line: cut them, or the next append would bury them.
       else if (tail.goodEnd < tail.size) await this.cutTail(tail);
-      await this.append(`${JSON.stringify(c)}\n`);
+      await appendLine(this.logPath, `${JSON.stringify(c)}\n`);
       const after = await this.refresh();
-      if (after.lines > this.opts.compactAfterLines) await this.writeSnapshot(after.state);
-      await this.writeMarker(after.state.version);
+      if (after.lines > this.opts.compactAfterLines) await writeSnapshot(this.logPath, after.state);
+      await writeMarker(this.markerPath, after.state.version);
       return after.state;
     });
   }
@@ -266,58 +213,14 @@ export class FileAccessStore implements AccessStore {
   async compact(): Promise<void> {
     await this.withLock(async () => {
       const tail = await this.refresh();
-      if (tail.exists) await this.writeSnapshot(tail.state);
+      if (tail.exists) await writeSnapshot(this.logPath, tail.state);
     });
   }
 
   subscribe(onChange: () => void): () => void {
-    let last = this.signature();
-    let lastNotify = 0;
-    let timer: NodeJS.Timeout | null = null;
-    let closed = false;
-    const check = () => {
-      if (closed) return;
-      const sig = this.signature();
-      if (sig === last) return;
-      const wait = lastNotify + this.opts.minNotifyMs - Date.now();
-      if (wait > 0) {
-        schedule(wait);
-        return;
-      }
-      last = sig;
-      lastNotify = Date.now();
-      onChange();
-    };
-    const schedule = (ms: number) => {
-      if (timer !== null || closed) return;
-      timer = setTimeout(() => {
-        timer = null;
-        check();
-      }, ms);
-      timer.unref();
-    };
-    const poll = setInterval(check, this.opts.pollMs);
-    poll.unref();
-    let watcher: FSWatcher | null = null;
-    try {
-      watcher = watch(this.dir, { persistent: false }, (_event, name) => {
-        if (name !== null && !String(name).startsWith(LOG_FILE)) return;
-        // Coalesce the burst of events one append or rename produces.
-        schedule(20);
-      });
-      watcher.on('error', () => {
-        watcher?.close();
-        watcher = null;
-      });
-    } catch {
-      // No watcher (inotify limits, odd file systems): the poll alone still notices within pollMs.
-    }
+    const stop = watchLog(this.logPath, this.opts, onChange);
     const unsubscribe = () => {
-      if (closed) return;
-      closed = true;
-      clearInterval(poll);
-      if (timer !== null) clearTimeout(timer);
-      watcher?.close();
+      stop();
       this.unsubscribers.delete(unsubscribe);
     };
     this.unsubscribers.add(unsubscribe);
@@ -325,42 +228,20 @@ export class FileAccessStore implements AccessStore {
   }
 
   async readUsage(month: string): Promise<Map<string, number>> {
-    const path = this.usagePath(month);
-    const value = await readJsonFile(path);
-    if (value === undefined) return new Map();
-    if (!isObject(value)) throw new Error(`${path}: expected an object of account id to count`);
-    const out = new Map<string, number>();
-    for (const [id, n] of Object.entries(value)) {
-      if (!Number.isSafeInteger(n) || (n as number) < 0)
-        throw new Error(`${path}: the count of ${id} must be a whole number, not ${JSON.stringify(n)}`);
-      out.set(id, n as number);
-    }
-    return out;
+    return await readUsageFile(this.dir, month);
   }
 
   async readPlans(): Promise<Record<PlanName, PlanLimits> | null> {
-    const path = join(this.dir, PLANS_FILE);
-    const json = await readJsonFile(path);
-    return json === undefined ? null : parsePlans(json, path);
+    return await readPlansFile(this.dir);
   }
 
   async writePlans(plans: Readonly<Record<PlanName, PlanLimits>>): Promise<void> {
-    await writeAtomic(this.dir, join(this.dir, PLANS_FILE), `${JSON.stringify(plans)}\n`);
+    await writePlansFile(this.dir, plans);
   }
 
   async writeUsage(month: string, counts: ReadonlyMap<string, number>): Promise<void> {
-    const path = this.usagePath(month);
-    for (const [id, n] of counts) {
-      if (!Number.isSafeInteger(n) || n < 0)
-        throw new Error(`usage of ${id} must be a whole number, not ${n}`);
-    }
-    const run = this.usageChain.then(async () => {
-      // The server writes only the accounts it counted; others keep their stored counts.
-      const merged = await this.readUsage(month);
-      for (const [id, n] of counts) merged.set(id, n);
-      const body = Object.fromEntries([...merged].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-      await writeAtomic(this.dir, path, `${JSON.stringify(body, null, 1)}\n`);
-    });
+    checkUsage(counts);
+    const run = this.usageChain.then(() => mergeUsageFile(this.dir, month, counts));
     this.usageChain = run.catch(() => {});
     await run;
   }
@@ -395,89 +276,18 @@ export class FileAccessStore implements AccessStore {
     return await readAuditFile(join(this.dir, AUDIT_FILE), limit);
   }
 
-  // ---- per-key daily counts ----
+  // ---- per-key daily counts (store-counts.ts) ----
 
-  /**
-   * Adds to `daily-YYYY-MM.json` ({day: {key id: [admitted, refused]}}), one file per
-   * month read, added to and rewritten atomically, one write at a time (only the
-   * server, which holds the store, writes it). Months wholly older than DAILY_KEEP_DAYS
-   * before the newest day added are removed.
-   */
   async addDaily(counts: ReadonlyMap<string, ReadonlyMap<string, DailyCount>>): Promise<void> {
-    const byMonth = new Map<string, Array<[string, ReadonlyMap<string, DailyCount>]>>();
-    let newest = '';
-    for (const [day, keys] of counts) {
-      dayStart(day);
-      for (const [id, c] of keys) checkDailyCount(`the daily count of ${id} on ${day}`, c);
-      const month = day.slice(0, 7);
-      byMonth.set(month, [...(byMonth.get(month) ?? []), [day, keys]]);
-      if (day > newest) newest = day;
-    }
-    if (newest === '') return;
-    const run = this.dailyChain.then(async () => {
-      for (const [month, days] of byMonth) {
-        const stored = await this.readDailyMonth(month);
-        for (const [day, keys] of days) {
-          const into = stored.get(day) ?? new Map<string, DailyCount>();
-          for (const [id, [ok, refused]] of keys) {
-            const [ok0, refused0] = into.get(id) ?? [0, 0];
-            into.set(id, [ok0 + ok, refused0 + refused]);
-          }
-          stored.set(day, into);
-        }
-        const body = Object.fromEntries(
-          [...stored].sort(byKey).map(([day, keys]) => [day, Object.fromEntries([...keys].sort(byKey))]),
-        );
-        await writeAtomic(this.dir, this.dailyPath(month), `${JSON.stringify(body)}\n`);
-      }
-      // A month goes once its last day is older than the days kept.
-      const oldestKept = addDays(newest, -DAILY_KEEP_DAYS).slice(0, 7);
-      for (const name of await readdir(this.dir)) {
-        const m = DAILY_FILE.exec(name);
-        if (m !== null && m[1] < oldestKept)
-          await unlink(join(this.dir, name)).catch((e: unknown) => {
-            if (errCode(e) !== 'ENOENT') throw e;
-          });
-      }
-    });
+    const grouped = groupDaily(counts);
+    if (grouped.newest === '') return;
+    const run = this.dailyChain.then(() => addDailyFiles(this.dir, grouped));
     this.dailyChain = run.catch(() => {});
     await run;
   }
 
   async readDaily(from: string, to: string): Promise<Map<string, Map<string, DailyCount>>> {
-    dayStart(from);
-    dayStart(to);
-    const out = new Map<string, Map<string, DailyCount>>();
-    for (let month = from.slice(0, 7); month <= to.slice(0, 7); month = nextMonth(month)) {
-      for (const [day, keys] of await this.readDailyMonth(month))
-        if (day >= from && day <= to) out.set(day, keys);
-    }
-    return out;
-  }
-
-  private dailyPath(month: string): string {
-    return join(this.dir, `daily-${month}.json`);
-  }
-
-  private async readDailyMonth(month: string): Promise<Map<string, Map<string, DailyCount>>> {
-    const path = this.dailyPath(month);
-    const value = await readJsonFile(path);
-    const out = new Map<string, Map<string, DailyCount>>();
-    if (value === undefined) return out;
-    if (!isObject(value)) throw new Error(`${path}: expected an object of day to key counts`);
-    for (const [day, keys] of Object.entries(value)) {
-      if (!DAY.test(day) || day.slice(0, 7) !== month || !isObject(keys))
-        throw new Error(
-          `${path}: ${JSON.stringify(day)} is not a day of ${month} with an object of key counts`,
-        );
-      const m = new Map<string, DailyCount>();
-      for (const [id, c] of Object.entries(keys)) {
-        checkDailyCount(`${path}: the count of ${id} on ${day}`, c);
-        m.set(id, c);
-      }
-      out.set(day, m);
-    }
-    return out;
+    return await readDailyFiles(this.dir, from, to);
   }
 
   async close(): Promise<void> {
@@ -502,7 +312,7 @@ export class FileAccessStore implements AccessStore {
   private async refreshNow(): Promise<Tail> {
     // Read before the log: a writer appends first and raises the marker after, so the
     // log read next holds at least this version unless lines were lost.
-    const written = await this.readMarker();
+    const written = await readMarker(this.markerPath);
     let fh: FileHandle;
     try {
       fh = await open(this.logPath, 'r');
@@ -529,7 +339,7 @@ export class FileAccessStore implements AccessStore {
       }
       f ??= { dev: st.dev, ino: st.ino, head: null, offset: 0, lines: 0, state: EMPTY_STATE };
       const buf = await readAt(fh, f.offset, st.size - f.offset);
-      const next = this.consume(f, buf);
+      const next = consumeLog(this.logPath, f, buf);
       // Its first line, the snapshot, is written whole by a rename: a log without one
       // was emptied or cut, not torn by a crash.
       if (next.lines === 0)
@@ -549,341 +359,49 @@ export class FileAccessStore implements AccessStore {
     }
   }
 
-  /** Apply the complete lines of `buf` (read from `f.offset`) to the follower's state. */
-  private consume(f: Follower, buf: Buffer): Follower {
-    let { head, offset, lines, state } = f;
-    // Bytes after the last newline are a write in progress or a torn line: not ours yet.
-    const end = buf.lastIndexOf(NEWLINE) + 1;
-    let start = 0;
-    while (start < end) {
-      const nl = buf.indexOf(NEWLINE, start);
-      const raw = buf.subarray(start, nl + 1);
-      const text = raw.toString('utf8').trim();
-      const lineNo = lines + 1;
-      if (text !== '') {
-        const rec = parseLogLine(text);
-        if (rec === null) {
-          // A garbled last line is what a crash mid-write (on some file systems) leaves;
-          // never the first, which is renamed into place whole.
-          if (nl + 1 === end && lineNo > 1) break;
-          throw new Error(`${this.logPath}:${lineNo}: not a valid access record: ${clip(text)}`);
-        }
-        if (lineNo === 1 && rec.op !== 'snapshot')
-          throw new Error(`${this.logPath}:1: the log does not start with its snapshot line: it was cut`);
-        if (rec.op === 'snapshot') {
-          if (rec.format !== LOG_FORMAT)
-            throw new Error(`${this.logPath}:${lineNo}: unsupported log format ${rec.format}`);
-          state = rec.state;
-        } else {
-          state = applyChange(state, rec);
-        }
-      }
-      // The snapshot's random id sits in its first bytes; no need to compare a large state.
-      if (offset === 0 && start === 0) head = Buffer.from(raw.subarray(0, HEAD_BYTES));
-      lines++;
-      offset += raw.length;
-      start = nl + 1;
-    }
-    return { dev: f.dev, ino: f.ino, head, offset, lines, state };
-  }
-
-  private signature(): string {
-    try {
-      const s = statSync(this.logPath, { bigint: true });
-      return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-    } catch {
-      return 'none';
-    }
-  }
-
   // ---- writing ------------------------------------------------------------
 
-  private async append(line: string): Promise<void> {
-    const fh = await open(this.logPath, 'a', STORE_FILE_MODE);
-    try {
-      // One write() of a whole line with O_APPEND, then fsync: durable when it resolves.
-      const buf = Buffer.from(line, 'utf8');
-      let done = 0;
-      while (done < buf.length) done += (await fh.write(buf, done)).bytesWritten;
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  }
-
-  /**
-   * Cut what follows the last good line (a torn write, or a complete line that is not
-   * a valid record), keeping the bytes beside the log and saying so: a cut is never
-   * silent.
-   */
+  /** Cut what follows the last good line, keeping the bytes beside the log and saying so. */
   private async cutTail(tail: Tail): Promise<void> {
-    const fh = await open(this.logPath, 'r');
-    let cut: Buffer;
-    try {
-      cut = await readAt(fh, tail.goodEnd, tail.size - tail.goodEnd);
-    } finally {
-      await fh.close();
-    }
-    const aside = `${this.logPath}.cut-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
-    await writeAtomic(this.dir, aside, cut.toString('latin1'), 'latin1');
-    await truncate(this.logPath, tail.goodEnd);
+    const { aside, bytes } = await cutLog(this.logPath, tail.goodEnd, tail.size);
     this.opts.warn(
-      `${this.logPath}: cut ${cut.length} bytes after line ${tail.lines} (a torn or invalid last line); kept in ${aside}`,
+      `${this.logPath}: cut ${bytes} bytes after line ${tail.lines} (a torn or invalid last line); kept in ${aside}`,
     );
   }
 
-  private async writeMarker(version: number): Promise<void> {
-    await writeAtomic(this.dir, this.markerPath, `${JSON.stringify({ format: LOG_FORMAT, version })}\n`);
-  }
-
-  /** The version of the last change written (0 without a marker). */
-  private async readMarker(): Promise<number> {
-    let text: string;
-    try {
-      text = await readFile(this.markerPath, 'utf8');
-    } catch (e) {
-      if (errCode(e) === 'ENOENT') return 0;
-      throw e;
-    }
-    let v: unknown;
-    try {
-      v = JSON.parse(text);
-    } catch {
-      throw new Error(`${this.markerPath}: not valid JSON`);
-    }
-    if (!isObject(v) || !Number.isSafeInteger(v.version) || (v.version as number) < 0)
-      throw new Error(`${this.markerPath}: expected {"format": 1, "version": <whole number>}`);
-    return v.version as number;
-  }
-
-  /** Replace the log with one snapshot line: atomic (tmp, fsync, rename, fsync dir). */
-  private async writeSnapshot(state: AccessState): Promise<void> {
-    const line: SnapshotLine = {
-      op: 'snapshot',
-      format: LOG_FORMAT,
-      id: randomBytes(8).toString('hex'),
-      at: new Date(now()).toISOString(),
-      state: {
-        version: state.version,
-        accounts: state.accounts,
-        keys: state.keys,
-        people: state.people,
-        requests: state.requests,
-      },
-    };
-    await writeAtomic(this.dir, this.logPath, `${JSON.stringify(line)}\n`);
-  }
-
-  private usagePath(month: string): string {
-    if (!MONTH.test(month)) throw new Error(`usage month must be YYYY-MM, not ${JSON.stringify(month)}`);
-    return join(this.dir, `usage-${month}.json`);
-  }
-
-  // ---- the lock -----------------------------------------------------------
+  // ---- the lock (core/files/lock.ts: its staleness rule) --------------------
 
   private withLock<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.lockChain.then(async () => {
-      await this.acquire();
+      const release = await this.acquire();
       try {
         if (!this.swept) {
           this.swept = true;
-          await removeDeadTmp(this.dir);
+          await sweepDeadTemps(this.dir);
         }
         return await fn();
       } finally {
-        await this.release();
+        await release();
       }
     });
     this.lockChain = run.catch(() => {});
     return run;
   }
 
-  private async acquire(): Promise<void> {
-    const token = JSON.stringify({
-      pid: process.pid,
-      host: hostname(),
-      at: new Date().toISOString(),
-      nonce: randomBytes(6).toString('hex'),
-    });
-    const deadline = Date.now() + this.opts.lockTimeoutMs;
-    let delay = 2;
-    for (;;) {
-      try {
-        const fh = await open(this.lockPath, 'wx', STORE_FILE_MODE);
-        try {
-          await fh.writeFile(token);
-        } finally {
-          await fh.close();
-        }
-        this.lockToken = token;
-        return;
-      } catch (e) {
-        if (errCode(e) !== 'EEXIST') throw e;
-      }
-      if (await this.breakStaleLock()) continue;
-      if (Date.now() > deadline) {
-        const holder = await readFile(this.lockPath, 'utf8').catch(() => '?');
-        throw new Error(
-          `${this.lockPath} is held (${clip(holder)}): another process is changing the store. ` +
-            'If no fundreturns process is running, delete that file.',
-        );
-      }
-      await sleep(delay);
-      delay = Math.min(delay * 2, 50);
-    }
-  }
-
-  /** True when the lock was gone or stale and taking it may be retried at once. */
-  private async breakStaleLock(): Promise<boolean> {
-    let content: string;
-    let mtimeMs: number;
+  private async acquire(): Promise<() => Promise<void>> {
     try {
-      content = await readFile(this.lockPath, 'utf8');
-      mtimeMs = (await stat(this.lockPath)).mtimeMs;
+      return await takeLock(this.lockPath, {
+        waitMs: this.opts.lockTimeoutMs,
+        staleAfterMs: this.opts.staleLockMs,
+        mode: STORE_FILE_MODE,
+      });
     } catch (e) {
-      if (errCode(e) === 'ENOENT') return true;
-      throw e;
+      if (!(e instanceof LockHeld)) throw e;
+      throw new Error(
+        `${this.lockPath} is held (${describeHolder(e.holder)}): another process is changing the store. ` +
+          'If no fundreturns process is running, delete that file.',
+      );
     }
-    if (!this.isStale(content, mtimeMs)) return false;
-    // Move it aside first: if another process replaced the stale lock with its own
-    // in the meantime, the content tells, and its lock is put back.
-    const aside = `${this.lockPath}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
-    try {
-      await rename(this.lockPath, aside);
-    } catch (e) {
-      if (errCode(e) === 'ENOENT') return true;
-      throw e;
-    }
-    try {
-      const moved = await readFile(aside, 'utf8');
-      if (moved !== content) await link(aside, this.lockPath).catch(() => {});
-    } finally {
-      await unlink(aside).catch(() => {});
-    }
-    return true;
-  }
-
-  private isStale(content: string, mtimeMs: number): boolean {
-    let holder: { pid?: unknown; host?: unknown; at?: unknown } | null = null;
-    try {
-      const v: unknown = JSON.parse(content);
-      if (isObject(v)) holder = v;
-    } catch {
-      // Empty or half-written: its creator may be writing it right now; only age tells.
-    }
-    const at = holder !== null && typeof holder.at === 'string' ? Date.parse(holder.at) : Number.NaN;
-    const age = Date.now() - (Number.isFinite(at) ? at : mtimeMs);
-    if (age > this.opts.staleLockMs) return true;
-    if (holder !== null && holder.host === hostname() && typeof holder.pid === 'number') {
-      return !pidAlive(holder.pid);
-    }
-    return false;
-  }
-
-  private async release(): Promise<void> {
-    const token = this.lockToken;
-    this.lockToken = null;
-    const content = await readFile(this.lockPath, 'utf8').catch(() => null);
-    if (content !== null && content === token) await unlink(this.lockPath).catch(() => {});
-  }
-}
-
-async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buf = Buffer.alloc(Math.max(0, length));
-  let done = 0;
-  while (done < buf.length) {
-    const { bytesRead } = await fh.read(buf, done, buf.length - done, position + done);
-    if (bytesRead === 0) break;
-    done += bytesRead;
-  }
-  return done === buf.length ? buf : buf.subarray(0, done);
-}
-
-async function startsWith(fh: FileHandle, head: Buffer | null): Promise<boolean> {
-  if (head === null) return true;
-  const got = await readAt(fh, 0, head.length);
-  return got.equals(head);
-}
-
-function checkDailyCount(what: string, c: unknown): asserts c is DailyCount {
-  if (!Array.isArray(c) || c.length !== 2 || !c.every((n) => Number.isSafeInteger(n) && n >= 0))
-    throw new Error(`${what} must be [admitted, refused], two whole numbers, not ${JSON.stringify(c)}`);
-}
-
-const byKey = ([a]: [string, unknown], [b]: [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/** The month (YYYY-MM) after `month`. */
-function nextMonth(month: string): string {
-  const y = Number(month.slice(0, 4));
-  const m = Number(month.slice(5, 7));
-  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
-}
-
-/** Write a file so that readers see the old content or the new, never a part (and it survives a crash). */
-/** A JSON file's value; undefined when there is no such file; throws, naming it, when it is not JSON. */
-async function readJsonFile(path: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if (errCode(e) === 'ENOENT') return undefined;
-    throw e;
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`${path}: not valid JSON`);
-  }
-}
-
-export async function writeAtomic(
-  dir: string,
-  path: string,
-  content: string,
-  encoding: BufferEncoding = 'utf8',
-): Promise<void> {
-  const tmp = `${path}.${process.pid}${TMP_SUFFIX}`;
-  const fh = await open(tmp, 'w', STORE_FILE_MODE);
-  try {
-    await fh.writeFile(content, encoding);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, path);
-  await fsyncDir(dir);
-}
-
-/** writeAtomic's temporary files: `<file>.<pid>.tmp`. */
-const TMP_SUFFIX = '.tmp';
-const TMP_FILE = /\.(\d+)\.tmp$/;
-
-/**
- * Remove the temporary files of writers that were killed before their rename (a pid
- * that no longer runs on this host): nothing else ever would. Called under the store's
- * lock; a live writer's file (the server's usage, another CLI) is left alone.
- */
-export async function removeDeadTmp(dir: string): Promise<void> {
-  for (const name of await readdir(dir)) {
-    const m = TMP_FILE.exec(name);
-    if (m === null || pidAlive(Number(m[1]))) continue;
-    await unlink(join(dir, name)).catch((e: unknown) => {
-      if (errCode(e) !== 'ENOENT') throw e;
-    });
-  }
-}
-
-/** fsync a directory, so a rename or a new file in it survives a crash. */
-export async function fsyncDir(dir: string): Promise<void> {
-  let fh: FileHandle | null = null;
-  try {
-    fh = await open(dir, 'r');
-    await fh.sync();
-  } catch (e) {
-    // Some platforms (Windows) cannot open or fsync a directory; the rename itself is still atomic.
-    if (!['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].includes(errCode(e) ?? '')) throw e;
-  } finally {
-    await fh?.close();
   }
 }
 
@@ -895,38 +413,4 @@ async function exists(path: string): Promise<boolean> {
     if (errCode(e) === 'ENOENT') return false;
     throw e;
   }
-}
-
-function clip(s: string): string {
-  return s.length > 120 ? `${s.slice(0, 120)}…` : s;
-}
-
-// ---- record shapes (the log is a file an operator can edit, so check it) ----
-
-function isSnapshot(v: unknown): v is SnapshotLine {
-  if (!isObject(v) || v.op !== 'snapshot' || typeof v.format !== 'number' || !isObject(v.state)) return false;
-  const s = v.state;
-  return (
-    Number.isSafeInteger(s.version) &&
-    Array.isArray(s.accounts) &&
-    s.accounts.every(isAccount) &&
-    Array.isArray(s.keys) &&
-    s.keys.every(isKeyRecord) &&
-    // Logs written before the dashboard have neither list: read as empty.
-    (s.people === undefined || (Array.isArray(s.people) && s.people.every(isPerson))) &&
-    (s.requests === undefined || (Array.isArray(s.requests) && s.requests.every(isPlanRequest)))
-  );
-}
-
-function parseLogLine(text: string): LogLine | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (isSnapshot(v))
-    return { ...v, state: { ...v.state, people: v.state.people ?? [], requests: v.state.requests ?? [] } };
-  if (isChange(v)) return v;
-  return null;
 }

@@ -2,8 +2,9 @@ import { readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatDay } from '../core/dates.js';
+import { fsyncDirSync as fsyncDir } from '../core/files/atomic.js';
 import { setCurrent } from '../core/snapshot/directory.js';
-import { fsyncDir, writeSnapshotFiles } from '../core/snapshot/writer.js';
+import { writeSnapshotFiles } from '../core/snapshot/writer.js';
 import { syntheticColumns } from '../test/synthetic-columns.js';
 import { scratch } from './build.test-helper.js';
 

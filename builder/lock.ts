@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeHolder, LockHeld, takePidLock } from '../core/pid-lock.js';
+import { describeHolder, LockHeld, takeLock } from '../core/files/lock.js';
 
 export const BUILD_LOCK = '.build.lock';
 
@@ -32,7 +32,7 @@ export async function takeBuildLock(
   let told = false;
   for (;;) {
     try {
-      return await takePidLock(path);
+      return await takeLock(path);
     } catch (e) {
       if (!(e instanceof LockHeld)) throw e;
       const what = `another build (${describeHolder(e.holder)}) is working on ${snapshots}`;

@@ -2,23 +2,40 @@
  * Fund codes (C15, C18): what a code may be, and the one order every list uses.
  */
 
-export const MAX_CODE_LENGTH = 32;
+/** C15: a code's length bounds, in characters (code points, as JSON Schema's maxLength and Python count them). */
+export const CODE_MIN_LENGTH = 1;
+export const CODE_MAX_LENGTH = 32;
 
 /**
- * Why `code` cannot be a fund code, or null when it can (C15): 1 to 32 characters
- * (code points, as JSON Schema's maxLength and Python count them), none of them a
- * control character (C0, DEL, C1). Such a code is a 422 at the edge, not a 404.
+ * C15: the characters no code holds, the control characters (Unicode category Cc:
+ * C0, DEL, C1), spelled with \u escapes so the schema pattern built from it is plain
+ * ASCII in the OpenAPI document.
+ */
+const CONTROL_CHARS = '\\u0000-\\u001F\\u007F-\\u009F';
+
+/** C15 as a JSON Schema pattern: the schemas and the request validation use it. */
+export const NO_CONTROL_CHARS_PATTERN = `^[^${CONTROL_CHARS}]*$`;
+
+const CONTROL_CHAR = new RegExp(`[${CONTROL_CHARS}]`);
+
+/** C15 in words, for the schemas' descriptions. */
+export const CODE_RULE_TEXT = `${CODE_MIN_LENGTH} to ${CODE_MAX_LENGTH} characters without control characters`;
+
+/**
+ * Why `code` cannot be a fund code, or null when it can (C15). Such a code is a 422 at
+ * the edge, not a 404.
  */
 export function codeProblem(code: string): string | null {
-  if (code.length === 0) return 'empty code';
+  if (code.length < CODE_MIN_LENGTH) return 'empty code';
+  if (CONTROL_CHAR.test(code)) return 'control character in code';
+  if (code.length <= CODE_MAX_LENGTH) return null;
   let n = 0;
+  // A surrogate pair is one character.
   for (let i = 0; i < code.length; i++) {
     const c = code.charCodeAt(i);
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return 'control character in code';
-    // A surrogate pair is one character.
     if (c < 0xdc00 || c > 0xdfff) n++;
   }
-  return n > MAX_CODE_LENGTH ? `code longer than ${MAX_CODE_LENGTH} characters` : null;
+  return n > CODE_MAX_LENGTH ? `code longer than ${CODE_MAX_LENGTH} characters` : null;
 }
 
 /**

@@ -6,8 +6,9 @@
  * know; it is replaced by a rename, so a scrape never reads half of it. One refresh
  * runs at a time (the schedule's lock), so read-modify-write needs no lock here.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeAtomicSync } from './files/atomic.js';
 
 export const REFRESH_STATS_FILE = 'refresh-stats.json';
 
@@ -54,8 +55,5 @@ export function recordRefresh(
   s.seconds[outcome] = (s.seconds[outcome] ?? 0) + run.seconds;
   s.last = { outcome, at, seconds: run.seconds, rows: run.rows };
   if (outcome !== 'failed') s.lastSuccessAt = at;
-  const file = join(snapshotsDir, REFRESH_STATS_FILE);
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(s)}\n`);
-  renameSync(tmp, file);
+  writeAtomicSync(join(snapshotsDir, REFRESH_STATS_FILE), `${JSON.stringify(s)}\n`);
 }

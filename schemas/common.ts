@@ -12,25 +12,25 @@
  * unsupported at the top of /docs.
  */
 
+import { CODE_MAX_LENGTH, CODE_MIN_LENGTH, CODE_RULE_TEXT, NO_CONTROL_CHARS_PATTERN } from '../core/codes.js';
+
 /** SPEC 2: the textual-decimal shape every return figure must have. */
 export const SPEC_DECIMAL_PATTERN = '^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$';
 
 /** C1: percent with exactly four decimals, no plus sign (negative zero prints as 0.0000). */
 export const PERCENT_4DP_PATTERN = '^-?\\d+\\.\\d{4}$';
 
-/**
- * C15: no control characters (Unicode category Cc: U+0000–U+001F, U+007F–U+009F).
- * The same set `core/codes.ts` rejects; spelled with \u escapes so the pattern is
- * plain ASCII in the OpenAPI document.
- */
-export const NO_CONTROL_CHARS_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F]*$';
-
-/** C15 code length bounds, in characters. */
-export const CODE_MIN_LENGTH = 1;
-export const CODE_MAX_LENGTH = 32;
-
 /** SPEC 8 rule 3: codes per batch call. */
 export const BATCH_MAX_CODES = 100;
+
+/** C21: the largest request body; a larger one is a 413. */
+export const MAX_BODY_BYTES = 1 << 20;
+
+/** MAX_BODY_BYTES as the API's texts say it. */
+export const MAX_BODY_TEXT = `${MAX_BODY_BYTES / (1 << 20)} MiB`;
+
+/** The 413's detail (C21). */
+export const TOO_LARGE_DETAIL = `Request body too large: the limit is ${MAX_BODY_TEXT}`;
 
 /** C13 / C14: the accepted calendar years. */
 export const YEAR_MIN = 1900;
@@ -72,7 +72,7 @@ export const CodeSchema = {
   pattern: NO_CONTROL_CHARS_PATTERN,
   description:
     'Fund code: the bare ticker, case-sensitive and matched exactly (no exchange suffix). ' +
-    '1 to 32 characters without control characters (C15); anything else is a 422, not a 404.',
+    `${CODE_RULE_TEXT} (C15); anything else is a 422, not a 404.`,
   examples: ['VTI', 'VFIAX'],
 } as const;
 

@@ -1,5 +1,7 @@
 /** Error bodies: FastAPI-style 422 (C20), app errors (C21), gateway problem+json (C22). */
 
+import { MAX_BODY_TEXT } from './common.js';
+
 export const ValidationErrorSchema = {
   title: 'ValidationError',
   type: 'object',
@@ -67,7 +69,7 @@ export const AppErrorSchema = {
   type: 'object',
   description:
     'Application error (C21): 404 for an unknown code or no row (C3, C12), 404 `Not Found` for an unknown route, ' +
-    '405 `Method Not Allowed`, 413 for a body over 1 MiB, 503 `No data loaded` (C24).',
+    `405 \`Method Not Allowed\`, 413 for a body over ${MAX_BODY_TEXT}, 503 \`No data loaded\` (C24).`,
   required: ['detail'],
   properties: { detail: { type: 'string', description: 'A human sentence.', examples: ['Fund not found'] } },
   examples: [{ detail: 'No data loaded' }],

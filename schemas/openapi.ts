@@ -3,7 +3,7 @@
  * from the same schema objects ajv compiles, so documentation and validation cannot
  * drift apart.
  */
-import { CodeSchema, MarketParamSchema } from './common.js';
+import { BATCH_MAX_CODES, CodeSchema, MAX_BODY_TEXT, MarketParamSchema, TOO_LARGE_DETAIL } from './common.js';
 import { PROBLEM_SLUGS } from './error-bodies.js';
 import { SCHEMAS, type SchemaName } from './index.js';
 import { CalendarQuerySchema, ListFundsQuerySchema, TrailingQuerySchema } from './requests.js';
@@ -405,11 +405,11 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
     },
     batchTrailingReturns: {
       tags: ['returns'],
-      summary: 'Trailing returns of up to 100 funds',
+      summary: `Trailing returns of up to ${BATCH_MAX_CODES} funds`,
       description:
         'One call, one request against the limits whatever the number of codes. Rows come in the order of the ' +
         'requested codes, duplicates once, misses silently left out (C16): compare the returned codes with the ' +
-        'requested ones. Never a 404; more than 100 codes is a 422. Body over 1 MiB: 413; a body that is not ' +
+        `requested ones. Never a 404; more than ${BATCH_MAX_CODES} codes is a 422. Body over ${MAX_BODY_TEXT}: 413; a body that is not ` +
         'JSON: 422 (C21).',
       requestBody: jsonBody('TrailingBatchRequest', 'Codes, and optionally an as-of date.'),
       responses: dataResponses(
@@ -431,10 +431,10 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
     },
     batchCalendarReturns: {
       tags: ['returns'],
-      summary: 'Calendar-year returns of up to 100 funds',
+      summary: `Calendar-year returns of up to ${BATCH_MAX_CODES} funds`,
       description:
         'As the trailing batch: request order, duplicates once, misses (unknown code, or no row for the year) ' +
-        'left out, never a 404, more than 100 codes a 422 (C14, C16).',
+        `left out, never a 404, more than ${BATCH_MAX_CODES} codes a 422 (C14, C16).`,
       requestBody: jsonBody('CalendarBatchRequest', 'Codes, and optionally a year.'),
       responses: dataResponses(
         dataOk('Rows found, in request order.', 'CalendarReturnList', ex('batchCalendarReturns')),
@@ -619,15 +619,15 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
           LIMIT_HEADERS,
         ),
         PayloadTooLarge: appError(
-          'Request body over 1 MiB (C21).',
-          'Request body too large: the limit is 1 MiB',
+          `Request body over ${MAX_BODY_TEXT} (C21).`,
+          TOO_LARGE_DETAIL,
           LIMIT_HEADERS,
         ),
         MethodNotAllowed: appError('Known route, other method (C21).', 'Method Not Allowed', {
           Allow: hdr('Allow'),
         }),
         ValidationFailed: {
-          description: 'Invalid parameter or body, or more than 100 codes; every failure listed (C20).',
+          description: `Invalid parameter or body, or more than ${BATCH_MAX_CODES} codes; every failure listed (C20).`,
           headers: LIMIT_HEADERS,
           content: jsonOrMsgpack(ref('HTTPValidationError')),
         },

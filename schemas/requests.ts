@@ -4,6 +4,7 @@
  * values (limit an integer); server/api/validation.ts coerces the query strings the
  * way FastAPI does before these rules apply.
  */
+import { CODE_RULE_TEXT } from '../core/codes.js';
 import {
   BATCH_MAX_CODES,
   CodeSchema,
@@ -27,8 +28,8 @@ const CodesSchema = {
   maxItems: BATCH_MAX_CODES,
   items: CodeSchema,
   description:
-    `Fund codes, 1 to ${BATCH_MAX_CODES} of them (more is a 422). Each is a bare ticker, 1–32 characters without ` +
-    'control characters (C15). Unknown codes are silently left out of the result; duplicates count once (C16).',
+    `Fund codes, 1 to ${BATCH_MAX_CODES} of them (more is a 422). Each is a bare ticker, ${CODE_RULE_TEXT} ` +
+    '(C15). Unknown codes are silently left out of the result; duplicates count once (C16).',
   examples: [['VTI', 'VFIAX', 'QQQ']],
 } as const;
 

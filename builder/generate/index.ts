@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { type Day, formatDay } from '../../core/dates.js';
 import { startWorker } from '../../core/start-thread.js';
+import { DAILY_HEADER } from '../source/daily-file.js';
 import type { WorkerMessage } from './generate-thread.js';
 import { writeGeneratorRecord } from './record.js';
-import { DAILY_HEADER } from './series.js';
 import { runShard, type ShardResult, type ShardTask } from './shard.js';
 import { dayIndexOnOrBefore, fundsCsv, planUniverse, type Universe } from './universe.js';
 
@@ -23,7 +23,6 @@ export { cusip, cusipCheckDigit, isinCheckDigit, isValidCusip, isValidIsin, usIs
 export { Rng } from './prng.js';
 export {
   allocSeries,
-  DAILY_HEADER,
   dailyRowText,
   type FundSeries,
   formatCents,
@@ -31,7 +30,7 @@ export {
   priceFileText,
   simulateFund,
 } from './series.js';
-export { FUNDS_HEADER, type FundPlan, fundsCsv, MIN_ROWS, planUniverse, type Universe } from './universe.js';
+export { type FundPlan, fundsCsv, MIN_ROWS, planUniverse, type Universe } from './universe.js';
 
 export interface GenerateOptions {
   out: string;

@@ -3,9 +3,10 @@
  * universe, so `refresh --provider synthetic` can deliver its next days from the same
  * generator and seed. The builder reads no such file; it only records.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Day, formatDay, parseDay } from '../../core/dates.js';
+import { writeAtomicSync } from '../../core/files/atomic.js';
 
 export const GENERATOR_FILE = 'generator.json';
 
@@ -19,11 +20,9 @@ export interface GeneratorRecord {
 
 /** Writes the record; returns its size in bytes. */
 export function writeGeneratorRecord(dir: string, r: GeneratorRecord): number {
-  const tmp = join(dir, `.${GENERATOR_FILE}.tmp`);
   const fields = { seed: r.seed, funds: r.funds, from: formatDay(r.from), horizon: formatDay(r.horizon) };
   const text = `${JSON.stringify(fields, null, 2)}\n`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, join(dir, GENERATOR_FILE));
+  writeAtomicSync(join(dir, GENERATOR_FILE), text);
   return Buffer.byteLength(text);
 }
 

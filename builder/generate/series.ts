@@ -7,6 +7,7 @@
  * goes.
  */
 import { nextIndexValue } from '../../core/growth.js';
+import { dailyLine, dividendCell, splitCell } from '../source/daily-file.js';
 import { Rng, Stream } from './prng.js';
 import { type FundPlan, MARKET_VOL, type Universe } from './universe.js';
 
@@ -200,7 +201,6 @@ export function formatCents(c: number): string {
 }
 
 export const PRICES_HEADER = 'Date,Open,High,Low,Close,Adjusted_close,Volume\n';
-export const DAILY_HEADER = 'Code,Date,Close,Adjusted_close,Dividend,Split\n';
 
 /**
  * The price file text for rows whose day index is below `dailyStart` (the rest go
@@ -225,7 +225,12 @@ export function priceFileText(universe: Universe, s: FundSeries, etf: boolean, d
 
 /** Row i as a provider's daily-file line; blank Dividend/Split when there is none. */
 export function dailyRowText(universe: Universe, code: string, s: FundSeries, i: number): string {
-  const dividend = s.dividend[i] === 0 ? '' : String(s.dividend[i]);
-  const split = s.split[i] === 1 ? '' : String(s.split[i]);
-  return `${code},${universe.dates[s.dayIdx[i]]},${formatCents(s.closeCents[i])},${s.adj[i]},${dividend},${split}\n`;
+  return dailyLine({
+    code,
+    date: universe.dates[s.dayIdx[i]],
+    close: formatCents(s.closeCents[i]),
+    adjClose: String(s.adj[i]),
+    dividend: dividendCell(s.dividend[i]),
+    split: splitCell(s.split[i]),
+  });
 }

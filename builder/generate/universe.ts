@@ -6,6 +6,7 @@
  */
 import { lastTradingDayOnOrBefore, tradingDaysInRange } from '../../core/calendar.js';
 import { type Day, formatDay, fromYmd, toYmd } from '../../core/dates.js';
+import { type FundsRow, fundsFileText } from '../source/funds.js';
 import { usIsin } from './isin.js';
 import { Rng, Stream } from './prng.js';
 
@@ -669,12 +670,6 @@ function uniqueIsin(rng: Rng, used: Set<string>, issuers: readonly string[]): st
   }
 }
 
-export const FUNDS_HEADER = 'Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n';
-
-function csvField(s: string): string {
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
 /**
  * funds.csv as it reads on trading day `endIdx` (default the universe's last): a priced
  * fund is listed from its first row on, and is inactive once its InactiveDate has come.
@@ -682,13 +677,23 @@ function csvField(s: string): string {
  * go by, which is what a refresh's fund list does.
  */
 export function fundsCsv(universe: Universe, endIdx: number = universe.days.length - 1): string {
-  let out = FUNDS_HEADER;
-  for (const r of listedRows(universe, endIdx)) {
-    const inactive = inactiveAt(r, universe.days[endIdx]);
-    const inactiveDate = inactive && r.inactiveDate !== null ? formatDay(r.inactiveDate) : '';
-    out += `${r.code},${csvField(r.name)},USA,${r.exchange},USD,${r.type},${r.isin},${inactive},${inactiveDate}\n`;
-  }
-  return out;
+  const day = universe.days[endIdx];
+  return fundsFileText(
+    listedRows(universe, endIdx).map((r): FundsRow => {
+      const isInactive = inactiveAt(r, day);
+      return {
+        code: r.code,
+        name: r.name,
+        country: 'USA',
+        exchange: r.exchange,
+        currency: 'USD',
+        type: r.type,
+        isin: r.isin,
+        isInactive,
+        inactiveDate: isInactive ? r.inactiveDate : null,
+      };
+    }),
+  );
 }
 
 /** The funds.csv rows listed on trading day `endIdx`, in code order. */

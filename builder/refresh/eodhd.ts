@@ -25,6 +25,8 @@
  */
 import { type Day, formatDay } from '../../core/dates.js';
 import { normalizeHeader, RecordReader } from '../source/csv.js';
+import { DAILY_HEADER, dailyLine } from '../source/daily-file.js';
+import { type FundsRow, fundsFileText } from '../source/funds.js';
 import type { CallMeter } from './call-meter.js';
 import { type Provider, ProviderError } from './provider.js';
 
@@ -189,20 +191,24 @@ export function eodhdProvider(opts: EodhdOptions): Provider {
       const splits = byCode(spl, 'split', date);
       const h = eod.header;
       const [c, d, cl, adj] = ['code', 'date', 'close', 'adjusted_close'].map((n) => h.indexOf(n));
-      let out = 'Code,Date,Close,Adjusted_close,Dividend,Split\n';
+      let out = DAILY_HEADER;
       for (const r of eod.rows) {
         const code = r[c];
         if (!funds.has(code)) continue;
-        const split = splitRatio(splits.get(code));
-        out += `${code},${r[d]},${r[cl]},${adj < 0 ? '' : r[adj]},${dividends.get(code) ?? ''},${split}\n`;
+        out += dailyLine({
+          code,
+          date: r[d],
+          close: r[cl],
+          adjClose: adj < 0 ? '' : r[adj],
+          dividend: dividends.get(code) ?? '',
+          split: splitRatio(splits.get(code)),
+        });
       }
       return encoder.encode(out);
     },
     async fundList() {
       const rows = await fundList();
-      let out = 'Code,Name,Country,Exchange,Currency,Type,Isin\n';
-      for (const cells of rows.values()) out += `${cells.map(csvCell).join(',')}\n`;
-      return encoder.encode(out);
+      return encoder.encode(fundsFileText([...rows.values()].map((cells) => listRow(cells, false))));
     },
     async history(code: string) {
       const text = await get(`eod/${encodeURIComponent(code)}.US`, {}, 'null');
@@ -216,11 +222,9 @@ export function eodhdProvider(opts: EodhdOptions): Provider {
       // Both lists: a fund that closed keeps its history (and turns inactive), as in a refresh.
       const active = await fundList();
       const delisted = await symbols(true);
-      let out = 'Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive\n';
-      for (const cells of active.values()) out += `${cells.map(csvCell).join(',')},false\n`;
-      for (const [code, cells] of delisted)
-        if (!active.has(code)) out += `${cells.map(csvCell).join(',')},true\n`;
-      return encoder.encode(out);
+      const all = [...active.values()].map((cells) => listRow(cells, false));
+      for (const [code, cells] of delisted) if (!active.has(code)) all.push(listRow(cells, true));
+      return encoder.encode(fundsFileText(all));
     },
     callCosts: {
       list: 2 * EODHD_CALLS.list,
@@ -266,6 +270,8 @@ function readCsv(text: string, required: string[]): CsvTable | null {
   return { header, rows };
 }
 
-function csvCell(s: string): string {
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+/** A fund list's cells (Code, Name, Country, Exchange, Currency, Type, Isin) as a funds.csv row. */
+function listRow(cells: readonly string[], isInactive: boolean): FundsRow {
+  const [code, name, country, exchange, currency, type, isin] = cells;
+  return { code, name, country, exchange, currency, type, isin, isInactive, inactiveDate: null };
 }

@@ -26,12 +26,12 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { lastTradingDayOnOrBefore, previousTradingDay, tradingDaysInRange } from '../../core/calendar.js';
 import { compareCodes } from '../../core/codes.js';
 import { type Day, formatDay, parseDay } from '../../core/dates.js';
+import { sweepDeadTempsSync, writeAtomicSync } from '../../core/files/atomic.js';
 import { prune, publish, readCurrent } from '../../core/snapshot/directory.js';
 import { readManifest } from '../../core/snapshot/reader.js';
 import { startWorker } from '../../core/start-thread.js';
@@ -40,7 +40,7 @@ import { lastClosedDay } from '../../core/us-close.js';
 import { BuildError } from '../build.js';
 import { BuildReport, type ReportJson } from '../report/build-report.js';
 import { latestAcceptedDay } from '../source/csv.js';
-import { parseFundsFile } from '../source/funds.js';
+import { fundsFileText, parseFundsFile } from '../source/funds.js';
 import { parsePriceFile } from '../source/prices.js';
 import type { BuildStep, BuildStepResult } from './build-worker.js';
 import type { CallMeter } from './call-meter.js';
@@ -199,7 +199,7 @@ export async function firstLoad(opts: FirstLoadOptions): Promise<LoadResult> {
   const prices = join(opts.source, 'prices');
   const dailyDir = join(opts.source, 'daily');
   for (const d of [state, prices, dailyDir]) mkdirSync(d, { recursive: true });
-  removeTemporaries([state, prices, dailyDir]);
+  for (const d of [state, prices, dailyDir]) sweepDeadTempsSync(d);
   // The last session that has closed (a weekend's clock names its Friday).
   const lastClosed = lastTradingDayOnOrBefore(lastClosedDay(opts.now()));
   const calls = () => opts.meter?.spent ?? 0;
@@ -262,10 +262,11 @@ export async function firstLoad(opts: FirstLoadOptions): Promise<LoadResult> {
       }
       const entry = classify(code, bytes, latest, lastClosed);
       if (entry.ok) {
-        const tmp = join(prices, `${code}.csv.tmp-${process.pid}`);
-        writeFileSync(tmp, bytes as Uint8Array);
-        appendFileSync(journalPath, `${JSON.stringify(entry)}\n`);
-        renameSync(tmp, join(prices, `${code}.csv`));
+        // Journalled before it appears: a price file no journal line vouches for is removed.
+        writeAtomicSync(join(prices, `${code}.csv`), bytes as Uint8Array, {
+          durable: false,
+          beforeRename: () => appendFileSync(journalPath, `${JSON.stringify(entry)}\n`),
+        });
       } else appendFileSync(journalPath, `${JSON.stringify(entry)}\n`);
       done.set(code, entry);
       if (entry.ok) loaded++;
@@ -512,13 +513,6 @@ function readJournal(
   return done;
 }
 
-/** Temporary files of a run that was stopped while writing them. */
-function removeTemporaries(dirs: readonly string[]): void {
-  for (const dir of dirs)
-    for (const name of readdirSync(dir))
-      if (/\.tmp-\d+$/.test(name)) rmSync(join(dir, name), { force: true });
-}
-
 /**
  * The trading days after the earliest day a current fund's history is complete
  * through, up to the last closed session: what the bulk API must fill in.
@@ -577,20 +571,14 @@ function dayRows(
 
 /** funds.csv of the loaded universe: the funds with a usable history; a delisted one inactive since its last row. */
 function fundsText(listed: readonly FundRecord[], done: ReadonlyMap<string, Entry>): string {
-  let out = 'Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n';
+  const rows: FundRecord[] = [];
   for (const f of listed) {
     const e = done.get(f.code);
     if (e === undefined || !e.ok) continue;
     // The provider's delisted list carries no date; the fund's last price is the best one there is.
-    const inactiveDate = f.isInactive ? e.last : '';
-    out += `${[f.code, f.name, f.country, f.exchange, f.currency].map(csvCell).join(',')},${f.type},${csvCell(f.isin)},${f.isInactive},${inactiveDate}\n`;
+    rows.push({ ...f, inactiveDate: f.isInactive ? parseDay(e.last) : null });
   }
-  return out;
-}
-
-function csvCell(s: string | null): string {
-  if (s === null) return '';
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return fundsFileText(rows);
 }
 
 function summarize(

@@ -2,16 +2,19 @@
  * How a refresh keeps the source directory's records: every file written whole and
  * renamed into place, and what it replaces set aside under `received/`, never deleted.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { type Day, parseDay } from '../../core/dates.js';
+import { writeAtomicSync } from '../../core/files/atomic.js';
 import { dailyEntries } from '../source/layout.js';
 
-/** A file written beside its final name, then renamed: a reader (or a run after a kill) never sees half of it. */
+/**
+ * A record written beside its final name, then renamed: a reader (or a run after a
+ * kill) never sees half of it. Not fsynced: the snapshot built from the records is,
+ * and a record lost in a power cut is fetched again by the next refresh.
+ */
 export function writeWhole(path: string, data: string | Uint8Array): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
+  writeAtomicSync(path, data, { durable: false });
 }
 
 /** An instant as a file-name part: `20261123T220000Z`. */

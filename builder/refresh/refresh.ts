@@ -19,8 +19,15 @@ import { appendRows, type NewFund, type RowBatch } from '../append.js';
 import { BuildError, checkBound, phaseTimer, snapshotAsOf, writeAndPublish } from '../build.js';
 import { takeBuildLock } from '../lock.js';
 import { BuildReport } from '../report/build-report.js';
-import { type DailyRows, parseDailyFile } from '../source/daily-file.js';
-import { parseFundsFile } from '../source/funds.js';
+import {
+  type DailyRows,
+  dailyHeader,
+  dailyLine,
+  dividendCell,
+  parseDailyFile,
+  splitCell,
+} from '../source/daily-file.js';
+import { fundsFileText, parseFundsFile } from '../source/funds.js';
 import { parsePriceFile } from '../source/prices.js';
 import type { CallMeter } from './call-meter.js';
 import { firstLoad, type LoadProgress, type LoadSummary, startsFromNothing } from './first-load.js';
@@ -476,33 +483,25 @@ function writeRecords(
   if (universe.listed || universe.updates.size > 0) writeWhole(join(source, 'funds.csv'), fundsText(funds));
 }
 
-const DAILY_RECORD_HEADER = 'Code,Date,Close,Dividend,Split\n';
-
 /** Applied rows only: what the snapshot holds is what a rebuild applies. Numbers round-trip exactly. */
 function dailyText(rows: DailyRows, applied: Uint8Array): string {
-  let out = DAILY_RECORD_HEADER;
+  // No adjusted close: the refresh keeps the raw close and factors it applied (C37).
+  let out = dailyHeader(false);
   for (let r = 0; r < rows.length; r++) {
     if (applied[r] !== 1) continue;
-    const div = rows.dividend[r] === 0 ? '' : String(rows.dividend[r]);
-    const split = rows.split[r] === 1 ? '' : String(rows.split[r]);
-    out += `${rows.codes[r]},${formatDay(rows.dates[r])},${String(rows.close[r])},${div},${split}\n`;
+    out += dailyLine({
+      code: rows.codes[r],
+      date: formatDay(rows.dates[r]),
+      close: String(rows.close[r]),
+      dividend: dividendCell(rows.dividend[r]),
+      split: splitCell(rows.split[r]),
+    });
   }
   return out;
-}
-
-function csvCell(s: string | null): string {
-  if (s === null) return '';
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 function fundsText(f: LoadedSnapshot['columns']['funds']): string {
-  let out = 'Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n';
-  for (let i = 0; i < f.length; i++) {
-    const r = fundRecordAt(f, i);
-    const inactiveDate = r.inactiveDate === null ? '' : formatDay(r.inactiveDate);
-    out += `${csvCell(r.code)},${csvCell(r.name)},${csvCell(r.country)},${csvCell(r.exchange)},${csvCell(r.currency)},${r.type},${csvCell(r.isin)},${r.isInactive},${inactiveDate}\n`;
-  }
-  return out;
+  return fundsFileText(Array.from({ length: f.length }, (_, i) => fundRecordAt(f, i)));
 }
 
 export { ProviderError };

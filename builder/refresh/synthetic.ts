@@ -8,8 +8,9 @@
  */
 import { type Day, formatDay } from '../../core/dates.js';
 import { readGeneratorRecord } from '../generate/record.js';
-import { allocSeries, DAILY_HEADER, dailyRowText, priceFileText, simulateFund } from '../generate/series.js';
+import { allocSeries, dailyRowText, priceFileText, simulateFund } from '../generate/series.js';
 import { dayIndexOnOrBefore, fundsCsv, planUniverse, type Universe } from '../generate/universe.js';
+import { DAILY_HEADER } from '../source/daily-file.js';
 import { type Provider, ProviderError } from './provider.js';
 
 const encoder = new TextEncoder();

@@ -22,6 +22,19 @@ const SPACE = 32;
 const NO_LIMIT = 0x3fffffff;
 const TAB = 9;
 
+/**
+ * One CSV cell as the writers of source files write it: quoted (RFC 4180, a quote
+ * doubled) only when it holds a quote or a comma, so RecordReader reads back exactly
+ * `s`; null is the blank cell. A line break (a provider's name may hold one) is
+ * written as a space: the source readers take a record that runs over lines for a
+ * stray quote and refuse its rows (C36), so a quoted break would lose the fund.
+ */
+export function csvCell(s: string | null): string {
+  if (s === null) return '';
+  const line = /[\r\n]/.test(s) ? s.replace(/\r\n|[\r\n]/g, ' ') : s;
+  return /[",]/.test(line) ? `"${line.replace(/"/g, '""')}"` : line;
+}
+
 /** Where the text starts: 3 after a UTF-8 byte-order mark, else 0. */
 export function bomLength(buf: Uint8Array): number {
   return buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;

@@ -7,6 +7,7 @@
 import { type Day, formatDay } from '../../core/dates.js';
 import type { Problem } from '../report/build-report.js';
 import {
+  csvCell,
   excerpt,
   FUTURE_GRACE_DAYS,
   findColumn,
@@ -18,6 +19,48 @@ import {
   swallowedRows,
 } from './csv.js';
 import { badCodeReason } from './funds.js';
+
+/**
+ * The columns a daily file is written with (C37; the reader matches them by name).
+ * Adjusted_close, which the reader ignores, is left out by a writer that has none
+ * (a refresh's record of what it applied).
+ */
+const DAILY_COLUMNS = ['Code', 'Date', 'Close', 'Adjusted_close', 'Dividend', 'Split'] as const;
+
+/** The header line of a daily file, with or without Adjusted_close. */
+export function dailyHeader(adjusted: boolean): string {
+  return `${DAILY_COLUMNS.filter((c) => adjusted || c !== 'Adjusted_close').join(',')}\n`;
+}
+
+/** The header of a daily file with all its columns, as providers deliver it. */
+export const DAILY_HEADER = dailyHeader(true);
+
+/** A daily row's cells as text; '' is a blank cell (no dividend, no split). */
+export interface DailyLine {
+  readonly code: string;
+  readonly date: string;
+  readonly close: string;
+  /** Undefined under dailyHeader(false): the cell is left out. */
+  readonly adjClose?: string;
+  readonly dividend: string;
+  readonly split: string;
+}
+
+/** One line of a daily file, under the header its adjClose says: parseDailyFile reads back the same cells. */
+export function dailyLine(r: DailyLine): string {
+  const adj = r.adjClose === undefined ? '' : `${csvCell(r.adjClose)},`;
+  return `${csvCell(r.code)},${csvCell(r.date)},${csvCell(r.close)},${adj}${csvCell(r.dividend)},${csvCell(r.split)}\n`;
+}
+
+/** A dividend's cell: blank for none, as the reader takes a blank one for 0. */
+export function dividendCell(dividend: number): string {
+  return dividend === 0 ? '' : String(dividend);
+}
+
+/** A split's cell: blank for none, as the reader takes a blank one for 1. */
+export function splitCell(split: number): string {
+  return split === 1 ? '' : String(split);
+}
 
 /** Valid daily rows as parallel arrays, in file order. */
 export interface DailyRows {

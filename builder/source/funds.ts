@@ -5,10 +5,26 @@
 
 import { codeProblem } from '../../core/codes.js';
 import type { Day } from '../../core/dates.js';
-import { parseDay } from '../../core/dates.js';
+import { formatDay, parseDay } from '../../core/dates.js';
 import type { FundRecord } from '../../core/types.js';
 import type { Problem } from '../report/build-report.js';
-import { findColumn, normalizeHeader, RecordReader, swallowedRows } from './csv.js';
+import { csvCell, findColumn, normalizeHeader, RecordReader, swallowedRows } from './csv.js';
+
+/** The columns funds.csv is written with (C35), in the order the reader below documents. */
+export const FUNDS_HEADER = 'Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n';
+
+/** A row to write: a fund record, whose Type may also be one the reader counts and skips (C35). */
+export type FundsRow = Omit<FundRecord, 'type'> & { readonly type: string };
+
+/** funds.csv of `rows`, in their order: what parseFundsFile reads back as the same records. */
+export function fundsFileText(rows: Iterable<FundsRow>): string {
+  let out = FUNDS_HEADER;
+  for (const r of rows) {
+    const inactiveDate = r.inactiveDate === null ? '' : formatDay(r.inactiveDate);
+    out += `${csvCell(r.code)},${csvCell(r.name)},${csvCell(r.country)},${csvCell(r.exchange)},${csvCell(r.currency)},${csvCell(r.type)},${csvCell(r.isin)},${r.isInactive},${inactiveDate}\n`;
+  }
+  return out;
+}
 
 export interface FundsFileResult {
   /** Accepted funds in file order. */

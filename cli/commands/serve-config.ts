@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { localBaseUrl, type ServeConfig } from '../../server/config.js';
 import { mailFromProblem, smtpUrlProblem } from '../../server/dashboard/mailer.js';
 import { parseTrustedProxies } from '../../server/http/client-address.js';
+import { baseUrlProblem } from '../../server/public/response.js';
 import { flagLabel, type ParsedArgs, UsageError } from '../shared/args.js';
 import { parseCommand } from '../shared/command.js';
 import { SNAPSHOTS } from '../shared/flags.js';
@@ -107,27 +108,9 @@ function baseUrlFlag(args: ParsedArgs, host: string, port: number): URL {
       `${flagLabel(args, HOST.name)} is not a valid host name or address: ${JSON.stringify(host)}`,
     );
   const baseUrl = (BASE_URL.read(args) ?? defaultBase).replace(/\/+$/, '');
-  const baseFlag = flagLabel(args, BASE_URL.name);
-  let parsed: URL;
-  try {
-    parsed = new URL(baseUrl);
-  } catch {
-    throw new UsageError(`${baseFlag} must be an absolute http(s) URL, not ${JSON.stringify(baseUrl)}`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new UsageError(`${baseFlag} must be an http or https URL, not ${JSON.stringify(baseUrl)}`);
-  }
-  if (parsed.search !== '' || parsed.hash !== '') {
-    throw new UsageError(`${baseFlag} cannot have a query or fragment: ${JSON.stringify(baseUrl)}`);
-  }
-  // Never a password.
-  if (parsed.username !== '' || parsed.password !== '') {
-    throw new UsageError(`${baseFlag} cannot carry a user name or password: ${JSON.stringify(baseUrl)}`);
-  }
-  if (/%(?![0-9A-Fa-f]{2})/.test(baseUrl)) {
-    throw new UsageError(`${baseFlag} has a malformed %-escape: ${JSON.stringify(baseUrl)}`);
-  }
-  return parsed;
+  const problem = baseUrlProblem(baseUrl);
+  if (problem !== null) throw new UsageError(`${flagLabel(args, BASE_URL.name)} ${problem}`);
+  return new URL(baseUrl);
 }
 
 function claimNameFlag(args: ParsedArgs): string {

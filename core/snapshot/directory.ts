@@ -7,23 +7,10 @@
  * `.tmp-<id>/`, fsynced, renamed into place, and only then is `CURRENT` replaced by
  * a rename, so readers never see half a snapshot and a failed build changes nothing.
  */
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { namingPath } from '../io-error.js';
+import { fsyncDirSync, sweepDeadTempsSync, writeAtomicSync } from '../files/atomic.js';
 import type { Manifest } from './manifest.js';
-import { fsyncDir } from './writer.js';
 
 export const CURRENT_FILE = 'CURRENT';
 const TMP_PREFIX = '.tmp-';
@@ -89,34 +76,19 @@ export function stagingDir(snapshotsDir: string, id: string): string {
 
 /** Move a fully written staging directory into place, then point CURRENT at it. */
 export function publish(snapshotsDir: string, staging: string, id: string): string {
-  fsyncDir(staging);
+  fsyncDirSync(staging);
   const finalDir = join(snapshotsDir, id);
   renameSync(staging, finalDir);
-  fsyncDir(snapshotsDir);
+  fsyncDirSync(snapshotsDir);
   setCurrent(snapshotsDir, id);
   return finalDir;
 }
 
 /** Point CURRENT at an existing snapshot (also the rollback). */
 export function setCurrent(snapshotsDir: string, id: string): void {
-  const tmp = join(snapshotsDir, `${TMP_PREFIX}CURRENT-${process.pid}`);
-  try {
-    namingPath(tmp, () => {
-      writeFileSync(tmp, `${id}\n`);
-      const fd = openSync(tmp, 'r');
-      try {
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-    });
-  } catch (e) {
-    // Half written on a full disk: not left for the next build to trip over.
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-  renameSync(tmp, join(snapshotsDir, CURRENT_FILE));
-  fsyncDir(snapshotsDir);
+  // A staging name: a killed setCurrent's file goes with the stale staging directories.
+  const temp = join(snapshotsDir, `${TMP_PREFIX}CURRENT-${process.pid}`);
+  writeAtomicSync(join(snapshotsDir, CURRENT_FILE), `${id}\n`, { temp });
 }
 
 /** A snapshot directory's name, as `snapshotId` makes it. */
@@ -173,8 +145,9 @@ export function prune(snapshotsDir: string, keep: number): string[] {
   return removed;
 }
 
-/** Remove staging directories other processes left (failed or killed builds). */
+/** Remove staging directories other processes left (failed or killed builds), and killed writers' temp files. */
 export function removeStaleStaging(snapshotsDir: string): void {
+  sweepDeadTempsSync(snapshotsDir);
   for (const name of safeList(snapshotsDir)) {
     if (name.startsWith(TMP_PREFIX) && !name.includes(`-${process.pid}`)) {
       rmSync(join(snapshotsDir, name), { recursive: true, force: true });

@@ -28,7 +28,8 @@ import {
 import { BufferRegion, FieldNode } from 'apache-arrow/ipc/metadata/message';
 import { type ArrayBufferViewInput, toUint8Array } from 'apache-arrow/util/buffer';
 import { formatDay } from '../dates.js';
-import { namingPath, namingPathAsync } from '../io-error.js';
+import { fsyncDirSync } from '../files/atomic.js';
+import { namingPath, namingPathAsync } from '../files/io-error.js';
 import { type ColumnsToWrite, NULL_DAY, type SeriesInput, seriesParts, seriesRows } from './columns.js';
 import { Hasher } from './hasher.js';
 import { checkColumns, firstDates, lastDates, maxLastDate } from './invariants.js';
@@ -140,7 +141,7 @@ export async function writeSnapshotFiles(
       closeSync(fd);
     }
   });
-  fsyncDir(dir);
+  fsyncDirSync(dir);
   return manifest;
 }
 
@@ -278,18 +279,6 @@ function writevFully(fd: number, views: Uint8Array[]): void {
 function writeFully(fd: number, buf: Uint8Array): void {
   let p = 0;
   while (p < buf.byteLength) p += writeSync(fd, buf, p, buf.byteLength - p);
-}
-
-/** So that the new directory entries survive a crash, not just the file contents. */
-export function fsyncDir(dir: string): void {
-  namingPath(dir, () => {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  });
 }
 
 // --- Arrow data construction: every numeric column is handed over without copying.

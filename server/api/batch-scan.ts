@@ -1,7 +1,7 @@
 /**
  * The fast path for the batch body nearly every client sends: `{"codes":[...]}`
  * and nothing else, each code plain printable ASCII (no escapes). Such a body is
- * valid by construction (1 to 100 codes, each 1 to 32 characters with no control
+ * valid by construction (1 to BATCH_MAX_CODES codes, each a possible code with no control
  * character, C15), so its codes are located as byte ranges and looked up straight
  * from the bytes: no JSON.parse, no strings. Parsing and validating it the general
  * way (validation.ts) cost about 20 µs of a batch's time in the server.
@@ -10,7 +10,7 @@
  * returns -1 and goes the general way, which decides what the answer is; so this
  * path only ever answers what that one would.
  */
-import { MAX_CODE_LENGTH } from '../../core/codes.js';
+import { CODE_MAX_LENGTH } from '../../core/codes.js';
 import { BATCH_MAX_CODES as BATCH_MAX } from '../../schemas/common.js';
 
 /** [start, end) byte ranges of the codes found by the last scan on this thread. */
@@ -48,7 +48,7 @@ export function scanPlainCodes(b: Uint8Array): number {
     }
     if (i >= len || b[i] !== QUOTE) return -1;
     const end = i++;
-    if (end === start || end - start > MAX_CODE_LENGTH || n === BATCH_MAX) return -1;
+    if (end === start || end - start > CODE_MAX_LENGTH || n === BATCH_MAX) return -1;
     codeRanges[2 * n] = start;
     codeRanges[2 * n + 1] = end;
     n++;

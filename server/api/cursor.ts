@@ -8,12 +8,12 @@
  * version byte lets a later format (say, a second sort key) reject old cursors
  * cleanly instead of misreading them.
  */
-import { isPossibleCode, MAX_CODE_LENGTH } from '../../core/codes.js';
+import { CODE_MAX_LENGTH, isPossibleCode } from '../../core/codes.js';
 
 const VERSION = 1;
 
 /** A code has at most 32 UTF-16 units, each at most 3 UTF-8 bytes (a surrogate pair: 4 bytes for 2 units). */
-const MAX_PAYLOAD_BYTES = 1 + MAX_CODE_LENGTH * 3;
+const MAX_PAYLOAD_BYTES = 1 + CODE_MAX_LENGTH * 3;
 const MAX_CURSOR_CHARS = Math.ceil((MAX_PAYLOAD_BYTES * 4) / 3);
 
 const BASE64URL_RE = /^[A-Za-z0-9_-]+$/;

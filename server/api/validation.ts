@@ -10,21 +10,23 @@
 
 import { isUtf8 } from 'node:buffer';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { isPossibleCode } from '../../core/codes.js';
+import {
+  CODE_MAX_LENGTH,
+  CODE_MIN_LENGTH,
+  isPossibleCode,
+  NO_CONTROL_CHARS_PATTERN,
+} from '../../core/codes.js';
 import { parseDay } from '../../core/dates.js';
 import {
   BATCH_MAX_CODES,
   type CalendarBatchRequest,
   CalendarBatchRequestSchema,
   type CalendarParams,
-  CODE_MAX_LENGTH,
-  CODE_MIN_LENGTH,
   type FundParams,
   LIMIT_DEFAULT,
   LIMIT_MAX,
   type ListQuery,
   MARKET_US,
-  NO_CONTROL_CHARS_PATTERN,
   Q_MAX_LENGTH,
   type TrailingBatchRequest,
   TrailingBatchRequestSchema,
@@ -416,7 +418,7 @@ function withPythonNumbers(
 }
 
 /**
- * The schema's rule for `codes` (1..100 strings, each a possible code, C15) checked
+ * The schema's rule for `codes` (1..BATCH_MAX_CODES strings, each a possible code, C15) checked
  * by hand: the common valid batch skips ajv; anything else goes to ajv for the
  * exact error list.
  */

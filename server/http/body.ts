@@ -1,16 +1,14 @@
 /**
  * Request bodies arrive in pieces (uWS onData); each piece's ArrayBuffer is valid
- * only during its callback, so it is copied. Bodies over 1 MiB are refused with
- * 413 (C21) as soon as the declared length or the running total says so.
+ * only during its callback, so it is copied. Bodies over MAX_BODY_BYTES are refused
+ * with 413 (C21) as soon as the declared length or the running total says so.
  */
-
+import { MAX_BODY_BYTES } from '../../schemas/common.js';
 import type { Call } from './call.js';
 import { JSON_TYPE } from './fixed-answers.js';
 import { guard } from './guard.js';
 import { NO_HEADERS } from './headers.js';
 import type { HttpRequest } from './uws.js';
-
-export const MAX_BODY_BYTES = 1 << 20;
 
 /** Requests of this thread whose body is still arriving: shutdown waits for them. */
 export const inflight = { bodies: 0 };

@@ -6,6 +6,7 @@
  * are decided: 422 in validation.ts (C20), problem+json in access/ (C22),
  * JSON-RPC errors in mcp/errors.ts, framing errors in body.ts.
  */
+import { TOO_LARGE_DETAIL } from '../../schemas/common.js';
 import { headerBlock } from './headers.js';
 
 export const JSON_TYPE = 'application/json';
@@ -42,8 +43,8 @@ export const NO_DATA_HEADERS = headerBlock([['Retry-After', NO_DATA_RETRY_AFTER]
 export const NOT_FOUND = '{"detail":"Not Found"}';
 /** C21: a known route asked with another method (with `Allow`). */
 export const METHOD_NOT_ALLOWED = '{"detail":"Method Not Allowed"}';
-/** C21: a body over 1 MiB (http/body.ts MAX_BODY_BYTES). */
-export const TOO_LARGE = '{"detail":"Request body too large: the limit is 1 MiB"}';
+/** C21: a body over MAX_BODY_BYTES. */
+export const TOO_LARGE = JSON.stringify({ detail: TOO_LARGE_DETAIL });
 /** The gate could not decide (Redis failed past its fallback): retry in a second. */
 export const GATE_UNAVAILABLE = '{"detail":"Access control is unavailable"}';
 export const GATE_UNAVAILABLE_HEADERS = headerBlock([['Retry-After', '1']]);

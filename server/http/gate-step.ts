@@ -56,7 +56,7 @@ export function applyDecision(call: Call, d: GateDecision): boolean {
  * The gate step for a request with a body (C23). The body must be subscribed to
  * inside the route callback, so it is read while an asynchronous gate decides;
  * `next` runs once both are in, a refusal is answered by the gate whatever the body,
- * and a body over 1 MiB is a 413 only for an admitted request.
+ * and a body over MAX_BODY_BYTES is a 413 only for an admitted request.
  */
 export function gatedBody(
   gate: Gate,

@@ -13,23 +13,37 @@ export interface StaticRoute {
 }
 
 /**
- * The public base URL ends up inside documents other programs follow (linkset
- * anchors, problem `type` URLs), so a relative or non-http value would publish
- * broken links; refusing it at startup is cheaper than finding it in a client's bug
- * report. A trailing slash is dropped so `<base>/v1` never becomes `<base>//v1`.
+ * Why `baseUrl` cannot be the public base URL, or null when it can: the one rule that
+ * `serve --base-url` (cli/commands/serve-config.ts) and every server that builds documents from
+ * it apply. The base URL ends up inside documents other programs follow (linkset
+ * anchors, problem `type` URLs, the catalog, OpenAPI), so a relative or non-http value,
+ * a query, or a malformed %-escape would publish broken links, and a user name or
+ * password would publish a secret; refusing it at startup is cheaper than finding it
+ * in a client's bug report.
  */
-export function normalizeBaseUrl(baseUrl: string): string {
+export function baseUrlProblem(baseUrl: string): string | null {
   let parsed: URL;
   try {
     parsed = new URL(baseUrl);
   } catch {
-    throw new Error(`base URL must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`);
+    return `must be an absolute http(s) URL, not ${JSON.stringify(baseUrl)}`;
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new Error(`base URL must use http or https, got ${JSON.stringify(baseUrl)}`);
-  }
-  if (parsed.search !== '' || parsed.hash !== '') {
-    throw new Error(`base URL must not carry a query or fragment, got ${JSON.stringify(baseUrl)}`);
-  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return `must be an http or https URL, not ${JSON.stringify(baseUrl)}`;
+  if (parsed.search !== '' || parsed.hash !== '')
+    return `cannot have a query or fragment: ${JSON.stringify(baseUrl)}`;
+  if (parsed.username !== '' || parsed.password !== '')
+    return `cannot carry a user name or password: ${JSON.stringify(baseUrl)}`;
+  if (/%(?![0-9A-Fa-f]{2})/.test(baseUrl)) return `has a malformed %-escape: ${JSON.stringify(baseUrl)}`;
+  return null;
+}
+
+/**
+ * The base URL as documents use it; throws on one baseUrlProblem refuses. A trailing
+ * slash is dropped so `<base>/v1` never becomes `<base>//v1`.
+ */
+export function normalizeBaseUrl(baseUrl: string): string {
+  const problem = baseUrlProblem(baseUrl);
+  if (problem !== null) throw new Error(`base URL ${problem}`);
   return baseUrl.replace(/\/+$/, '');
 }
