@@ -48,7 +48,6 @@ const FUNCTION_EXCEPTIONS: Record<string, string> = {
   'server/app.ts createApp': 'not yet split',
   'server/dashboard/dashboard.ts answer': 'not yet split',
   'server/mcp/stdio.ts serveMcpStdio': 'not yet split',
-  'server/metrics/registry.ts metricsRegistry': 'not yet split',
   'server/pydantic/json-error.ts pythonJsonError': 'not yet split',
   'server/pydantic/json-numbers.ts parsePythonJson': 'not yet split',
   'server/search.ts constructor': 'not yet split',
