@@ -184,73 +184,73 @@ async function writeArrowFile(
  * each reused only once the hasher is done with it.
  */
 class HashedOutput {
-  private readonly slots = Array.from({ length: STAGING_SLOTS }, () => {
+  readonly #slots = Array.from({ length: STAGING_SLOTS }, () => {
     const sab = new SharedArrayBuffer(STAGING_BYTES);
     return { sab, bytes: new Uint8Array(sab), free: Promise.resolve() };
   });
-  private slot = 0;
-  private fill = 0;
+  #slot = 0;
+  #fill = 0;
   /** The batch: views to write, and the same bytes as (buffer index, from, to) ranges to hash. */
-  private views: Uint8Array[] = [];
-  private bytes = 0;
-  private sabs: SharedArrayBuffer[] = [];
-  private ranges: number[] = [];
+  #views: Uint8Array[] = [];
+  #bytes = 0;
+  #sabs: SharedArrayBuffer[] = [];
+  #ranges: number[] = [];
 
   constructor(readonly hasher: Hasher) {}
 
   async put(fd: number, id: number, chunk: Uint8Array): Promise<void> {
     if (chunk.buffer instanceof SharedArrayBuffer) {
       for (let p = 0; p < chunk.byteLength; p += IO_PIECE)
-        this.queue(fd, id, chunk.subarray(p, Math.min(p + IO_PIECE, chunk.byteLength)));
+        this.#queue(fd, id, chunk.subarray(p, Math.min(p + IO_PIECE, chunk.byteLength)));
       return;
     }
     for (let p = 0; p < chunk.byteLength; ) {
-      if (this.fill === STAGING_BYTES) {
+      if (this.#fill === STAGING_BYTES) {
         this.flush(fd, id);
-        this.slots[this.slot].free = this.hasher.synced();
-        this.slot = (this.slot + 1) % STAGING_SLOTS;
-        this.fill = 0;
+        this.#slots[this.#slot].free = this.hasher.synced();
+        this.#slot = (this.#slot + 1) % STAGING_SLOTS;
+        this.#fill = 0;
       }
-      const s = this.slots[this.slot];
-      if (this.fill === 0) await s.free;
-      const take = Math.min(STAGING_BYTES - this.fill, chunk.byteLength - p);
-      s.bytes.set(take === chunk.byteLength ? chunk : chunk.subarray(p, p + take), this.fill);
-      this.queue(fd, id, s.bytes.subarray(this.fill, this.fill + take));
-      this.fill += take;
+      const s = this.#slots[this.#slot];
+      if (this.#fill === 0) await s.free;
+      const take = Math.min(STAGING_BYTES - this.#fill, chunk.byteLength - p);
+      s.bytes.set(take === chunk.byteLength ? chunk : chunk.subarray(p, p + take), this.#fill);
+      this.#queue(fd, id, s.bytes.subarray(this.#fill, this.#fill + take));
+      this.#fill += take;
       p += take;
     }
   }
 
   /** Writes and hashes the batch; a file's last bytes must be flushed before its digest. */
   flush(fd: number, id: number): void {
-    if (this.views.length === 0) return;
+    if (this.#views.length === 0) return;
     // Sent first, so that the hasher works while this thread writes.
-    this.hasher.updateRanges(id, this.sabs, this.ranges);
-    writevFully(fd, this.views);
-    this.views = [];
-    this.bytes = 0;
-    this.sabs = [];
-    this.ranges = [];
+    this.hasher.updateRanges(id, this.#sabs, this.#ranges);
+    writevFully(fd, this.#views);
+    this.#views = [];
+    this.#bytes = 0;
+    this.#sabs = [];
+    this.#ranges = [];
   }
 
-  private queue(fd: number, id: number, view: Uint8Array): void {
+  #queue(fd: number, id: number, view: Uint8Array): void {
     if (view.byteLength === 0) return;
     const sab = view.buffer as SharedArrayBuffer;
-    const r = this.ranges.length;
-    const last = this.views.length - 1;
-    if (r > 0 && this.sabs[this.ranges[r - 3]] === sab && this.ranges[r - 1] === view.byteOffset) {
+    const r = this.#ranges.length;
+    const last = this.#views.length - 1;
+    if (r > 0 && this.#sabs[this.#ranges[r - 3]] === sab && this.#ranges[r - 1] === view.byteOffset) {
       // Contiguous with the last piece (staged bytes, a region read whole): one piece.
-      this.ranges[r - 1] += view.byteLength;
-      const v = this.views[last];
-      this.views[last] = new Uint8Array(sab, v.byteOffset, v.byteLength + view.byteLength);
+      this.#ranges[r - 1] += view.byteLength;
+      const v = this.#views[last];
+      this.#views[last] = new Uint8Array(sab, v.byteOffset, v.byteLength + view.byteLength);
     } else {
-      let k = this.sabs.lastIndexOf(sab);
-      if (k < 0) k = this.sabs.push(sab) - 1;
-      this.ranges.push(k, view.byteOffset, view.byteOffset + view.byteLength);
-      this.views.push(view);
+      let k = this.#sabs.lastIndexOf(sab);
+      if (k < 0) k = this.#sabs.push(sab) - 1;
+      this.#ranges.push(k, view.byteOffset, view.byteOffset + view.byteLength);
+      this.#views.push(view);
     }
-    this.bytes += view.byteLength;
-    if (this.bytes >= WRITE_BATCH_BYTES || this.views.length >= WRITE_BATCH_VIEWS) this.flush(fd, id);
+    this.#bytes += view.byteLength;
+    if (this.#bytes >= WRITE_BATCH_BYTES || this.#views.length >= WRITE_BATCH_VIEWS) this.flush(fd, id);
   }
 }
 
@@ -352,15 +352,17 @@ function seriesWriter(series: SeriesInput): ChunkedFileWriter {
  * the columns ever being joined.
  */
 class PartsFileWriter extends ChunkedFileWriter {
-  constructor(private readonly columns: readonly (readonly ArrayBufferView[])[]) {
+  readonly #columns: readonly (readonly ArrayBufferView[])[];
+  constructor(columns: readonly (readonly ArrayBufferView[])[]) {
     super();
+    this.#columns = columns;
   }
 
   protected override _assembleRecordBatch(batch: RecordBatch) {
     const nodes: FieldNode[] = [];
     const bufferRegions: BufferRegion[] = [];
     let offset = 0;
-    for (const parts of this.columns) {
+    for (const parts of this.#columns) {
       let bytes = 0;
       for (const p of parts) bytes += p.byteLength;
       nodes.push(new FieldNode(batch.numRows, 0));
@@ -371,7 +373,7 @@ class PartsFileWriter extends ChunkedFileWriter {
   }
 
   protected override _writeBodyBuffers(): this {
-    for (const parts of this.columns) {
+    for (const parts of this.#columns) {
       let bytes = 0;
       for (const p of parts) bytes += p.byteLength;
       // Not a view per part kept until written: 130,000 of them weigh tens of MB.

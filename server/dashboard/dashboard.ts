@@ -88,7 +88,7 @@ export class Dashboard {
   /** What pages left to do after their answers (emails, new accounts). */
   readonly afterAnswer: AfterAnswer;
   /** Throttle keys refused, and until when (throttle). */
-  private readonly refusedUntil = new Map<string, number>();
+  readonly #refusedUntil = new Map<string, number>();
 
   constructor(readonly deps: DashboardDeps) {
     this.cookieRules = { secure: deps.baseUrl.startsWith('https:') };
@@ -142,7 +142,7 @@ export class Dashboard {
       otherMethod = true;
     }
     if (found === null)
-      return this.finish(
+      return this.#finish(
         otherMethod
           ? { status: 405, body: 'This page does not take that method.', type: TEXT }
           : { status: 404, body: notFoundPage(), headers: [] },
@@ -155,7 +155,7 @@ export class Dashboard {
         this.deps.hasher.refuseWhenFull();
       } catch (e) {
         if (!(e instanceof HashBusy)) throw e;
-        return this.finish(busy('', e.retryAfterS), []);
+        return this.#finish(busy('', e.retryAfterS), []);
       }
     }
     // HEAD is answered as GET (its handler decides on GET), without the body (page-http.ts).
@@ -172,12 +172,12 @@ export class Dashboard {
     }
     if (method === 'POST') {
       if (!sameOrigin(r, this.deps.baseUrl))
-        return this.finish(
+        return this.#finish(
           forbidden('This form did not come from this site, so it was not acted on.'),
           cookies,
         );
       if (!sameToken(r.form.get('csrf') ?? '', csrf))
-        return this.finish(
+        return this.#finish(
           forbidden(
             'This form has expired (or did not come from this site). Go back, reload the page and try again.',
           ),
@@ -187,11 +187,11 @@ export class Dashboard {
     const route = found.route;
     if (route.who !== 'anyone' && session === null) {
       if (method === 'GET')
-        return this.finish(redirect(`/account/login?next=${encodeURIComponent(path)}`), cookies);
-      return this.finish(forbidden('Your session has ended. Sign in again.'), cookies);
+        return this.#finish(redirect(`/account/login?next=${encodeURIComponent(path)}`), cookies);
+      return this.#finish(forbidden('Your session has ended. Sign in again.'), cookies);
     }
     if (route.who === 'admin' && session?.person.role !== 'admin')
-      return this.finish(forbidden('This page is for operators of this service.'), cookies);
+      return this.#finish(forbidden('This page is for operators of this service.'), cookies);
     const c = {
       req: r,
       deps: this.deps,
@@ -205,10 +205,10 @@ export class Dashboard {
       throttle: (key: string, t: Throttle) => this.throttle(key, t),
     } as PersonContext;
     try {
-      return this.finish(await route.handle(c), cookies);
+      return this.#finish(await route.handle(c), cookies);
     } catch (e) {
       if (!(e instanceof HashBusy)) throw e;
-      return this.finish(busy(csrf, e.retryAfterS), cookies);
+      return this.#finish(busy(csrf, e.retryAfterS), cookies);
     }
   }
 
@@ -220,23 +220,23 @@ export class Dashboard {
    */
   async throttle(key: string, t: Throttle): Promise<number> {
     const now = this.deps.now();
-    const known = (this.refusedUntil.get(key) ?? 0) - now;
+    const known = (this.#refusedUntil.get(key) ?? 0) - now;
     if (known > 0) return known;
     const wait = await this.deps.store.throttle(key, t.limit, t.windowMs, now);
     if (wait > 0) {
-      if (this.refusedUntil.size >= MAX_REFUSALS)
-        for (const [k, until] of this.refusedUntil) if (until <= now) this.refusedUntil.delete(k);
+      if (this.#refusedUntil.size >= MAX_REFUSALS)
+        for (const [k, until] of this.#refusedUntil) if (until <= now) this.#refusedUntil.delete(k);
       // Still full of live refusals: the oldest make room.
-      for (const k of this.refusedUntil.keys()) {
-        if (this.refusedUntil.size < MAX_REFUSALS) break;
-        this.refusedUntil.delete(k);
+      for (const k of this.#refusedUntil.keys()) {
+        if (this.#refusedUntil.size < MAX_REFUSALS) break;
+        this.#refusedUntil.delete(k);
       }
-      this.refusedUntil.set(key, now + wait);
+      this.#refusedUntil.set(key, now + wait);
     }
     return wait;
   }
 
-  private finish(page: PageResponse, cookies: readonly string[]): PageResponse {
+  #finish(page: PageResponse, cookies: readonly string[]): PageResponse {
     return {
       ...page,
       headers: [
