@@ -18,7 +18,15 @@ import { accountRoutes } from './pages/account.js';
 import { adminRoutes } from './pages/admin.js';
 import { authRoutes } from './pages/auth.js';
 import { ASSET_CSS, ASSET_JS, CSS, JS, page } from './pages/layout.js';
-import { type CookieRules, cookie, csrfCookieName, randomToken, Sessions, sameToken } from './session.js';
+import {
+  type CookieRules,
+  cookie,
+  csrfCookieName,
+  randomToken,
+  type Session,
+  Sessions,
+  sameToken,
+} from './session.js';
 
 /** For routes open to anyone, `person`/`session` may be absent: handlers of those check. */
 export const ROUTES: readonly PageRoute[] = [...authRoutes, ...accountRoutes, ...adminRoutes];
@@ -130,24 +138,10 @@ export class Dashboard {
   async answer(req: PageRequest): Promise<PageResponse> {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    let found: { route: PageRoute; params: Record<string, string> } | null = null;
-    let otherMethod = false;
-    for (const route of ROUTES) {
-      const params = match(route, path);
-      if (params === null) continue;
-      if (route.method === method) {
-        found = { route, params };
-        break;
-      }
-      otherMethod = true;
-    }
-    if (found === null)
-      return this.#finish(
-        otherMethod
-          ? { status: 405, body: 'This page does not take that method.', type: TEXT }
-          : { status: 404, body: notFoundPage(), headers: [] },
-        [],
-      );
+    const found = findRoute(method, path);
+    if (found === 'other method')
+      return this.#finish({ status: 405, body: 'This page does not take that method.', type: TEXT }, []);
+    if (found === null) return this.#finish({ status: 404, body: notFoundPage(), headers: [] }, []);
     // Hashing at its bound: a form that would hash is refused before it costs a look at
     // the store, and nothing is counted against anyone (dashboard.md, Security).
     if (found.route.hashes === true) {
@@ -164,34 +158,10 @@ export class Dashboard {
     const session = await this.sessions.current(req.cookies, state);
     const cookies: string[] = [];
     if (session?.setCookie) cookies.push(session.setCookie);
-    let csrf = session?.csrf ?? '';
-    if (session === null) {
-      const had = req.cookies.get(csrfCookieName(this.cookieRules));
-      csrf = had !== undefined && /^[A-Za-z0-9_-]{43}$/.test(had) ? had : randomToken();
-      if (had !== csrf) cookies.push(cookie(this.cookieRules, csrfCookieName(this.cookieRules), csrf, null));
-    }
-    if (method === 'POST') {
-      if (!sameOrigin(r, this.deps.baseUrl))
-        return this.#finish(
-          forbidden('This form did not come from this site, so it was not acted on.'),
-          cookies,
-        );
-      if (!sameToken(r.form.get('csrf') ?? '', csrf))
-        return this.#finish(
-          forbidden(
-            'This form has expired (or did not come from this site). Go back, reload the page and try again.',
-          ),
-          cookies,
-        );
-    }
+    const csrf = this.#csrf(req, session, cookies);
     const route = found.route;
-    if (route.who !== 'anyone' && session === null) {
-      if (method === 'GET')
-        return this.#finish(redirect(`/account/login?next=${encodeURIComponent(path)}`), cookies);
-      return this.#finish(forbidden('Your session has ended. Sign in again.'), cookies);
-    }
-    if (route.who === 'admin' && session?.person.role !== 'admin')
-      return this.#finish(forbidden('This page is for operators of this service.'), cookies);
+    const refused = this.#refusal(r, route, session, csrf, path);
+    if (refused !== null) return this.#finish(refused, cookies);
     const c = {
       req: r,
       deps: this.deps,
@@ -210,6 +180,40 @@ export class Dashboard {
       if (!(e instanceof HashBusy)) throw e;
       return this.#finish(busy(csrf, e.retryAfterS), cookies);
     }
+  }
+
+  /** The session's CSRF token, or (signed out) the cookie's, or a new one set in `cookies`. */
+  #csrf(req: PageRequest, session: Session | null, cookies: string[]): string {
+    if (session !== null) return session.csrf;
+    const had = req.cookies.get(csrfCookieName(this.cookieRules));
+    const csrf = had !== undefined && /^[A-Za-z0-9_-]{43}$/.test(had) ? had : randomToken();
+    if (had !== csrf) cookies.push(cookie(this.cookieRules, csrfCookieName(this.cookieRules), csrf, null));
+    return csrf;
+  }
+
+  /** Why this request may not reach its page (a foreign form, no session, not an operator), or null. */
+  #refusal(
+    r: PageRequest,
+    route: PageRoute,
+    session: Session | null,
+    csrf: string,
+    path: string,
+  ): PageResponse | null {
+    if (r.method === 'POST') {
+      if (!sameOrigin(r, this.deps.baseUrl))
+        return forbidden('This form did not come from this site, so it was not acted on.');
+      if (!sameToken(r.form.get('csrf') ?? '', csrf))
+        return forbidden(
+          'This form has expired (or did not come from this site). Go back, reload the page and try again.',
+        );
+    }
+    if (route.who !== 'anyone' && session === null) {
+      if (r.method === 'GET') return redirect(`/account/login?next=${encodeURIComponent(path)}`);
+      return forbidden('Your session has ended. Sign in again.');
+    }
+    if (route.who === 'admin' && session?.person.role !== 'admin')
+      return forbidden('This page is for operators of this service.');
+    return null;
   }
 
   /**
@@ -271,4 +275,19 @@ function busy(csrf: string, retryAfterS: number): PageResponse {
 
 function notFoundPage(): string {
   return 'No such page. The dashboard starts at /account.';
+}
+
+/** The page route for this method and path; 'other method' when only another method has one. */
+function findRoute(
+  method: string,
+  path: string,
+): { route: PageRoute; params: Record<string, string> } | 'other method' | null {
+  let otherMethod = false;
+  for (const route of ROUTES) {
+    const params = match(route, path);
+    if (params === null) continue;
+    if (route.method === method) return { route, params };
+    otherMethod = true;
+  }
+  return otherMethod ? 'other method' : null;
 }
