@@ -8,7 +8,7 @@
  */
 import type { FundColumns } from '../core/snapshot/columns.js';
 
-export interface SearchIndex {
+export interface SearchIndex extends FilterLists {
   count: number;
   codes: string[];
   lowerCode: string[];
@@ -27,13 +27,6 @@ export interface SearchIndex {
   bitsStart: Int32Array;
   postings: Int32Array;
   bits: Int32Array;
-  typeLists: Map<string, number>;
-  countryLists: Map<string, number>;
-  exchangeLists: Map<string, number>;
-  /** Per fund, the list id of its type / country / exchange; -1 for null. */
-  typeOf: Int32Array;
-  countryOf: Int32Array;
-  exchangeOf: Int32Array;
 }
 
 export function buildSearchIndex(funds: FundColumns): SearchIndex {
@@ -114,13 +107,18 @@ function internGrams(lowerCode: string[], lowerName: string[]): GramPass {
   return { grams, counts, fundGrams, fundGramEnd };
 }
 
-interface Filters {
+/** The filters' lists by value, and each fund's list per filter. */
+interface FilterLists {
   typeLists: Map<string, number>;
   countryLists: Map<string, number>;
   exchangeLists: Map<string, number>;
+  /** Per fund, the list id of its type / country / exchange; -1 for null. */
   typeOf: Int32Array;
   countryOf: Int32Array;
   exchangeOf: Int32Array;
+}
+
+interface Filters extends FilterLists {
   /** Funds per filter list, list id minus G. */
   counts: number[];
 }
