@@ -160,7 +160,7 @@ async function writeSynced(path: string, data: Buffer | string): Promise<void> {
  * on disk. `dest` must not exist, or be an empty directory.
  */
 export class BackupStage {
-  private readonly files: Record<string, BackupFile> = {};
+  readonly #files: Record<string, BackupFile> = {};
 
   private constructor(
     readonly dest: string,
@@ -187,7 +187,7 @@ export class BackupStage {
   async add(name: string, data: Buffer | string): Promise<void> {
     const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data, 'utf8');
     await writeSynced(join(this.dir, name), bytes);
-    this.files[name] = { bytes: bytes.length, sha256: sha256(bytes) };
+    this.#files[name] = { bytes: bytes.length, sha256: sha256(bytes) };
   }
 
   /** Write the manifest and move the backup into place. */
@@ -198,7 +198,7 @@ export class BackupStage {
       made_at: new Date(now()).toISOString(),
       from: what.from,
       ...countsPart(what),
-      files: this.files,
+      files: this.#files,
     };
     await writeSynced(join(this.dir, BACKUP_MANIFEST), `${JSON.stringify(manifest, null, 1)}\n`);
     await fsyncDir(this.dir);

@@ -58,39 +58,48 @@ function addInto(into: Counts, day: string, keyId: string, ok: number, refused: 
  * nothing counted is lost while the server runs; flushes run one at a time.
  */
 export class DailyFlusher {
-  private pending: Counts = new Map();
-  private chain: Promise<void> = Promise.resolve();
+  #pending: Counts = new Map();
+  #chain: Promise<void> = Promise.resolve();
 
+  readonly #store: AccessStore;
+  readonly #take: () => Map<number, readonly [number, number]>;
+  readonly #keyOf: (slot: number) => string | undefined;
+  readonly #now: () => number;
   constructor(
-    private readonly store: AccessStore,
+    store: AccessStore,
     /** Slot → [admitted, refused] counted since the last call (KeyCountReader.take). */
-    private readonly take: () => Map<number, readonly [number, number]>,
+    take: () => Map<number, readonly [number, number]>,
     /** The key id of a slot (undefined: the overflow slot, never counted). */
-    private readonly keyOf: (slot: number) => string | undefined,
-    private readonly now: () => number,
-  ) {}
+    keyOf: (slot: number) => string | undefined,
+    now: () => number,
+  ) {
+    this.#store = store;
+    this.#take = take;
+    this.#keyOf = keyOf;
+    this.#now = now;
+  }
 
   /** Take the threads' new counts and add them, with any earlier ones not yet stored, to the store. */
   flush(): Promise<void> {
-    const run = this.chain.then(() => this.flushNow());
-    this.chain = run.catch(() => {});
+    const run = this.#chain.then(() => this.#flushNow());
+    this.#chain = run.catch(() => {});
     return run;
   }
 
-  private async flushNow(): Promise<void> {
-    const day = dayOf(this.now());
-    for (const [slot, [ok, refused]] of this.take()) {
-      const keyId = this.keyOf(slot);
-      if (keyId !== undefined) addInto(this.pending, day, keyId, ok, refused);
+  async #flushNow(): Promise<void> {
+    const day = dayOf(this.#now());
+    for (const [slot, [ok, refused]] of this.#take()) {
+      const keyId = this.#keyOf(slot);
+      if (keyId !== undefined) addInto(this.#pending, day, keyId, ok, refused);
     }
-    if (this.pending.size === 0) return;
-    const batch = this.pending;
-    this.pending = new Map();
+    if (this.#pending.size === 0) return;
+    const batch = this.#pending;
+    this.#pending = new Map();
     try {
-      await this.store.addDaily(batch);
+      await this.#store.addDaily(batch);
     } catch (e) {
       for (const [d, keys] of batch)
-        for (const [k, [ok, refused]] of keys) addInto(this.pending, d, k, ok, refused);
+        for (const [k, [ok, refused]] of keys) addInto(this.#pending, d, k, ok, refused);
       throw e;
     }
   }

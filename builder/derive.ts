@@ -79,75 +79,75 @@ export function deriveRows(
  * funds, kept to the end, made the old heap grow by tens of MB).
  */
 class CalendarRows {
-  private n = 0;
-  private fund: Int32Array;
-  private year: Int32Array;
-  private totalReturn: Float64Array;
-  private startDate: Int32Array;
-  private endDate: Int32Array;
-  private isPartial: Uint8Array;
+  #n = 0;
+  #fund: Int32Array;
+  #year: Int32Array;
+  #totalReturn: Float64Array;
+  #startDate: Int32Array;
+  #endDate: Int32Array;
+  #isPartial: Uint8Array;
 
   constructor(capacity: number) {
     const c = Math.max(16, capacity);
-    this.fund = new Int32Array(c);
-    this.year = new Int32Array(c);
-    this.totalReturn = new Float64Array(c);
-    this.startDate = new Int32Array(c);
-    this.endDate = new Int32Array(c);
-    this.isPartial = new Uint8Array(c);
+    this.#fund = new Int32Array(c);
+    this.#year = new Int32Array(c);
+    this.#totalReturn = new Float64Array(c);
+    this.#startDate = new Int32Array(c);
+    this.#endDate = new Int32Array(c);
+    this.#isPartial = new Uint8Array(c);
   }
 
   add(f: number, row: CalendarFigures): void {
-    if (this.n === this.fund.length) this.grow();
-    const r = this.n++;
-    this.fund[r] = f;
-    this.year[r] = row.year;
-    this.totalReturn[r] = row.totalReturn;
-    this.startDate[r] = row.startDate;
-    this.endDate[r] = row.endDate;
-    this.isPartial[r] = row.isPartial ? 1 : 0;
+    if (this.#n === this.#fund.length) this.#grow();
+    const r = this.#n++;
+    this.#fund[r] = f;
+    this.#year[r] = row.year;
+    this.#totalReturn[r] = row.totalReturn;
+    this.#startDate[r] = row.startDate;
+    this.#endDate[r] = row.endDate;
+    this.#isPartial[r] = row.isPartial ? 1 : 0;
   }
 
   /** Stored rows [from, to) with a year before `beforeYear`, as fund f's. */
   copy(f: number, cal: CalendarColumns, from: number, to: number, beforeYear: number): void {
     for (let r = from; r < to && cal.year[r] < beforeYear; r++) {
-      if (this.n === this.fund.length) this.grow();
-      const w = this.n++;
-      this.fund[w] = f;
-      this.year[w] = cal.year[r];
-      this.totalReturn[w] = cal.totalReturn[r];
-      this.startDate[w] = cal.startDate[r];
-      this.endDate[w] = cal.endDate[r];
-      this.isPartial[w] = cal.isPartial[r];
+      if (this.#n === this.#fund.length) this.#grow();
+      const w = this.#n++;
+      this.#fund[w] = f;
+      this.#year[w] = cal.year[r];
+      this.#totalReturn[w] = cal.totalReturn[r];
+      this.#startDate[w] = cal.startDate[r];
+      this.#endDate[w] = cal.endDate[r];
+      this.#isPartial[w] = cal.isPartial[r];
     }
   }
 
   /** Views, not copies: the spare capacity costs less than a second copy of every column. */
   columns(): CalendarColumns {
-    const n = this.n;
+    const n = this.#n;
     return {
       length: n,
-      fund: this.fund.subarray(0, n),
-      year: this.year.subarray(0, n),
-      totalReturn: this.totalReturn.subarray(0, n),
-      startDate: this.startDate.subarray(0, n),
-      endDate: this.endDate.subarray(0, n),
-      isPartial: this.isPartial.subarray(0, n),
+      fund: this.#fund.subarray(0, n),
+      year: this.#year.subarray(0, n),
+      totalReturn: this.#totalReturn.subarray(0, n),
+      startDate: this.#startDate.subarray(0, n),
+      endDate: this.#endDate.subarray(0, n),
+      isPartial: this.#isPartial.subarray(0, n),
     };
   }
 
-  private grow(): void {
+  #grow(): void {
     const bigger = <T extends Int32Array | Float64Array | Uint8Array>(a: T): T => {
       const b = new (a.constructor as new (n: number) => T)(a.length * 2);
       b.set(a);
       return b;
     };
-    this.fund = bigger(this.fund);
-    this.year = bigger(this.year);
-    this.totalReturn = bigger(this.totalReturn);
-    this.startDate = bigger(this.startDate);
-    this.endDate = bigger(this.endDate);
-    this.isPartial = bigger(this.isPartial);
+    this.#fund = bigger(this.#fund);
+    this.#year = bigger(this.#year);
+    this.#totalReturn = bigger(this.#totalReturn);
+    this.#startDate = bigger(this.#startDate);
+    this.#endDate = bigger(this.#endDate);
+    this.#isPartial = bigger(this.#isPartial);
   }
 }
 
@@ -157,37 +157,37 @@ class CalendarRows {
  * scratch buffer reused fund after fund (an append's old slice and new rows).
  */
 class FundSeries {
-  private readonly parts;
-  private readonly starts: Int32Array;
-  private date = new Int32Array(0);
-  private value = new Float64Array(0);
+  readonly #parts;
+  readonly #starts: Int32Array;
+  #date = new Int32Array(0);
+  #value = new Float64Array(0);
 
   constructor(series: SeriesInput) {
-    this.parts = seriesParts(series);
-    this.starts = new Int32Array(this.parts.length);
-    for (let p = 1; p < this.parts.length; p++)
-      this.starts[p] = this.starts[p - 1] + this.parts[p - 1].date.length;
+    this.#parts = seriesParts(series);
+    this.#starts = new Int32Array(this.#parts.length);
+    for (let p = 1; p < this.#parts.length; p++)
+      this.#starts[p] = this.#starts[p - 1] + this.#parts[p - 1].date.length;
   }
 
   /** Valid until the next call. */
   at(offset: number, length: number): Series {
-    let p = rangeOf(this.starts, offset);
-    let from = offset - this.starts[p];
-    const part = this.parts[p];
+    let p = rangeOf(this.#starts, offset);
+    let from = offset - this.#starts[p];
+    const part = this.#parts[p];
     if (from + length <= part.date.length) return { date: part.date, value: part.value, start: from, length };
-    if (this.date.length < length) {
-      const size = Math.max(length, 2 * this.date.length);
-      this.date = new Int32Array(size);
-      this.value = new Float64Array(size);
+    if (this.#date.length < length) {
+      const size = Math.max(length, 2 * this.#date.length);
+      this.#date = new Int32Array(size);
+      this.#value = new Float64Array(size);
     }
     for (let got = 0; got < length; p++, from = 0) {
-      const { date, value } = this.parts[p];
+      const { date, value } = this.#parts[p];
       const take = Math.min(date.length - from, length - got);
-      this.date.set(date.subarray(from, from + take), got);
-      this.value.set(value.subarray(from, from + take), got);
+      this.#date.set(date.subarray(from, from + take), got);
+      this.#value.set(value.subarray(from, from + take), got);
       got += take;
     }
-    return { date: this.date, value: this.value, start: 0, length };
+    return { date: this.#date, value: this.#value, start: 0, length };
   }
 }
 

@@ -38,31 +38,31 @@ const LONG_HASH_UNITS = 16;
 
 export class StringIndex {
   /** [hash, value + 1, k0, k1] per slot; value + 1 = 0 is empty. */
-  private slots: Int32Array;
-  private mask: number;
+  #slots: Int32Array;
+  #mask: number;
   /** Long keys: UTF-16 units, each key's start and length by id. */
-  private units: Uint16Array;
-  private unitsUsed = 0;
-  private keyStart: Int32Array;
-  private keyLength: Int32Array;
-  private longKeys = 0;
-  private count = 0;
-  private readonly seed: number;
-  private readonly secret: boolean;
+  #units: Uint16Array;
+  #unitsUsed = 0;
+  #keyStart: Int32Array;
+  #keyLength: Int32Array;
+  #longKeys = 0;
+  #count = 0;
+  readonly #seed: number;
+  readonly #secret: boolean;
   /** The packed form of the key being looked up (k1 = LONG when it is not short). */
-  private qk0 = 0;
-  private qk1 = 0;
+  #qk0 = 0;
+  #qk1 = 0;
 
   constructor(opts: StringIndexOptions = {}) {
-    this.secret = opts.secret === true;
-    this.seed = this.secret ? randomInt(0, 2 ** 32 - 1) | 0 : 0;
+    this.#secret = opts.secret === true;
+    this.#seed = this.#secret ? randomInt(0, 2 ** 32 - 1) | 0 : 0;
     const capacity = Math.max(8, opts.capacity ?? 8);
     const size = 2 ** Math.ceil(Math.log2(capacity * 2));
-    this.slots = new Int32Array(size * SLOT);
-    this.mask = size - 1;
-    this.units = new Uint16Array(64);
-    this.keyStart = new Int32Array(8);
-    this.keyLength = new Int32Array(8);
+    this.#slots = new Int32Array(size * SLOT);
+    this.#mask = size - 1;
+    this.#units = new Uint16Array(64);
+    this.#keyStart = new Int32Array(8);
+    this.#keyLength = new Int32Array(8);
   }
 
   /** An index of `keys`, each mapped to its position; a repeated key keeps its first position. */
@@ -73,14 +73,14 @@ export class StringIndex {
   }
 
   get size(): number {
-    return this.count;
+    return this.#count;
   }
 
   /** The value stored for `key`, or -1. */
   get(key: string): number {
-    const h = this.hashString(key);
-    const p = this.probe(h, key, null, 0, key.length);
-    return p < 0 ? -1 : this.slots[p * SLOT + 1] - 1;
+    const h = this.#hashString(key);
+    const p = this.#probe(h, key, null, 0, key.length);
+    return p < 0 ? -1 : this.#slots[p * SLOT + 1] - 1;
   }
 
   /**
@@ -89,13 +89,13 @@ export class StringIndex {
    * request body, with no string made.
    */
   getBytes(b: Uint8Array, start: number, end: number): number {
-    let h = 0x811c9dc5 ^ this.seed;
+    let h = 0x811c9dc5 ^ this.#seed;
     const n = end - start;
     if (n > SHORT_MAX) {
       for (let i = n > LONG_HASH_UNITS ? end - LONG_HASH_UNITS : start; i < end; i++)
         h = Math.imul(h ^ b[i], 0x01000193);
       h = Math.imul(h ^ n, 0x01000193);
-      this.qk1 = LONG;
+      this.#qk1 = LONG;
     } else {
       let k0 = 0;
       let k1 = 0;
@@ -105,61 +105,61 @@ export class StringIndex {
         if (i < 4) k0 |= c << (8 * i);
         else k1 |= c << (8 * (i - 4));
       }
-      this.qk0 = k0;
-      this.qk1 = k1 | (n << 24);
+      this.#qk0 = k0;
+      this.#qk1 = k1 | (n << 24);
     }
-    const p = this.probe(h | 0, null, b, start, n);
-    return p < 0 ? -1 : this.slots[p * SLOT + 1] - 1;
+    const p = this.#probe(h | 0, null, b, start, n);
+    return p < 0 ? -1 : this.#slots[p * SLOT + 1] - 1;
   }
 
   /** Store a value (≥ 0) for a key, replacing any value it had. */
   set(key: string, value: number): void {
     if (!(value >= 0 && value <= 0x7ffffffe))
       throw new RangeError(`StringIndex value out of range: ${value}`);
-    const h = this.hashString(key);
-    const found = this.probe(h, key, null, 0, key.length);
+    const h = this.#hashString(key);
+    const found = this.#probe(h, key, null, 0, key.length);
     if (found >= 0) {
-      this.slots[found * SLOT + 1] = value + 1;
+      this.#slots[found * SLOT + 1] = value + 1;
       return;
     }
-    if ((this.count + 1) * 2 > this.mask + 1) this.grow();
-    const slots = this.slots;
-    const mask = this.mask;
+    if ((this.#count + 1) * 2 > this.#mask + 1) this.#grow();
+    const slots = this.#slots;
+    const mask = this.#mask;
     let p = h & mask;
     while (slots[p * SLOT + 1] !== EMPTY) p = (p + 1) & mask;
     const at = p * SLOT;
     slots[at] = h;
     slots[at + 1] = value + 1;
-    if (this.qk1 !== LONG) {
-      slots[at + 2] = this.qk0;
-      slots[at + 3] = this.qk1;
+    if (this.#qk1 !== LONG) {
+      slots[at + 2] = this.#qk0;
+      slots[at + 3] = this.#qk1;
     } else {
-      slots[at + 2] = this.addLongKey(key);
+      slots[at + 2] = this.#addLongKey(key);
       slots[at + 3] = LONG;
     }
-    this.count++;
+    this.#count++;
   }
 
   /** Forget every key (the memory stays for reuse). */
   clear(): void {
-    this.slots.fill(0);
-    this.count = 0;
-    this.unitsUsed = 0;
-    this.longKeys = 0;
+    this.#slots.fill(0);
+    this.#count = 0;
+    this.#unitsUsed = 0;
+    this.#longKeys = 0;
   }
 
   /**
    * FNV-1a over UTF-16 units (a long key's last LONG_HASH_UNITS and its length); also
    * packs the key into qk0/qk1 when it is short.
    */
-  private hashString(key: string): number {
-    let h = 0x811c9dc5 ^ this.seed;
+  #hashString(key: string): number {
+    let h = 0x811c9dc5 ^ this.#seed;
     const n = key.length;
     if (n > SHORT_MAX) {
       // A long key (a token): just the hash, in a tight loop.
       for (let i = n > LONG_HASH_UNITS ? n - LONG_HASH_UNITS : 0; i < n; i++)
         h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-      this.qk1 = LONG;
+      this.#qk1 = LONG;
       return Math.imul(h ^ n, 0x01000193) | 0;
     }
     let k0 = 0;
@@ -172,17 +172,17 @@ export class StringIndex {
       if (i < 4) k0 |= c << (8 * i);
       else if (i < SHORT_MAX) k1 |= c << (8 * (i - 4));
     }
-    this.qk0 = k0;
-    this.qk1 = latin1 ? k1 | (n << 24) : LONG;
+    this.#qk0 = k0;
+    this.#qk1 = latin1 ? k1 | (n << 24) : LONG;
     return h | 0;
   }
 
   /** Slot of the key (a string, or bytes b[start..start+n)) packed in qk0/qk1, or -1. */
-  private probe(h: number, key: string | null, b: Uint8Array | null, start: number, n: number): number {
-    const slots = this.slots;
-    const mask = this.mask;
-    const qk0 = this.qk0;
-    const qk1 = this.qk1;
+  #probe(h: number, key: string | null, b: Uint8Array | null, start: number, n: number): number {
+    const slots = this.#slots;
+    const mask = this.#mask;
+    const qk0 = this.#qk0;
+    const qk1 = this.#qk1;
     for (let p = h & mask; ; p = (p + 1) & mask) {
       const at = p * SLOT;
       if (slots[at + 1] === EMPTY) return -1;
@@ -191,63 +191,57 @@ export class StringIndex {
         if (slots[at + 2] === qk0) return p;
         continue;
       }
-      if (this.longEquals(slots[at + 2], key, b, start, n)) return p;
+      if (this.#longEquals(slots[at + 2], key, b, start, n)) return p;
     }
   }
 
-  private longEquals(
-    id: number,
-    key: string | null,
-    b: Uint8Array | null,
-    start: number,
-    n: number,
-  ): boolean {
-    if (this.keyLength[id] !== n) return false;
-    const at = this.keyStart[id];
-    const units = this.units;
+  #longEquals(id: number, key: string | null, b: Uint8Array | null, start: number, n: number): boolean {
+    if (this.#keyLength[id] !== n) return false;
+    const at = this.#keyStart[id];
+    const units = this.#units;
     let diff = 0;
     if (key !== null) {
       // In secret mode the whole key is compared whatever differs first.
-      if (this.secret) for (let i = 0; i < n; i++) diff |= units[at + i] ^ key.charCodeAt(i);
+      if (this.#secret) for (let i = 0; i < n; i++) diff |= units[at + i] ^ key.charCodeAt(i);
       else for (let i = 0; i < n && diff === 0; i++) diff = units[at + i] ^ key.charCodeAt(i);
     } else if (b !== null) {
-      if (this.secret) for (let i = 0; i < n; i++) diff |= units[at + i] ^ b[start + i];
+      if (this.#secret) for (let i = 0; i < n; i++) diff |= units[at + i] ^ b[start + i];
       else for (let i = 0; i < n && diff === 0; i++) diff = units[at + i] ^ b[start + i];
     }
     return diff === 0;
   }
 
-  private addLongKey(key: string): number {
-    const id = this.longKeys++;
-    if (id === this.keyStart.length) {
-      this.keyStart = grown(this.keyStart, id * 2);
-      this.keyLength = grown(this.keyLength, id * 2);
+  #addLongKey(key: string): number {
+    const id = this.#longKeys++;
+    if (id === this.#keyStart.length) {
+      this.#keyStart = grown(this.#keyStart, id * 2);
+      this.#keyLength = grown(this.#keyLength, id * 2);
     }
-    if (this.unitsUsed + key.length > this.units.length) {
-      const next = new Uint16Array(Math.max(this.units.length * 2, this.unitsUsed + key.length));
-      next.set(this.units.subarray(0, this.unitsUsed));
-      this.units = next;
+    if (this.#unitsUsed + key.length > this.#units.length) {
+      const next = new Uint16Array(Math.max(this.#units.length * 2, this.#unitsUsed + key.length));
+      next.set(this.#units.subarray(0, this.#unitsUsed));
+      this.#units = next;
     }
-    for (let i = 0; i < key.length; i++) this.units[this.unitsUsed + i] = key.charCodeAt(i);
-    this.keyStart[id] = this.unitsUsed;
-    this.keyLength[id] = key.length;
-    this.unitsUsed += key.length;
+    for (let i = 0; i < key.length; i++) this.#units[this.#unitsUsed + i] = key.charCodeAt(i);
+    this.#keyStart[id] = this.#unitsUsed;
+    this.#keyLength[id] = key.length;
+    this.#unitsUsed += key.length;
     return id;
   }
 
-  private grow(): void {
-    const size = (this.mask + 1) * 2;
+  #grow(): void {
+    const size = (this.#mask + 1) * 2;
     const slots = new Int32Array(size * SLOT);
     const mask = size - 1;
-    for (let p = 0; p <= this.mask; p++) {
+    for (let p = 0; p <= this.#mask; p++) {
       const at = p * SLOT;
-      if (this.slots[at + 1] === EMPTY) continue;
-      let q = this.slots[at] & mask;
+      if (this.#slots[at + 1] === EMPTY) continue;
+      let q = this.#slots[at] & mask;
       while (slots[q * SLOT + 1] !== EMPTY) q = (q + 1) & mask;
-      slots.set(this.slots.subarray(at, at + SLOT), q * SLOT);
+      slots.set(this.#slots.subarray(at, at + SLOT), q * SLOT);
     }
-    this.slots = slots;
-    this.mask = mask;
+    this.#slots = slots;
+    this.#mask = mask;
   }
 }
 

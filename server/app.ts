@@ -34,18 +34,15 @@ import type { ServingSnapshot } from './snapshot/serving.js';
 
 const NO_STORE = headerBlock([['Cache-Control', 'no-store']]);
 
-export function createApp(ctx: AppContext): TemplatedApp {
-  const app = loadUws().App();
-  guardRoutes(app);
+// HEAD through the same reply as GET: the same negotiated type, coding, Vary and length.
+const health = (ctx: AppContext, route: number) => (res: HttpResponse, req: HttpRequest, head: boolean) => {
+  const call = new Call(res, req, head ? 'HEAD' : 'GET', '/healthz', route);
+  const h = ctx.health();
+  call.reply(statusLine(h.status), JSON_TYPE, h.body, NO_STORE);
+};
 
-  // HEAD through the same reply as GET: the same negotiated type, coding, Vary and length.
-  const health = (route: number) => (res: HttpResponse, req: HttpRequest, head: boolean) => {
-    const call = new Call(res, req, head ? 'HEAD' : 'GET', '/healthz', route);
-    const h = ctx.health();
-    call.reply(statusLine(h.status), JSON_TYPE, h.body, NO_STORE);
-  };
-
-  const serveResource = (route: number) => (res: HttpResponse, req: HttpRequest, head: boolean) => {
+const serveResource =
+  (ctx: AppContext, route: number) => (res: HttpResponse, req: HttpRequest, head: boolean) => {
     const path = req.getUrl();
     // A public document (the OpenAPI document, the claim) has one representation, JSON:
     // the API's MessagePack negotiation is for data answers, and no document lists it.
@@ -55,55 +52,57 @@ export function createApp(ctx: AppContext): TemplatedApp {
     else call.reply(r.status ?? '200 OK', r.contentType, r.body, r.headers);
   };
 
-  /**
-   * A GET data route: gate, snapshot, then the transport-free answer. A route with
-   * a prepared `latest` row first tries to answer it directly (directRow).
-   */
-  const data = (pattern: string, route: number, answer: GetAnswer, latest: RowKind | null) => {
-    const hasCode = pattern.includes(':code');
-    // uWS matches no parameter to an empty segment; those routes are registered as they are.
-    const emptyCode = pattern.includes('//');
-    const handle = (res: HttpResponse, req: HttpRequest, head: boolean) => {
-      const started = requestStarted();
-      const raw = hasCode ? req.getParameter(0) : null;
-      const code = raw !== null ? pathParam(raw) : emptyCode ? '' : null;
-      // `%2F` decodes to `/`: on the decoded path that is another, unknown route (as FastAPI
-      // routes it). Only a decoded code can hold one: uWS splits the path at every `/`.
-      if (code !== raw && code?.includes('/')) return notFoundRoute(res, req, head);
-      const query = req.getQuery() ?? '';
-      const d =
-        !head && latest !== null && hasCode && code !== null
-          ? directRow(ctx, res, req, code, latest, query, route, started)
-          : null;
-      if (d === ANSWERED) return;
-      const call = new Call(res, req, head ? 'HEAD' : 'GET', req.getUrl(), route, started);
-      const next = () => {
-        const snap = ctx.snapshot();
-        if (!snap) return noData(call);
-        send(call, snap, answer(snap, code, parseQuery(query)));
-      };
-      if (d === null) gated(ctx.gate, call, req, next);
-      else afterGate(call, d, next);
+/**
+ * A GET data route: gate, snapshot, then the transport-free answer. A route with
+ * a prepared `latest` row first tries to answer it directly (directRow).
+ */
+const data = (ctx: AppContext, pattern: string, route: number, answer: GetAnswer, latest: RowKind | null) => {
+  const hasCode = pattern.includes(':code');
+  // uWS matches no parameter to an empty segment; those routes are registered as they are.
+  const emptyCode = pattern.includes('//');
+  const handle = (res: HttpResponse, req: HttpRequest, head: boolean) => {
+    const started = requestStarted();
+    const raw = hasCode ? req.getParameter(0) : null;
+    const code = raw !== null ? pathParam(raw) : emptyCode ? '' : null;
+    // `%2F` decodes to `/`: on the decoded path that is another, unknown route (as FastAPI
+    // routes it). Only a decoded code can hold one: uWS splits the path at every `/`.
+    if (code !== raw && code?.includes('/')) return notFoundRoute(res, req, head);
+    const query = req.getQuery() ?? '';
+    const d =
+      !head && latest !== null && hasCode && code !== null
+        ? directRow(ctx, res, req, code, latest, query, route, started)
+        : null;
+    if (d === ANSWERED) return;
+    const call = new Call(res, req, head ? 'HEAD' : 'GET', req.getUrl(), route, started);
+    const next = () => {
+      const snap = ctx.snapshot();
+      if (!snap) return noData(call);
+      send(call, snap, answer(snap, code, parseQuery(query)));
     };
-    return handle;
+    if (d === null) gated(ctx.gate, call, req, next);
+    else afterGate(call, d, next);
+  };
+  return handle;
+};
+
+/**
+ * A POST batch route. The body must be subscribed to inside the route callback,
+ * so it is read while an asynchronous gate decides; the answer waits for both,
+ * and a refused request is answered by the gate whatever its body (C23).
+ */
+const batch =
+  (ctx: AppContext, pattern: string, route: number, answer: BodyAnswer) =>
+  (res: HttpResponse, req: HttpRequest) => {
+    const call = new Call(res, req, 'POST', pattern, route);
+    const contentType = req.getHeader(requestHeader.contentType);
+    gatedBody(ctx.gate, call, req, (body) => {
+      const snap = ctx.snapshot();
+      if (!snap) return noData(call);
+      send(call, snap, answer(snap, body, contentType));
+    });
   };
 
-  /**
-   * A POST batch route. The body must be subscribed to inside the route callback,
-   * so it is read while an asynchronous gate decides; the answer waits for both,
-   * and a refused request is answered by the gate whatever its body (C23).
-   */
-  const batch =
-    (pattern: string, route: number, answer: BodyAnswer) => (res: HttpResponse, req: HttpRequest) => {
-      const call = new Call(res, req, 'POST', pattern, route);
-      const contentType = req.getHeader(requestHeader.contentType);
-      gatedBody(ctx.gate, call, req, (body) => {
-        const snap = ctx.snapshot();
-        if (!snap) return noData(call);
-        send(call, snap, answer(snap, body, contentType));
-      });
-    };
-
+function registerRoutes(app: TemplatedApp, ctx: AppContext): void {
   // Every route of the table (schemas/routes.ts), bound to its kind of handler
   // (server/api/route-bindings.ts). HEAD wherever GET is (RFC 9110 §9.3.2), answered by the same
   // checks, so it counts one request (C23), with GET's headers and no body: this uWS
@@ -114,10 +113,10 @@ export function createApp(ctx: AppContext): TemplatedApp {
     const binding = bindingOf(route);
     for (const pattern of patternsOf(route)) {
       let get: ((res: HttpResponse, req: HttpRequest, head: boolean) => void) | null = null;
-      if (binding.kind === 'health') get = health(index);
-      else if (binding.kind === 'resource') get = serveResource(index);
-      else if (binding.kind === 'get') get = data(pattern, index, binding.answer, binding.latest);
-      else if (binding.kind === 'post') app.post(pattern, batch(pattern, index, binding.answer));
+      if (binding.kind === 'health') get = health(ctx, index);
+      else if (binding.kind === 'resource') get = serveResource(ctx, index);
+      else if (binding.kind === 'get') get = data(ctx, pattern, index, binding.answer, binding.latest);
+      else if (binding.kind === 'post') app.post(pattern, batch(ctx, pattern, index, binding.answer));
       else app.post(pattern, (res, req) => mcpPost(ctx, res, req, index));
       if (get === null) continue;
       const answer = get;
@@ -125,7 +124,9 @@ export function createApp(ctx: AppContext): TemplatedApp {
       app.head(pattern, (res, req) => answer(res, req, true));
     }
   }
+}
 
+function registerMethodNotAllowed(app: TemplatedApp): void {
   // C21: a known route asked with another method is a 405 naming the methods it takes.
   for (const [index, route] of (ROUTES as readonly RouteDecl[]).entries()) {
     const allow = headerBlock([['Allow', allowOf(route)]]);
@@ -136,6 +137,13 @@ export function createApp(ctx: AppContext): TemplatedApp {
       });
     }
   }
+}
+
+export function createApp(ctx: AppContext): TemplatedApp {
+  const app = loadUws().App();
+  guardRoutes(app);
+  registerRoutes(app, ctx);
+  registerMethodNotAllowed(app);
   ctx.dashboard?.register(app);
   app.any('/*', (res, req) => notFoundRoute(res, req, req.getMethod().toUpperCase() === 'HEAD'));
   return app;

@@ -20,53 +20,55 @@ const BUSY_RETRY_MS = 20;
 const EXIT_FLUSH_MS = 1000;
 
 export class StdoutSink {
-  private queue: Buffer[] = [];
-  private queued = 0;
-  private writing = false;
-  private closed = false;
+  #queue: Buffer[] = [];
+  #queued = 0;
+  #writing = false;
+  #closed = false;
 
-  constructor(
-    private readonly fd: number,
-    private readonly maxBytes: number,
-  ) {}
+  readonly #fd: number;
+  readonly #maxBytes: number;
+  constructor(fd: number, maxBytes: number) {
+    this.#fd = fd;
+    this.#maxBytes = maxBytes;
+  }
 
   /** pino's stream interface: one line, queued and written in order. */
   write(line: string): boolean {
-    if (this.closed) return true;
+    if (this.#closed) return true;
     const b = Buffer.from(line, 'utf8');
-    if (this.queued + b.length > this.maxBytes) return true; // dropped: nobody is reading
-    this.queue.push(b);
-    this.queued += b.length;
-    if (!this.writing) this.next();
+    if (this.#queued + b.length > this.#maxBytes) return true; // dropped: nobody is reading
+    this.#queue.push(b);
+    this.#queued += b.length;
+    if (!this.#writing) this.#next();
     return true;
   }
 
-  private next(): void {
-    if (this.closed || this.queue.length === 0) {
-      this.writing = false;
+  #next(): void {
+    if (this.#closed || this.#queue.length === 0) {
+      this.#writing = false;
       return;
     }
-    this.writing = true;
-    const chunk = this.queue.length === 1 ? this.queue[0] : Buffer.concat(this.queue);
-    this.queue = [];
-    write(this.fd, chunk, 0, chunk.length, null, (err, n) => {
+    this.#writing = true;
+    const chunk = this.#queue.length === 1 ? this.#queue[0] : Buffer.concat(this.#queue);
+    this.#queue = [];
+    write(this.#fd, chunk, 0, chunk.length, null, (err, n) => {
       if (err) {
-        if (err.code !== 'EAGAIN' && err.code !== 'EBUSY') return this.close(); // EPIPE: the reader is gone for good
-        this.queue.unshift(chunk);
-        setTimeout(() => this.next(), BUSY_RETRY_MS);
+        if (err.code !== 'EAGAIN' && err.code !== 'EBUSY') return this.#close(); // EPIPE: the reader is gone for good
+        this.#queue.unshift(chunk);
+        setTimeout(() => this.#next(), BUSY_RETRY_MS);
         return;
       }
-      this.queued -= n;
-      if (n < chunk.length) this.queue.unshift(chunk.subarray(n));
-      this.next();
+      this.#queued -= n;
+      if (n < chunk.length) this.#queue.unshift(chunk.subarray(n));
+      this.#next();
     });
   }
 
-  private close(): void {
-    this.closed = true;
-    this.queue = [];
-    this.queued = 0;
-    this.writing = false;
+  #close(): void {
+    this.#closed = true;
+    this.#queue = [];
+    this.#queued = 0;
+    this.#writing = false;
   }
 
   /**
@@ -75,16 +77,16 @@ export class StdoutSink {
    */
   flushSync(): void {
     const until = Date.now() + EXIT_FLUSH_MS;
-    let chunk = this.queue.length === 0 ? null : Buffer.concat(this.queue);
-    while (chunk !== null && chunk.length > 0 && !this.closed) {
+    let chunk = this.#queue.length === 0 ? null : Buffer.concat(this.#queue);
+    while (chunk !== null && chunk.length > 0 && !this.#closed) {
       try {
-        chunk = chunk.subarray(writeSync(this.fd, chunk));
+        chunk = chunk.subarray(writeSync(this.#fd, chunk));
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if ((code !== 'EAGAIN' && code !== 'EBUSY') || Date.now() >= until) break;
       }
     }
-    this.close();
+    this.#close();
   }
 }
 

@@ -7,9 +7,6 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
-import v8 from 'node:v8';
-import vm from 'node:vm';
-import type { Worker } from 'node:worker_threads';
 import { loadPlans } from '../accounts/plans.js';
 import { redactUrl } from '../accounts/redact-url.js';
 import { now as clockNow, testClockShiftMs } from '../core/clock.js';
@@ -26,9 +23,9 @@ import { newCounterBuffer, SLOTS } from './metrics/counters.js';
 import { metricsRegistry, type SnapshotState, type ThreadSlots } from './metrics/registry.js';
 import { startSampler } from './metrics/sampler.js';
 import { loadClaim } from './public/claim.js';
-import type { FromWorker, ToWorker, WorkerInput } from './server-thread.js';
 import { SnapshotManager } from './snapshot/manager.js';
 import type { SnapshotMessage } from './snapshot/serving.js';
+import { WorkerPool } from './worker-pool.js';
 
 export interface RunningServer {
   port: number;
@@ -78,13 +75,8 @@ function probePort(host: string, port: number): Promise<number> {
 
 const log = serverLogger();
 
-// Exposes gc() in worker threads created from now on, and to this thread through a
-// fresh context: old snapshots' buffers are freed right after a swap (see below).
-v8.setFlagsFromString('--expose-gc');
-const collect = vm.runInNewContext('gc') as () => void;
-
-export async function startServer(given: ServeConfig, opts: StartOptions = {}): Promise<RunningServer> {
-  let config = given;
+/** What is checked and opened before anything listens: uWS, the claim file, the plans, the port. */
+async function prepare(config: ServeConfig) {
   loadUws();
   // Refuse a bad claim file here, with its message, rather than in every worker.
   loadClaim({ name: config.claimName, file: config.claimFile ?? undefined });
@@ -92,133 +84,68 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
   const version = packageVersion();
   // Port 0 is resolved here too: uWS sets SO_REUSEPORT only for a fixed port.
   const port = await probePort(config.host, config.port);
-  const access = await startAccess(config.store, plans, log);
-  const metrics = config.adminPort === null ? null : new MetricsState();
-  const workers: Worker[] = [];
-  const serving = new Map<Worker, string | null>();
-  const waiters: Array<() => void> = [];
-  let latest: SnapshotMessage | null = null;
-  let problem: string | null = null;
+  return { plans, version, port };
+}
 
-  const spawn = (port: number): Promise<{ worker: Worker; port: number }> =>
-    new Promise((resolve, reject) => {
-      const input: WorkerInput = {
-        config,
-        port,
-        version,
-        fixedNow: opts.fixedNow ? opts.fixedNow.getTime() : null,
-        access: {
-          limiter: access.limiterShared,
-          table: access.table(),
-          redis: access.redisUrl,
-          keyCounts: access.addThread(),
-          plans,
-        },
-        snapshot: latest,
-        problem,
-        metrics: metrics?.addWorker() ?? null,
-      };
-      // Only the id is kept: holding the message would keep that snapshot's buffers alive after a swap.
-      const startedWith = latest?.id ?? null;
-      const w = startWorker(import.meta.url, 'server-thread', { workerData: input });
-      serving.set(w, null);
-      w.on('message', (m: FromWorker) => {
-        if (m.type === 'listening') {
-          // A worker listens only once it serves the snapshot it was started with.
-          serving.set(w, startedWith);
-          resolve({ worker: w, port: m.port });
-        } else if (m.type === 'listen-failed') reject(new Error(m.message));
-        else if (m.type === 'swapped') {
-          serving.set(w, m.id);
-          if (workers.every((x) => serving.get(x) === m.id)) releaseOldSnapshots(m.id);
-          for (const f of waiters.splice(0)) f();
-        } else if (m.type === 'swap-failed')
-          log.error({ snapshot: m.id, error: m.message }, 'worker could not attach snapshot');
-        else if (m.type === 'look')
-          // The table a look reads is sent to every thread before this answer (one port, in order).
-          void access.look().then(() => w.postMessage({ type: 'looked', id: m.id } satisfies ToWorker));
-      });
-      w.on('error', (e) => {
-        log.error({ error: e.message }, 'worker failed');
-        reject(e);
-      });
-    });
-
-  if (config.baseUrlDerived) config = { ...config, baseUrl: localBaseUrl(config.host, port) };
-  const send = (m: ToWorker) => {
-    for (const w of workers) w.postMessage(m);
-  };
-  /**
-   * Once every thread serves the new snapshot, nothing references the old one's
-   * shared buffers; a full collection in every thread frees them now rather than
-   * whenever V8 next feels memory pressure, so RSS returns to one snapshot's worth.
-   */
-  let collectedFor: string | null = null;
-  function releaseOldSnapshots(id: string): void {
-    if (collectedFor === id) return;
-    collectedFor = id;
-    setTimeout(() => {
-      collect();
-      send({ type: 'collect' });
-    }, 100).unref();
-  }
-
-  access.onTable((table) => send({ type: 'keys', table }));
-
-  // The snapshot is loaded before any thread listens: a server that answers at all
-  // answers from its data, never "No data loaded" (C24) while that data is loading.
-  const manager = new SnapshotManager(config.snapshots, config.pollMs, {
+/**
+ * The snapshot is loaded before any thread listens: a server that answers at all
+ * answers from its data, never "No data loaded" (C24) while that data is loading.
+ */
+function snapshotManager(config: ServeConfig, pool: WorkerPool, metrics: MetricsState | null) {
+  return new SnapshotManager(config.snapshots, config.pollMs, {
     onSnapshot: (msg) => {
-      latest = msg;
+      pool.latest = msg;
       metrics?.onSnapshot(msg);
-      send(msg);
+      pool.send(msg);
     },
     onProblem: (message) => {
-      problem = message;
+      pool.problem = message;
       metrics?.onProblem(message);
-      send({ type: 'problem', message });
+      pool.send({ type: 'problem', message });
     },
     log: (level, msg, fields) => log[level](fields ?? {}, msg),
   });
-  let listeningPort = port;
-  let admin: AdminListener | null = null;
-  try {
-    // Before any thread: a port in use refuses the start before a worker listens (a
-    // listening uWS worker cannot be terminated cleanly).
-    if (metrics !== null && config.adminPort !== null)
-      admin = await startAdmin(
-        metricsRegistry({
-          ...metrics.sources(),
-          freshnessHours: config.freshnessHours,
-          now: () => opts.fixedNow?.getTime() ?? clockNow(),
-          build: { version, node: process.versions.node, commit: buildCommit() },
-          refresh: () => readRefreshStats(config.snapshots),
-        }),
-        config.adminHost,
-        config.adminPort,
-      );
-    await manager.start();
-    const first = await spawn(port);
-    workers.push(first.worker);
-    for (let k = 1; k < config.threads; k++) workers.push((await spawn(first.port)).worker);
-    // A swap that came while the threads started reached only some of them.
-    if (latest) await waitAll((latest as SnapshotMessage).id, 30_000);
-    listeningPort = first.port;
-  } catch (e) {
-    await admin?.close();
-    metrics?.stop();
-    manager.stop();
-    for (const w of workers) void w.terminate();
-    await access.stop();
-    throw e;
-  }
-  const keys = access.table().entries.length;
+}
+
+/** /metrics on the admin listener, or null when metrics are off. */
+async function startMetrics(
+  config: ServeConfig,
+  metrics: MetricsState | null,
+  version: string,
+  opts: StartOptions,
+): Promise<AdminListener | null> {
+  if (metrics === null || config.adminPort === null) return null;
+  return startAdmin(
+    metricsRegistry({
+      ...metrics.sources(),
+      freshnessHours: config.freshnessHours,
+      now: () => opts.fixedNow?.getTime() ?? clockNow(),
+      build: { version, node: process.versions.node, commit: buildCommit() },
+      refresh: () => readRefreshStats(config.snapshots),
+    }),
+    config.adminHost,
+    config.adminPort,
+  );
+}
+
+/** What the operator should know once the server listens. */
+function logStarted(
+  config: ServeConfig,
+  started: {
+    port: number;
+    snapshot: string | null;
+    problem: string | null;
+    keys: number;
+    admin: AdminListener | null;
+  },
+): void {
+  const { admin, keys } = started;
   log.info(
     {
-      port: listeningPort,
+      port: started.port,
       threads: config.threads,
-      snapshot: manager.currentId,
-      problem,
+      snapshot: started.snapshot,
+      problem: started.problem,
       keys,
       admin: admin === null ? null : `${config.adminHost}:${admin.port}`,
     },
@@ -245,22 +172,50 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
       { store: redactUrl(config.store) },
       'the access store has no API keys: every /v1 and /mcp request answers 401 until one is created',
     );
+}
 
-  function waitAll(id: string, timeoutMs: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const deadline = setTimeout(
-        () => reject(new Error(`workers did not swap to ${id} in ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      const check = () => {
-        if (workers.every((w) => serving.get(w) === id)) {
-          clearTimeout(deadline);
-          resolve();
-        } else waiters.push(check);
-      };
-      check();
-    });
+export async function startServer(given: ServeConfig, opts: StartOptions = {}): Promise<RunningServer> {
+  let config = given;
+  const { plans, version, port } = await prepare(config);
+  const access = await startAccess(config.store, plans, log);
+  const metrics = config.adminPort === null ? null : new MetricsState();
+  if (config.baseUrlDerived) config = { ...config, baseUrl: localBaseUrl(config.host, port) };
+  const pool = new WorkerPool({
+    config,
+    version,
+    fixedNow: opts.fixedNow ? opts.fixedNow.getTime() : null,
+    access,
+    plans,
+    addMetrics: () => metrics?.addWorker() ?? null,
+    startWorker: (input) => startWorker(import.meta.url, 'server-thread', { workerData: input }),
+    log,
+  });
+  access.onTable((table) => pool.send({ type: 'keys', table }));
+  const manager = snapshotManager(config, pool, metrics);
+  let listeningPort = port;
+  let admin: AdminListener | null = null;
+  try {
+    // Before any thread: a port in use refuses the start before a worker listens (a
+    // listening uWS worker cannot be terminated cleanly).
+    admin = await startMetrics(config, metrics, version, opts);
+    await manager.start();
+    listeningPort = await pool.start(port, config.threads);
+  } catch (e) {
+    await admin?.close();
+    metrics?.stop();
+    manager.stop();
+    pool.terminate();
+    await access.stop();
+    throw e;
   }
+  const keys = access.table().entries.length;
+  logStarted(config, {
+    port: listeningPort,
+    snapshot: manager.currentId,
+    problem: pool.problem,
+    keys,
+    admin,
+  });
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
@@ -268,18 +223,7 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
       await admin?.close();
       metrics?.stop();
       manager.stop();
-      await Promise.all(
-        workers.map(
-          (w) =>
-            new Promise<void>((resolve) => {
-              w.on('message', (m: FromWorker) => {
-                if (m.type === 'stopped') void w.terminate().then(() => resolve());
-              });
-              w.on('exit', () => resolve());
-              w.postMessage({ type: 'shutdown' } satisfies ToWorker);
-            }),
-        ),
-      );
+      await pool.stop();
       // After the threads: what they counted while draining is saved too (usage, daily counts).
       await access.stop();
       log.info('stopped');
@@ -290,7 +234,7 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
   return {
     port: listeningPort,
     stop,
-    waitForSnapshot: waitAll,
+    waitForSnapshot: pool.waitAll.bind(pool),
     manager,
     keys,
     adminPort: admin?.port ?? null,
@@ -302,54 +246,54 @@ export async function startServer(given: ServeConfig, opts: StartOptions = {}): 
  * this thread's own gauges, and the snapshot manager's events as they came.
  */
 class MetricsState {
-  private readonly threads: ThreadSlots[] = [];
-  private snapshot: SnapshotState | null = null;
-  private swaps = 0;
-  private readonly refusals = new Map<string, number>();
-  private refusedNow: string | null = null;
-  private readonly stopSampler: () => void;
+  readonly #threads: ThreadSlots[] = [];
+  #snapshot: SnapshotState | null = null;
+  #swaps = 0;
+  readonly #refusals = new Map<string, number>();
+  #refusedNow: string | null = null;
+  readonly #stopSampler: () => void;
 
   constructor() {
     const main = new Float64Array(SLOTS).fill(Number.NaN);
-    this.threads.push({ name: 'main', slots: main });
-    this.stopSampler = startSampler(main, null);
+    this.#threads.push({ name: 'main', slots: main });
+    this.#stopSampler = startSampler(main, null);
   }
 
   addWorker(): SharedArrayBuffer {
     const b = newCounterBuffer();
-    this.threads.push({ name: `worker-${this.threads.length}`, slots: new Float64Array(b) });
+    this.#threads.push({ name: `worker-${this.#threads.length}`, slots: new Float64Array(b) });
     return b;
   }
 
   onSnapshot(msg: SnapshotMessage): void {
-    if (this.snapshot !== null) this.swaps++;
+    if (this.#snapshot !== null) this.#swaps++;
     const m = msg.manifest;
-    this.snapshot = { id: msg.id, asOf: m.as_of, funds: m.counts.funds, loadedAt: Date.parse(msg.loadedAt) };
+    this.#snapshot = { id: msg.id, asOf: m.as_of, funds: m.counts.funds, loadedAt: Date.parse(msg.loadedAt) };
   }
 
   /** A problem is `CODE: sentence` (snapshot/manager.ts): the code is the reason label. */
   onProblem(message: string | null): void {
     if (message === null) {
-      this.refusedNow = null;
+      this.#refusedNow = null;
       return;
     }
     const reason = /^[A-Z_]+(?=:)/.exec(message)?.[0] ?? 'OTHER';
-    this.refusals.set(reason, (this.refusals.get(reason) ?? 0) + 1);
-    this.refusedNow = reason;
+    this.#refusals.set(reason, (this.#refusals.get(reason) ?? 0) + 1);
+    this.#refusedNow = reason;
   }
 
   sources() {
     return {
-      threads: () => this.threads,
-      snapshot: () => this.snapshot,
-      swaps: () => this.swaps,
-      refusals: () => this.refusals,
-      refusedNow: () => this.refusedNow,
+      threads: () => this.#threads,
+      snapshot: () => this.#snapshot,
+      swaps: () => this.#swaps,
+      refusals: () => this.#refusals,
+      refusedNow: () => this.#refusedNow,
     };
   }
 
   stop(): void {
-    this.stopSampler();
+    this.#stopSampler();
   }
 }
 

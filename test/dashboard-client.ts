@@ -26,11 +26,11 @@ export class PageClient {
     readonly via?: string | { dispatch: unknown },
   ) {}
 
-  private cookieHeader(): string {
+  #cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
-  private keep(r: Raw): string[] {
+  #keep(r: Raw): string[] {
     const lines = r.headers.getSetCookie();
     for (const line of lines) {
       const [pair, ...attrs] = line.split(';');
@@ -43,24 +43,24 @@ export class PageClient {
     return lines;
   }
 
-  private read(r: Raw): Answer {
-    const setCookies = this.keep(r);
+  #read(r: Raw): Answer {
+    const setCookies = this.#keep(r);
     const m = /name="csrf" value="([^"]+)"/.exec(r.body);
     if (m) this.csrf = m[1];
     return { status: r.status, headers: r.headers, body: r.body, setCookies };
   }
 
-  private async send(path: string, method: 'GET' | 'POST', headers: Record<string, string>, body?: string) {
+  async #send(path: string, method: 'GET' | 'POST', headers: Record<string, string>, body?: string) {
     if (typeof this.via !== 'string') {
       const init = { method, redirect: 'manual', headers, body, dispatcher: this.via } as RequestInit;
       const r = await fetch(this.base + path, init);
-      return this.read({ status: r.status, headers: r.headers, body: await r.text() });
+      return this.#read({ status: r.status, headers: r.headers, body: await r.text() });
     }
-    return this.read(await fromAddress(this.via, this.base + path, method, headers, body));
+    return this.#read(await fromAddress(this.via, this.base + path, method, headers, body));
   }
 
   async get(path: string, headers: Record<string, string> = {}): Promise<Answer> {
-    return this.send(path, 'GET', { cookie: this.cookieHeader(), ...headers });
+    return this.#send(path, 'GET', { cookie: this.#cookieHeader(), ...headers });
   }
 
   /** POST a form; `csrf` and `origin` default to what a browser on this site would send. */
@@ -73,12 +73,12 @@ export class PageClient {
     const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
     if (csrf !== null) fields.set('csrf', csrf);
     const origin = opts.origin === undefined ? new URL(this.base).origin : opts.origin;
-    return this.send(
+    return this.#send(
       path,
       'POST',
       {
         'content-type': 'application/x-www-form-urlencoded',
-        cookie: this.cookieHeader(),
+        cookie: this.#cookieHeader(),
         ...(origin === null ? {} : { origin }),
         ...(opts.headers ?? {}),
       },

@@ -24,34 +24,34 @@ const TWO_POW_32 = 4294967296;
 
 /** xoshiro128**: small state, 32-bit integer ops only, good enough statistics for a demo. */
 export class Rng {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d: number;
+  #a: number;
+  #b: number;
+  #c: number;
+  #d: number;
   /** Box–Muller makes normals in pairs; the second waits here. */
-  private spare = 0;
-  private hasSpare = false;
+  #spare = 0;
+  #hasSpare = false;
 
   constructor(seed: number, stream: number, index: number) {
     let s = mix32(seed ^ mix32(stream * 0x632be5ab) ^ mix32(index + 0x1234567));
     s = mix32(s + index);
-    this.a = s;
-    this.b = mix32(s + 1);
-    this.c = mix32(s + 2);
-    this.d = mix32(s + 3);
+    this.#a = s;
+    this.#b = mix32(s + 1);
+    this.#c = mix32(s + 2);
+    this.#d = mix32(s + 3);
     // An all-zero state would be a fixed point.
-    if ((this.a | this.b | this.c | this.d) === 0) this.a = 1;
+    if ((this.#a | this.#b | this.#c | this.#d) === 0) this.#a = 1;
   }
 
   nextU32(): number {
-    const result = Math.imul(rotl(Math.imul(this.b, 5), 7), 9) >>> 0;
-    const t = this.b << 9;
-    this.c ^= this.a;
-    this.d ^= this.b;
-    this.b ^= this.c;
-    this.a ^= this.d;
-    this.c ^= t;
-    this.d = rotl(this.d, 11);
+    const result = Math.imul(rotl(Math.imul(this.#b, 5), 7), 9) >>> 0;
+    const t = this.#b << 9;
+    this.#c ^= this.#a;
+    this.#d ^= this.#b;
+    this.#b ^= this.#c;
+    this.#a ^= this.#d;
+    this.#c ^= t;
+    this.#d = rotl(this.#d, 11);
     return result;
   }
 
@@ -91,15 +91,15 @@ export class Rng {
 
   /** Standard normal (Box–Muller). */
   normal(): number {
-    if (this.hasSpare) {
-      this.hasSpare = false;
-      return this.spare;
+    if (this.#hasSpare) {
+      this.#hasSpare = false;
+      return this.#spare;
     }
     // 1 - next() is in (0, 1], so the log is finite.
     const r = Math.sqrt(-2 * Math.log(1 - this.next()));
     const theta = 2 * Math.PI * this.next();
-    this.spare = r * Math.sin(theta);
-    this.hasSpare = true;
+    this.#spare = r * Math.sin(theta);
+    this.#hasSpare = true;
     return r * Math.cos(theta);
   }
 }

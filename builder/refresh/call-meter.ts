@@ -38,16 +38,16 @@ export class CallMeter {
   spent = 0;
   /** Requests sent by this run. */
   requests = 0;
-  private nextSlot = Number.NEGATIVE_INFINITY;
-  private readonly interval: number;
-  private readonly clock: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
+  #nextSlot = Number.NEGATIVE_INFINITY;
+  readonly #interval: number;
+  readonly #clock: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
 
   constructor(readonly opts: CallMeterOptions) {
     if (!(opts.maxRate > 0)) throw new Error(`maxRate must be positive: ${opts.maxRate}`);
-    this.interval = 60_000 / opts.maxRate;
-    this.clock = opts.clock ?? (() => performance.now());
-    this.sleep = opts.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms)));
+    this.#interval = 60_000 / opts.maxRate;
+    this.#clock = opts.clock ?? (() => performance.now());
+    this.#sleep = opts.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms)));
   }
 
   /**
@@ -61,10 +61,10 @@ export class CallMeter {
     if (budget !== undefined && this.spent + cost > budget) throw new CallBudgetReached(budget, this.spent);
     this.spent += cost;
     this.requests++;
-    const now = this.clock();
-    const slot = Math.max(now, this.nextSlot + this.interval);
-    this.nextSlot = slot;
-    if (slot > now) await this.sleep(slot - now);
+    const now = this.#clock();
+    const slot = Math.max(now, this.#nextSlot + this.#interval);
+    this.#nextSlot = slot;
+    if (slot > now) await this.#sleep(slot - now);
   }
 
   /** Whether a request of `cost` calls still fits the budget. */

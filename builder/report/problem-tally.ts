@@ -10,17 +10,17 @@ import { type BuildReport, type Problem, type ProblemReason, ROW_REASONS } from 
 const KEEP_FIRST = 200;
 
 export class ProblemTally {
-  private readonly reasons = new Map<ProblemReason, { count: number; first: Problem }>();
-  private readonly perFund = new Map<string, number>();
-  private readonly first: Problem[] = [];
+  readonly #reasons = new Map<ProblemReason, { count: number; first: Problem }>();
+  readonly #perFund = new Map<string, number>();
+  readonly #first: Problem[] = [];
 
   add(p: Problem): void {
-    const s = this.reasons.get(p.reason);
+    const s = this.#reasons.get(p.reason);
     if (s) s.count++;
-    else this.reasons.set(p.reason, { count: 1, first: p });
+    else this.#reasons.set(p.reason, { count: 1, first: p });
     if (p.code !== undefined && ROW_REASONS.has(p.reason))
-      this.perFund.set(p.code, (this.perFund.get(p.code) ?? 0) + 1);
-    if (this.first.length < KEEP_FIRST) this.first.push(p);
+      this.#perFund.set(p.code, (this.#perFund.get(p.code) ?? 0) + 1);
+    if (this.#first.length < KEEP_FIRST) this.#first.push(p);
   }
 
   toJSON(): {
@@ -29,9 +29,9 @@ export class ProblemTally {
     first: Problem[];
   } {
     return {
-      reasons: [...this.reasons].map(([r, s]) => [r, s.count, s.first]),
-      perFund: [...this.perFund],
-      first: this.first,
+      reasons: [...this.#reasons].map(([r, s]) => [r, s.count, s.first]),
+      perFund: [...this.#perFund],
+      first: this.#first,
     };
   }
 }

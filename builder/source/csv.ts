@@ -68,14 +68,14 @@ export class RecordReader {
    */
   spanned = 0;
 
-  private readonly buf: Uint8Array;
-  private readonly len: number;
-  private pos: number;
-  private nextLineNo = 1;
+  readonly #buf: Uint8Array;
+  readonly #len: number;
+  #pos: number;
+  #nextLineNo = 1;
   /** Index of the next `"` at or after `pos`, or `len` when there is none. */
-  private nextQuote: number;
-  private scratch: Uint8Array = new Uint8Array(256);
-  private fieldLimit: number;
+  #nextQuote: number;
+  #scratch: Uint8Array = new Uint8Array(256);
+  #fieldLimit: number;
 
   /**
    * `fieldLimit` lets a caller that only needs the first N columns stop splitting a
@@ -86,43 +86,43 @@ export class RecordReader {
     // Classic Mac line ends (CR alone, no LF anywhere): read as LF, in place.
     if (buf.indexOf(LF) < 0 && buf.indexOf(CR) >= 0)
       for (let i = 0; i < buf.length; i++) if (buf[i] === CR) buf[i] = LF;
-    this.buf = buf;
+    this.#buf = buf;
     this.src = buf;
-    this.len = buf.length;
-    this.pos = bomLength(buf);
-    this.fieldLimit = Math.max(1, Math.min(fieldLimit, NO_LIMIT));
-    const cap = Math.min(Math.max(this.fieldLimit, 8), 64);
+    this.#len = buf.length;
+    this.#pos = bomLength(buf);
+    this.#fieldLimit = Math.max(1, Math.min(fieldLimit, NO_LIMIT));
+    const cap = Math.min(Math.max(this.#fieldLimit, 8), 64);
     this.starts = new Int32Array(cap);
     this.ends = new Int32Array(cap);
-    const q = buf.indexOf(QUOTE, this.pos);
-    this.nextQuote = q < 0 ? this.len : q;
+    const q = buf.indexOf(QUOTE, this.#pos);
+    this.#nextQuote = q < 0 ? this.#len : q;
   }
 
   next(): boolean {
-    const buf = this.buf;
-    const len = this.len;
-    while (this.pos < len) {
-      const start = this.pos;
+    const buf = this.#buf;
+    const len = this.#len;
+    while (this.#pos < len) {
+      const start = this.#pos;
       let lf = buf.indexOf(LF, start);
       if (lf < 0) lf = len;
-      this.line = this.nextLineNo;
-      if (this.nextQuote < start) {
+      this.line = this.#nextLineNo;
+      if (this.#nextQuote < start) {
         const q = buf.indexOf(QUOTE, start);
-        this.nextQuote = q < 0 ? len : q;
+        this.#nextQuote = q < 0 ? len : q;
       }
-      if (this.nextQuote < lf) {
-        this.splitQuoted(start, lf);
+      if (this.#nextQuote < lf) {
+        this.#splitQuoted(start, lf);
         return true;
       }
-      this.pos = lf + 1;
-      this.nextLineNo++;
+      this.#pos = lf + 1;
+      this.#nextLineNo++;
       this.spanned = 0;
       const end = lf > start && buf[lf - 1] === CR ? lf - 1 : lf;
       if (end === start) continue;
       const c0 = buf[start];
       if ((c0 === SPACE || c0 === TAB) && isBlank(buf, start, end)) continue;
       this.src = buf;
-      this.splitPlain(start, end);
+      this.#splitPlain(start, end);
       return true;
     }
     return false;
@@ -130,7 +130,7 @@ export class RecordReader {
 
   /** From the next record on, split at most `n` fields on the fast path (see the constructor). */
   limitFields(n: number): void {
-    this.fieldLimit = Math.max(1, Math.min(n, NO_LIMIT));
+    this.#fieldLimit = Math.max(1, Math.min(n, NO_LIMIT));
   }
 
   /** Whether field i exists and its bytes equal `lower` ignoring ASCII case. */
@@ -161,7 +161,7 @@ export class RecordReader {
     return out;
   }
 
-  private grow(): void {
+  #grow(): void {
     const n = this.starts.length * 2;
     const s = new Int32Array(n);
     s.set(this.starts);
@@ -171,9 +171,9 @@ export class RecordReader {
     this.ends = e;
   }
 
-  private splitPlain(start: number, end: number): void {
-    const buf = this.buf;
-    const limit = this.fieldLimit;
+  #splitPlain(start: number, end: number): void {
+    const buf = this.#buf;
+    const limit = this.#fieldLimit;
     let starts = this.starts;
     let ends = this.ends;
     let n = 0;
@@ -187,7 +187,7 @@ export class RecordReader {
           return;
         }
         if (n === starts.length) {
-          this.grow();
+          this.#grow();
           starts = this.starts;
           ends = this.ends;
         }
@@ -198,13 +198,13 @@ export class RecordReader {
     this.count = n + 1;
   }
 
-  private put(at: number, c: number): void {
-    if (at === this.scratch.length) {
-      const s = new Uint8Array(this.scratch.length * 2);
-      s.set(this.scratch);
-      this.scratch = s;
+  #put(at: number, c: number): void {
+    if (at === this.#scratch.length) {
+      const s = new Uint8Array(this.#scratch.length * 2);
+      s.set(this.#scratch);
+      this.#scratch = s;
     }
-    this.scratch[at] = c;
+    this.#scratch[at] = c;
   }
 
   /**
@@ -214,15 +214,15 @@ export class RecordReader {
    * csv module does). A quote never closed would swallow the rest of the file, so then
    * the record is just its own line with the quote taken literally.
    */
-  private splitQuoted(start: number, lf: number): void {
-    const buf = this.buf;
-    const len = this.len;
+  #splitQuoted(start: number, lf: number): void {
+    const buf = this.#buf;
+    const len = this.#len;
     let i = start;
     let out = 0;
     let n = 0;
     let lines = 0;
     for (;;) {
-      if (n === this.starts.length) this.grow();
+      if (n === this.starts.length) this.#grow();
       this.starts[n] = out;
       if (i < len && buf[i] === QUOTE) {
         let j = i + 1;
@@ -231,7 +231,7 @@ export class RecordReader {
           const c = buf[j];
           if (c === QUOTE) {
             if (j + 1 < len && buf[j + 1] === QUOTE) {
-              this.put(out++, QUOTE);
+              this.#put(out++, QUOTE);
               j += 2;
               continue;
             }
@@ -240,15 +240,15 @@ export class RecordReader {
             break;
           }
           if (c === LF) lines++;
-          this.put(out++, c);
+          this.#put(out++, c);
           j++;
         }
         if (!closed) {
-          this.pos = lf + 1;
-          this.nextLineNo++;
+          this.#pos = lf + 1;
+          this.#nextLineNo++;
           this.spanned = 0;
           this.src = buf;
-          this.splitPlain(start, lf > start && buf[lf - 1] === CR ? lf - 1 : lf);
+          this.#splitPlain(start, lf > start && buf[lf - 1] === CR ? lf - 1 : lf);
           return;
         }
         i = j;
@@ -256,7 +256,7 @@ export class RecordReader {
       while (i < len) {
         const c = buf[i];
         if (c === COMMA || c === LF || (c === CR && (i + 1 === len || buf[i + 1] === LF))) break;
-        this.put(out++, c);
+        this.#put(out++, c);
         i++;
       }
       this.ends[n] = out;
@@ -268,11 +268,11 @@ export class RecordReader {
       if (i < len && buf[i] === CR) i++;
       break;
     }
-    this.pos = i + 1;
-    this.nextLineNo += lines + 1;
+    this.#pos = i + 1;
+    this.#nextLineNo += lines + 1;
     this.spanned = lines;
     this.count = n;
-    this.src = this.scratch;
+    this.src = this.#scratch;
   }
 }
 

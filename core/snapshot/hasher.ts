@@ -27,35 +27,32 @@ parentPort.on('message', (m) => {
 /** SHA-256 of byte ranges of SharedArrayBuffers, computed in order on a worker thread. */
 export class Hasher {
   // execArgv: [] so a parent started with --input-type=module does not turn this CommonJS source into ESM.
-  private readonly worker = new Worker(HASH_WORKER, { eval: true, execArgv: [] });
-  private readonly waiting = new Map<
-    number,
-    { resolve: (hex: string) => void; reject: (e: unknown) => void }
-  >();
-  private failure: unknown;
-  private syncs = 0;
-  private readonly syncing = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
+  readonly #worker = new Worker(HASH_WORKER, { eval: true, execArgv: [] });
+  readonly #waiting = new Map<number, { resolve: (hex: string) => void; reject: (e: unknown) => void }>();
+  #failure: unknown;
+  #syncs = 0;
+  readonly #syncing = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
 
   constructor() {
-    this.worker.unref();
-    this.worker.on('message', (m: { id: number; hex: string } | { sync: number }) => {
+    this.#worker.unref();
+    this.#worker.on('message', (m: { id: number; hex: string } | { sync: number }) => {
       if ('sync' in m) {
-        this.syncing.get(m.sync)?.resolve();
-        this.syncing.delete(m.sync);
+        this.#syncing.get(m.sync)?.resolve();
+        this.#syncing.delete(m.sync);
         return;
       }
-      this.waiting.get(m.id)?.resolve(m.hex);
-      this.waiting.delete(m.id);
+      this.#waiting.get(m.id)?.resolve(m.hex);
+      this.#waiting.delete(m.id);
     });
     const fail = (e: unknown) => {
-      this.failure ??= e;
-      for (const w of this.waiting.values()) w.reject(e);
-      this.waiting.clear();
-      for (const w of this.syncing.values()) w.reject(e);
-      this.syncing.clear();
+      this.#failure ??= e;
+      for (const w of this.#waiting.values()) w.reject(e);
+      this.#waiting.clear();
+      for (const w of this.#syncing.values()) w.reject(e);
+      this.#syncing.clear();
     };
-    this.worker.on('error', fail);
-    this.worker.on('exit', (code) => fail(new Error(`hash worker exited (${code})`)));
+    this.#worker.on('error', fail);
+    this.#worker.on('exit', (code) => fail(new Error(`hash worker exited (${code})`)));
   }
 
   update(id: number, sab: SharedArrayBuffer, from: number, to: number): void {
@@ -68,7 +65,7 @@ export class Hasher {
    * range keeps an append's 130,000 short parts from costing as many messages.
    */
   updateRanges(id: number, sabs: readonly SharedArrayBuffer[], ranges: readonly number[]): void {
-    this.worker.postMessage({ op: 'update', id, sabs, ranges });
+    this.#worker.postMessage({ op: 'update', id, sabs, ranges });
   }
 
   /**
@@ -76,11 +73,11 @@ export class Hasher {
    * reuse the memory it handed over by reference.
    */
   synced(): Promise<void> {
-    if (this.failure !== undefined) return Promise.reject(this.failure);
-    const sync = ++this.syncs;
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    const sync = ++this.#syncs;
     const p = new Promise<void>((resolve, reject) => {
-      this.syncing.set(sync, { resolve, reject });
-      this.worker.postMessage({ op: 'sync', sync });
+      this.#syncing.set(sync, { resolve, reject });
+      this.#worker.postMessage({ op: 'sync', sync });
     });
     // Awaited later, if at all (the write may fail first): never an unhandled rejection.
     p.catch(() => {});
@@ -89,11 +86,11 @@ export class Hasher {
 
   digest(id: number): Promise<string> {
     const p =
-      this.failure !== undefined
-        ? Promise.reject(this.failure)
+      this.#failure !== undefined
+        ? Promise.reject(this.#failure)
         : new Promise<string>((resolve, reject) => {
-            this.waiting.set(id, { resolve, reject });
-            this.worker.postMessage({ op: 'digest', id });
+            this.#waiting.set(id, { resolve, reject });
+            this.#worker.postMessage({ op: 'digest', id });
           });
     // The caller may stop awaiting digests after the first failure; the rest must not become unhandled rejections.
     p.catch(() => {});
@@ -101,9 +98,9 @@ export class Hasher {
   }
 
   close(): void {
-    this.waiting.clear();
-    this.syncing.clear();
-    this.worker.removeAllListeners();
-    void this.worker.terminate();
+    this.#waiting.clear();
+    this.#syncing.clear();
+    this.#worker.removeAllListeners();
+    void this.#worker.terminate();
   }
 }

@@ -18,7 +18,7 @@ import { fundRecordAt, type SnapshotColumns } from './columns.js';
 
 export class SnapshotLookup {
   /** Code → fund index; a StringIndex since Map.get on request strings is slow (string-index.ts). */
-  private readonly index: StringIndex;
+  readonly #index: StringIndex;
   /** Row where each fund's calendar rows start; entry [funds] is the total. */
   readonly calendarStart: Int32Array;
   /** Each fund's C12 default calendar row (absolute row index), -1 when none. */
@@ -26,7 +26,7 @@ export class SnapshotLookup {
 
   constructor(readonly cols: SnapshotColumns) {
     const f = cols.funds;
-    this.index = StringIndex.of(f.code);
+    this.#index = StringIndex.of(f.code);
     const cal = cols.calendar;
     this.calendarStart = new Int32Array(f.length + 1);
     this.calendarDefault = new Int32Array(f.length).fill(-1);
@@ -45,12 +45,12 @@ export class SnapshotLookup {
 
   /** Fund index for an exact, case-sensitive code (C15), or -1. */
   find(code: string): number {
-    return this.index.get(code);
+    return this.#index.get(code);
   }
 
   /** Fund index for the code spelled by the ASCII bytes `b[start..end)`, or -1. */
   findBytes(b: Uint8Array, start: number, end: number): number {
-    return this.index.getBytes(b, start, end);
+    return this.#index.getBytes(b, start, end);
   }
 
   series(i: number): Series {

@@ -244,12 +244,12 @@ class ColumnReader {
     readonly verify: boolean,
   ) {}
 
-  private data<T extends DataType>(column: string): Data<T> {
+  #data<T extends DataType>(column: string): Data<T> {
     const i = this.batch.schema.fields.findIndex((f) => f.name === column);
     return this.batch.data.children[i] as Data<T>;
   }
 
-  private zeroCopy<A extends Int32Array | Float64Array>(column: string, values: A): A {
+  #zeroCopy<A extends Int32Array | Float64Array>(column: string, values: A): A {
     const n = this.batch.numRows;
     if (values.length < n)
       throw arrowInvalid(this.file, `column ${column} holds ${values.length} values for ${n} rows`);
@@ -263,28 +263,28 @@ class ColumnReader {
     return view;
   }
 
-  private noNulls(column: string, d: Data): void {
+  #noNulls(column: string, d: Data): void {
     if (this.verify && d.nullCount !== 0)
       throw arrowInvalid(this.file, `column ${column} has nulls but must not`);
   }
 
   /** Int32 or Date32 without nulls. */
   int32(column: string): Int32Array {
-    const d = this.data(column);
-    this.noNulls(column, d);
-    return this.zeroCopy(column, d.values as Int32Array);
+    const d = this.#data(column);
+    this.#noNulls(column, d);
+    return this.#zeroCopy(column, d.values as Int32Array);
   }
 
   /** Date32 whose null slots hold NULL_DAY (checked when verifying). */
   nullableDay(column: string): Int32Array {
-    const d = this.data(column);
-    const a = this.zeroCopy(column, d.values as Int32Array);
+    const d = this.#data(column);
+    const a = this.#zeroCopy(column, d.values as Int32Array);
     if (this.verify) {
       const bits = d.nullBitmap;
       for (let i = 0; i < a.length; i++) {
         const valid = bits === undefined || bits.length === 0 || ((bits[i >> 3] >> (i & 7)) & 1) === 1;
         if (valid === (a[i] === NULL_DAY)) {
-          throw this.slotError(
+          throw this.#slotError(
             column,
             i,
             valid ? `holds the reserved day ${NULL_DAY}` : `is null but its slot is not ${NULL_DAY}`,
@@ -296,15 +296,15 @@ class ColumnReader {
   }
 
   float64(column: string): Float64Array {
-    const d = this.data(column);
-    this.noNulls(column, d);
-    return this.zeroCopy(column, d.values as Float64Array);
+    const d = this.#data(column);
+    this.#noNulls(column, d);
+    return this.#zeroCopy(column, d.values as Float64Array);
   }
 
   /** Float64 whose null slots hold NaN (checked when verifying), so the raw array can be used alone. */
   nullableFloat64(column: string): Float64Array {
-    const d = this.data(column);
-    const a = this.zeroCopy(column, d.values as Float64Array);
+    const d = this.#data(column);
+    const a = this.#zeroCopy(column, d.values as Float64Array);
     if (this.verify) {
       const bits = d.nullBitmap;
       const allValid = bits === undefined || bits.length === 0;
@@ -313,7 +313,7 @@ class ColumnReader {
       for (let i = 0; i < a.length; i++) {
         const valid = allValid || ((bits[i >> 3] >> (i & 7)) & 1) === 1;
         if (valid === Number.isNaN(a[i])) {
-          throw this.slotError(
+          throw this.#slotError(
             column,
             i,
             valid ? 'holds NaN but is not null' : 'is null but its slot is not NaN',
@@ -325,8 +325,8 @@ class ColumnReader {
   }
 
   bool(column: string): Uint8Array {
-    const d = this.data<Bool>(column);
-    this.noNulls(column, d);
+    const d = this.#data<Bool>(column);
+    this.#noNulls(column, d);
     const bits = d.values;
     const n = this.batch.numRows;
     if (bits.length < (n + 7) >> 3) throw arrowInvalid(this.file, `column ${column} bitmap is short`);
@@ -339,8 +339,8 @@ class ColumnReader {
     column: string,
     nullable: boolean,
   ): { offsets: Int32Array; bytes: Uint8Array; nulls: Uint8Array | null } {
-    const d = this.data<Utf8>(column);
-    if (!nullable) this.noNulls(column, d);
+    const d = this.#data<Utf8>(column);
+    if (!nullable) this.#noNulls(column, d);
     const n = this.batch.numRows;
     const offsets = d.valueOffsets;
     const bytes = d.values;
@@ -388,7 +388,7 @@ class ColumnReader {
     return out;
   }
 
-  private slotError(column: string, row: number, reason: string): SnapshotError {
+  #slotError(column: string, row: number, reason: string): SnapshotError {
     return new SnapshotError('INVARIANT_VIOLATED', `column ${column} row ${row} ${reason}`, this.file);
   }
 }

@@ -12,41 +12,27 @@
 
 import { closeSync, fsyncSync, openSync, writeSync, writevSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  Bool,
-  type Data,
-  DateDay,
-  Float64,
-  Int32,
-  makeData,
-  RecordBatch,
-  RecordBatchFileWriter,
-  type Schema,
-  Struct,
-  Utf8,
-} from 'apache-arrow';
+import { DateDay, Float64, makeData, type RecordBatch, RecordBatchFileWriter } from 'apache-arrow';
 import { BufferRegion, FieldNode } from 'apache-arrow/ipc/metadata/message';
 import { type ArrayBufferViewInput, toUint8Array } from 'apache-arrow/util/buffer';
 import { formatDay } from '../dates.js';
 import { fsyncDirSync } from '../files/atomic.js';
 import { namingPath, namingPathAsync } from '../files/io-error.js';
-import { type ColumnsToWrite, NULL_DAY, type SeriesInput, seriesParts, seriesRows } from './columns.js';
+import { batchOf, calendarBatch, fundsBatch, padded8, trailingBatch } from './batches.js';
+import { type ColumnsToWrite, type SeriesInput, seriesParts, seriesRows } from './columns.js';
 import { Hasher } from './hasher.js';
-import { checkColumns, firstDates, lastDates, maxLastDate } from './invariants.js';
+import { checkColumns, maxLastDate } from './invariants.js';
 import { isIsoTimestamp, type Manifest, type ManifestFileEntry, validateManifest } from './manifest.js';
 import {
   ARROW_FILES,
   type ArrowFileName,
   CALENDAR_FILE,
-  CALENDAR_SCHEMA,
   FORMAT_VERSION,
   FUNDS_FILE,
-  FUNDS_SCHEMA,
   MANIFEST_FILE,
   SERIES_FILE,
   SERIES_SCHEMA,
   TRAILING_FILE,
-  TRAILING_SCHEMA,
 } from './schema.js';
 import { SnapshotError } from './snapshot-error.js';
 
@@ -185,73 +171,73 @@ async function writeArrowFile(
  * each reused only once the hasher is done with it.
  */
 class HashedOutput {
-  private readonly slots = Array.from({ length: STAGING_SLOTS }, () => {
+  readonly #slots = Array.from({ length: STAGING_SLOTS }, () => {
     const sab = new SharedArrayBuffer(STAGING_BYTES);
     return { sab, bytes: new Uint8Array(sab), free: Promise.resolve() };
   });
-  private slot = 0;
-  private fill = 0;
+  #slot = 0;
+  #fill = 0;
   /** The batch: views to write, and the same bytes as (buffer index, from, to) ranges to hash. */
-  private views: Uint8Array[] = [];
-  private bytes = 0;
-  private sabs: SharedArrayBuffer[] = [];
-  private ranges: number[] = [];
+  #views: Uint8Array[] = [];
+  #bytes = 0;
+  #sabs: SharedArrayBuffer[] = [];
+  #ranges: number[] = [];
 
   constructor(readonly hasher: Hasher) {}
 
   async put(fd: number, id: number, chunk: Uint8Array): Promise<void> {
     if (chunk.buffer instanceof SharedArrayBuffer) {
       for (let p = 0; p < chunk.byteLength; p += IO_PIECE)
-        this.queue(fd, id, chunk.subarray(p, Math.min(p + IO_PIECE, chunk.byteLength)));
+        this.#queue(fd, id, chunk.subarray(p, Math.min(p + IO_PIECE, chunk.byteLength)));
       return;
     }
     for (let p = 0; p < chunk.byteLength; ) {
-      if (this.fill === STAGING_BYTES) {
+      if (this.#fill === STAGING_BYTES) {
         this.flush(fd, id);
-        this.slots[this.slot].free = this.hasher.synced();
-        this.slot = (this.slot + 1) % STAGING_SLOTS;
-        this.fill = 0;
+        this.#slots[this.#slot].free = this.hasher.synced();
+        this.#slot = (this.#slot + 1) % STAGING_SLOTS;
+        this.#fill = 0;
       }
-      const s = this.slots[this.slot];
-      if (this.fill === 0) await s.free;
-      const take = Math.min(STAGING_BYTES - this.fill, chunk.byteLength - p);
-      s.bytes.set(take === chunk.byteLength ? chunk : chunk.subarray(p, p + take), this.fill);
-      this.queue(fd, id, s.bytes.subarray(this.fill, this.fill + take));
-      this.fill += take;
+      const s = this.#slots[this.#slot];
+      if (this.#fill === 0) await s.free;
+      const take = Math.min(STAGING_BYTES - this.#fill, chunk.byteLength - p);
+      s.bytes.set(take === chunk.byteLength ? chunk : chunk.subarray(p, p + take), this.#fill);
+      this.#queue(fd, id, s.bytes.subarray(this.#fill, this.#fill + take));
+      this.#fill += take;
       p += take;
     }
   }
 
   /** Writes and hashes the batch; a file's last bytes must be flushed before its digest. */
   flush(fd: number, id: number): void {
-    if (this.views.length === 0) return;
+    if (this.#views.length === 0) return;
     // Sent first, so that the hasher works while this thread writes.
-    this.hasher.updateRanges(id, this.sabs, this.ranges);
-    writevFully(fd, this.views);
-    this.views = [];
-    this.bytes = 0;
-    this.sabs = [];
-    this.ranges = [];
+    this.hasher.updateRanges(id, this.#sabs, this.#ranges);
+    writevFully(fd, this.#views);
+    this.#views = [];
+    this.#bytes = 0;
+    this.#sabs = [];
+    this.#ranges = [];
   }
 
-  private queue(fd: number, id: number, view: Uint8Array): void {
+  #queue(fd: number, id: number, view: Uint8Array): void {
     if (view.byteLength === 0) return;
     const sab = view.buffer as SharedArrayBuffer;
-    const r = this.ranges.length;
-    const last = this.views.length - 1;
-    if (r > 0 && this.sabs[this.ranges[r - 3]] === sab && this.ranges[r - 1] === view.byteOffset) {
+    const r = this.#ranges.length;
+    const last = this.#views.length - 1;
+    if (r > 0 && this.#sabs[this.#ranges[r - 3]] === sab && this.#ranges[r - 1] === view.byteOffset) {
       // Contiguous with the last piece (staged bytes, a region read whole): one piece.
-      this.ranges[r - 1] += view.byteLength;
-      const v = this.views[last];
-      this.views[last] = new Uint8Array(sab, v.byteOffset, v.byteLength + view.byteLength);
+      this.#ranges[r - 1] += view.byteLength;
+      const v = this.#views[last];
+      this.#views[last] = new Uint8Array(sab, v.byteOffset, v.byteLength + view.byteLength);
     } else {
-      let k = this.sabs.lastIndexOf(sab);
-      if (k < 0) k = this.sabs.push(sab) - 1;
-      this.ranges.push(k, view.byteOffset, view.byteOffset + view.byteLength);
-      this.views.push(view);
+      let k = this.#sabs.lastIndexOf(sab);
+      if (k < 0) k = this.#sabs.push(sab) - 1;
+      this.#ranges.push(k, view.byteOffset, view.byteOffset + view.byteLength);
+      this.#views.push(view);
     }
-    this.bytes += view.byteLength;
-    if (this.bytes >= WRITE_BATCH_BYTES || this.views.length >= WRITE_BATCH_VIEWS) this.flush(fd, id);
+    this.#bytes += view.byteLength;
+    if (this.#bytes >= WRITE_BATCH_BYTES || this.#views.length >= WRITE_BATCH_VIEWS) this.flush(fd, id);
   }
 }
 
@@ -341,15 +327,17 @@ function seriesWriter(series: SeriesInput): ChunkedFileWriter {
  * the columns ever being joined.
  */
 class PartsFileWriter extends ChunkedFileWriter {
-  constructor(private readonly columns: readonly (readonly ArrayBufferView[])[]) {
+  readonly #columns: readonly (readonly ArrayBufferView[])[];
+  constructor(columns: readonly (readonly ArrayBufferView[])[]) {
     super();
+    this.#columns = columns;
   }
 
   protected override _assembleRecordBatch(batch: RecordBatch) {
     const nodes: FieldNode[] = [];
     const bufferRegions: BufferRegion[] = [];
     let offset = 0;
-    for (const parts of this.columns) {
+    for (const parts of this.#columns) {
       let bytes = 0;
       for (const p of parts) bytes += p.byteLength;
       nodes.push(new FieldNode(batch.numRows, 0));
@@ -360,7 +348,7 @@ class PartsFileWriter extends ChunkedFileWriter {
   }
 
   protected override _writeBodyBuffers(): this {
-    for (const parts of this.columns) {
+    for (const parts of this.#columns) {
       let bytes = 0;
       for (const p of parts) bytes += p.byteLength;
       // Not a view per part kept until written: 130,000 of them weigh tens of MB.
@@ -370,133 +358,4 @@ class PartsFileWriter extends ChunkedFileWriter {
     }
     return this;
   }
-}
-
-const padded8 = (bytes: number) => (bytes + 7) & ~7;
-
-function batchOf(schema: Schema, length: number, children: Data[]): RecordBatch {
-  return new RecordBatch(
-    schema,
-    makeData({ type: new Struct(schema.fields), length, nullCount: 0, children }),
-  );
-}
-
-function int32Data(a: Int32Array): Data<Int32> {
-  return makeData({ type: new Int32(), length: a.length, nullCount: 0, data: a });
-}
-
-/** Date32 column; NULL_DAY entries become nulls (the slot keeps NULL_DAY). */
-function dateData(a: Int32Array, nullable: boolean): Data<DateDay> {
-  const v = nullable ? validity(a.length, (i) => a[i] !== NULL_DAY) : { nullCount: 0 };
-  return makeData({ type: new DateDay(), length: a.length, data: a, ...v });
-}
-
-/** Float64 column; NaN entries become nulls (the slot keeps NaN). */
-function float64Data(a: Float64Array, nullable: boolean): Data<Float64> {
-  const v = nullable ? validity(a.length, (i) => !Number.isNaN(a[i])) : { nullCount: 0 };
-  return makeData({ type: new Float64(), length: a.length, data: a, ...v });
-}
-
-function boolData(a: Uint8Array): Data<Bool> {
-  const bits = new Uint8Array((a.length + 7) >> 3);
-  for (let i = 0; i < a.length; i++) if (a[i]) bits[i >> 3] |= 1 << (i & 7);
-  return makeData({ type: new Bool(), length: a.length, nullCount: 0, data: bits });
-}
-
-/** A validity bitmap, or none when nothing is null (Arrow's convention, and smaller files). */
-function validity(
-  n: number,
-  isValid: (i: number) => boolean,
-): { nullBitmap?: Uint8Array; nullCount: number } {
-  const bits = new Uint8Array((n + 7) >> 3);
-  let nullCount = 0;
-  for (let i = 0; i < n; i++) {
-    if (isValid(i)) bits[i >> 3] |= 1 << (i & 7);
-    else nullCount++;
-  }
-  return nullCount === 0 ? { nullCount } : { nullBitmap: bits, nullCount };
-}
-
-function utf8Data(strings: readonly (string | null)[]): Data<Utf8> {
-  const n = strings.length;
-  let total = 0;
-  for (let i = 0; i < n; i++) {
-    const s = strings[i];
-    if (s !== null) total += Buffer.byteLength(s, 'utf8');
-  }
-  const bytes = Buffer.alloc(total);
-  const offsets = new Int32Array(n + 1);
-  let pos = 0;
-  for (let i = 0; i < n; i++) {
-    offsets[i] = pos;
-    const s = strings[i];
-    if (s !== null) pos += bytes.write(s, pos, 'utf8');
-  }
-  offsets[n] = pos;
-  const v = validity(n, (i) => strings[i] !== null);
-  return makeData({ type: new Utf8(), length: n, valueOffsets: offsets, data: bytes, ...v });
-}
-
-/** The code column of a per-row table: fund codes repeated by fund index, copied as bytes. */
-function codesByIndex(codes: Data<Utf8>, fund: Int32Array): Data<Utf8> {
-  const srcOff = codes.valueOffsets;
-  const src = codes.values;
-  const n = fund.length;
-  let total = 0;
-  for (let i = 0; i < n; i++) total += srcOff[fund[i] + 1] - srcOff[fund[i]];
-  const bytes = new Uint8Array(total);
-  const offsets = new Int32Array(n + 1);
-  let pos = 0;
-  for (let i = 0; i < n; i++) {
-    offsets[i] = pos;
-    const a = srcOff[fund[i]];
-    const b = srcOff[fund[i] + 1];
-    bytes.set(src.subarray(a, b), pos);
-    pos += b - a;
-  }
-  offsets[n] = pos;
-  return makeData({ type: new Utf8(), length: n, valueOffsets: offsets, data: bytes, nullCount: 0 });
-}
-
-function fundsBatch(cols: ColumnsToWrite): RecordBatch {
-  const { funds } = cols;
-  const F = funds.length;
-  const minDate = firstDates(cols);
-  const maxDate = lastDates(cols);
-  return batchOf(FUNDS_SCHEMA, F, [
-    utf8Data(funds.code),
-    utf8Data(funds.name),
-    utf8Data(funds.country),
-    utf8Data(funds.exchange),
-    utf8Data(funds.currency),
-    utf8Data(funds.type),
-    utf8Data(funds.isin),
-    boolData(funds.isInactive),
-    dateData(funds.inactiveDate, true),
-    dateData(minDate, false),
-    dateData(maxDate, false),
-    int32Data(funds.seriesOffset),
-    int32Data(funds.seriesLength),
-    float64Data(funds.lastClose, true),
-  ]);
-}
-
-function trailingBatch({ funds, trailing }: ColumnsToWrite): RecordBatch {
-  return batchOf(TRAILING_SCHEMA, funds.length, [
-    utf8Data(funds.code),
-    dateData(trailing.asOf, false),
-    ...trailing.values.map((v) => float64Data(v, true)),
-  ]);
-}
-
-function calendarBatch({ funds, calendar }: ColumnsToWrite): RecordBatch {
-  return batchOf(CALENDAR_SCHEMA, calendar.length, [
-    codesByIndex(utf8Data(funds.code), calendar.fund),
-    int32Data(calendar.fund),
-    int32Data(calendar.year),
-    float64Data(calendar.totalReturn, true),
-    dateData(calendar.startDate, false),
-    dateData(calendar.endDate, false),
-    boolData(calendar.isPartial),
-  ]);
 }

@@ -24,18 +24,18 @@ export function newKeyCountBuffer(slots = DEFAULT_KEY_SLOTS): SharedArrayBuffer 
 
 /** The request path's side: count one decision of the key in `slot`. */
 export class KeyCounts {
-  private readonly counts: Uint32Array;
+  readonly #counts: Uint32Array;
 
   constructor(buffer: SharedArrayBuffer) {
-    this.counts = new Uint32Array(buffer);
+    this.#counts = new Uint32Array(buffer);
   }
 
   admitted(slot: number): void {
-    this.counts[slot * PER_KEY + OK]++;
+    this.#counts[slot * PER_KEY + OK]++;
   }
 
   refused(slot: number): void {
-    this.counts[slot * PER_KEY + REFUSED]++;
+    this.#counts[slot * PER_KEY + REFUSED]++;
   }
 }
 
@@ -44,14 +44,14 @@ export class KeyCounts {
  * `take` returns only what was counted since the last take.
  */
 export class KeyCountReader {
-  private readonly threads: Array<{ counts: Uint32Array; taken: Uint32Array }> = [];
+  readonly #threads: Array<{ counts: Uint32Array; taken: Uint32Array }> = [];
 
   constructor(readonly slots = DEFAULT_KEY_SLOTS) {}
 
   /** A new thread's buffer, read from now on. */
   addThread(): SharedArrayBuffer {
     const buffer = newKeyCountBuffer(this.slots);
-    this.threads.push({ counts: new Uint32Array(buffer), taken: new Uint32Array(this.slots * PER_KEY) });
+    this.#threads.push({ counts: new Uint32Array(buffer), taken: new Uint32Array(this.slots * PER_KEY) });
     return buffer;
   }
 
@@ -63,7 +63,7 @@ export class KeyCountReader {
   take(slotsInUse: number): Map<number, [number, number]> {
     const out = new Map<number, [number, number]>();
     const n = Math.min(slotsInUse, this.slots) * PER_KEY;
-    for (const { counts, taken } of this.threads) {
+    for (const { counts, taken } of this.#threads) {
       for (let i = 0; i < n; i++) {
         const now = counts[i];
         const was = taken[i];

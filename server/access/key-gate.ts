@@ -40,156 +40,167 @@ import type { KeyEntry, KeyTableData } from './table.js';
 const CACHE_MAX = 10_000;
 
 export class AccessGate implements Gate {
-  private byHash = new Map<string, KeyEntry>();
-  private revoked = new Set<string>();
+  #byHash = new Map<string, KeyEntry>();
+  #revoked = new Set<string>();
   /** Presented Authorization value → position in `cached` (string-index.ts: secret mode, no Map). */
-  private cache = new StringIndex({ secret: true, capacity: 64 });
-  private cached: KeyEntry[] = [];
-  private readonly wwwAuthenticate = staticHeaders(headerBlock([['WWW-Authenticate', 'Bearer']]));
+  #cache = new StringIndex({ secret: true, capacity: 64 });
+  #cached: KeyEntry[] = [];
+  readonly #wwwAuthenticate = staticHeaders(headerBlock([['WWW-Authenticate', 'Bearer']]));
   /** RateLimit-Policy lines keyed by the plan's limits object (one per plan for the life of the table). */
-  private policyCache = new Map<PlanLimits, HeaderBlock>();
-  private policyMonthSeconds = 0;
-  private policyFrom = 0;
-  private policyTo = -1;
+  #policyCache = new Map<PlanLimits, HeaderBlock>();
+  #policyMonthSeconds = 0;
+  #policyFrom = 0;
+  #policyTo = -1;
 
+  readonly #baseUrl: string;
+  readonly #limiter: Limiter;
+  readonly #now: () => number;
+  readonly #lookAgain: (() => Promise<void>) | null;
+  readonly #counts: KeyCounts | null;
   constructor(
-    private readonly baseUrl: string,
-    private readonly limiter: Limiter,
-    private readonly now: () => number = clockNow,
-    private readonly lookAgain: (() => Promise<void>) | null = null,
+    baseUrl: string,
+    limiter: Limiter,
+    now: () => number = clockNow,
+    lookAgain: (() => Promise<void>) | null = null,
     /** This thread's requests per key (key-counts.ts, the daily chart); null: not counted. */
-    private readonly counts: KeyCounts | null = null,
-  ) {}
+    counts: KeyCounts | null = null,
+  ) {
+    this.#baseUrl = baseUrl;
+    this.#limiter = limiter;
+    this.#now = now;
+    this.#lookAgain = lookAgain;
+    this.#counts = counts;
+  }
 
   setTable(table: KeyTableData): void {
-    this.byHash = new Map(table.entries);
-    this.revoked = new Set(table.revoked);
-    this.cache.clear();
-    this.cached = [];
+    this.#byHash = new Map(table.entries);
+    this.#revoked = new Set(table.revoked);
+    this.#cache.clear();
+    this.#cached = [];
     // Limits objects arrive cloned with each table; keep the cache to this table's.
-    this.policyCache = new Map();
+    this.#policyCache = new Map();
   }
 
   admit(authorization: string): GateDecision | Promise<GateDecision> {
-    const entry = this.lookup(authorization);
-    if (typeof entry === 'object') return this.admitEntry(entry);
-    if (entry === undefined || this.lookAgain === null || this.revoked.has(entry))
-      return this.unauthorized(authorization);
+    const entry = this.#lookup(authorization);
+    if (typeof entry === 'object') return this.#admitEntry(entry);
+    if (entry === undefined || this.#lookAgain === null || this.#revoked.has(entry))
+      return this.#unauthorized(authorization);
     const hash = entry;
-    return this.lookAgain().then(() => {
-      const found = this.byHash.get(hash);
-      return found === undefined ? this.unauthorized(authorization) : this.admitEntry(found);
+    return this.#lookAgain().then(() => {
+      const found = this.#byHash.get(hash);
+      return found === undefined ? this.#unauthorized(authorization) : this.#admitEntry(found);
     });
   }
 
-  private unauthorized(authorization: string): GateDecision {
-    return this.refuse(
+  #unauthorized(authorization: string): GateDecision {
+    return this.#refuse(
       '401 Unauthorized',
       'unauthorized',
       unauthorizedDetail(authorization),
-      this.wwwAuthenticate,
+      this.#wwwAuthenticate,
     );
   }
 
-  private admitEntry(entry: KeyEntry): GateDecision | Promise<GateDecision> {
-    const nowMs = this.now();
+  #admitEntry(entry: KeyEntry): GateDecision | Promise<GateDecision> {
+    const nowMs = this.#now();
     if (nowMs >= entry.expiresAt) {
-      return this.refuse(
+      return this.#refuse(
         '401 Unauthorized',
         'unauthorized',
         'This API key has expired (it was rotated).',
-        this.wwwAuthenticate,
+        this.#wwwAuthenticate,
       );
     }
     if (entry.status !== 'active') {
       // Authenticated, so it carries the RateLimit fields (C29); nothing is counted.
       const forbid = (d: LimitDecision) =>
-        this.refuse(
+        this.#refuse(
           '403 Forbidden',
           'forbidden',
           `The account has no active subscription (status ${entry.status}).`,
-          new RateLimitHeaders(this.policyLine(entry.limits, nowMs), d),
+          new RateLimitHeaders(this.#policyLine(entry.limits, nowMs), d),
         );
-      const p = this.limiter.peek({ id: entry.accountId, slot: entry.slot }, entry.limits, nowMs);
+      const p = this.#limiter.peek({ id: entry.accountId, slot: entry.slot }, entry.limits, nowMs);
       return p instanceof Promise ? p.then(forbid) : forbid(p);
     }
-    const d = this.limiter.admit({ id: entry.accountId, slot: entry.slot }, entry.limits, nowMs);
-    if (d instanceof Promise) return d.then((x) => this.decide(x, entry, nowMs));
-    return this.decide(d, entry, nowMs);
+    const d = this.#limiter.admit({ id: entry.accountId, slot: entry.slot }, entry.limits, nowMs);
+    if (d instanceof Promise) return d.then((x) => this.#decide(x, entry, nowMs));
+    return this.#decide(d, entry, nowMs);
   }
 
   /** The key's entry; for a well-formed key the table does not list, its hash; else undefined. */
-  private lookup(authorization: string): KeyEntry | string | undefined {
+  #lookup(authorization: string): KeyEntry | string | undefined {
     if (authorization === '') return undefined;
-    const hit = this.cache.get(authorization);
-    if (hit >= 0) return this.cached[hit];
+    const hit = this.#cache.get(authorization);
+    if (hit >= 0) return this.#cached[hit];
     const token = parseBearer(authorization);
     if (token === null || !looksLikeKey(token)) return undefined;
     const hash = createHash('sha256').update(token).digest('hex');
-    const entry = this.byHash.get(hash);
+    const entry = this.#byHash.get(hash);
     if (entry === undefined) return hash;
-    if (this.cached.length >= CACHE_MAX) {
-      this.cache.clear();
-      this.cached = [];
+    if (this.#cached.length >= CACHE_MAX) {
+      this.#cache.clear();
+      this.#cached = [];
     }
-    this.cache.set(authorization, this.cached.length);
-    this.cached.push(entry);
+    this.#cache.set(authorization, this.#cached.length);
+    this.#cached.push(entry);
     return entry;
   }
 
-  private decide(d: LimitDecision, entry: KeyEntry, nowMs: number): GateDecision {
+  #decide(d: LimitDecision, entry: KeyEntry, nowMs: number): GateDecision {
     const limits = entry.limits;
     // Kept as numbers: RateLimitHeaders writes them into the response's header bytes.
-    const headers = new RateLimitHeaders(this.policyLine(limits, nowMs), d);
+    const headers = new RateLimitHeaders(this.#policyLine(limits, nowMs), d);
     if (d.ok) {
-      this.counts?.admitted(entry.keySlot);
+      this.#counts?.admitted(entry.keySlot);
       return { ok: true, headers };
     }
-    this.counts?.refused(entry.keySlot);
+    this.#counts?.refused(entry.keySlot);
     const slug = d.refused ?? 'rate-limited';
     const detail =
       slug === 'quota-exceeded'
         ? `Monthly quota of ${limits.monthly} requests used up; it resets at the start of next month (UTC) or on moving to a higher plan.`
         : `Burst limit of ${limits.burst} requests per minute exceeded; retry after ${d.retryAfter} s.`;
-    return this.refuse('429 Too Many Requests', slug, detail, headers);
+    return this.#refuse('429 Too Many Requests', slug, detail, headers);
   }
 
   /**
    * The C29 RateLimit-Policy line and the start of the RateLimit line, cached per
    * plan limits until the month changes (the policy's `w` is the month's length).
    */
-  private policyLine(limits: PlanLimits, nowMs: number): HeaderBlock {
-    if (nowMs < this.policyFrom || nowMs >= this.policyTo) {
+  #policyLine(limits: PlanLimits, nowMs: number): HeaderBlock {
+    if (nowMs < this.#policyFrom || nowMs >= this.#policyTo) {
       const d = new Date(nowMs);
-      this.policyFrom = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-      this.policyTo = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-      this.policyMonthSeconds = monthSeconds(nowMs);
-      this.policyCache = new Map();
+      this.#policyFrom = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+      this.#policyTo = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+      this.#policyMonthSeconds = monthSeconds(nowMs);
+      this.#policyCache = new Map();
     }
-    let p = this.policyCache.get(limits);
+    let p = this.#policyCache.get(limits);
     if (p === undefined) {
       // The policy line and the fixed start of the RateLimit line, copied as one.
       const policy = headerBlock([
         [
           'RateLimit-Policy',
-          `"burst";q=${limits.burst};w=60, "quota";q=${limits.monthly};w=${this.policyMonthSeconds}`,
+          `"burst";q=${limits.burst};w=60, "quota";q=${limits.monthly};w=${this.#policyMonthSeconds}`,
         ],
       ]);
       p = new Uint8Array(policy.length + RATE_LIMIT_BURST.length);
       p.set(policy);
       p.set(RATE_LIMIT_BURST, policy.length);
-      this.policyCache.set(limits, p);
+      this.#policyCache.set(limits, p);
     }
     return p;
   }
 
-  private refuse(
+  #refuse(
     status: string,
     slug: 'unauthorized' | 'forbidden' | 'rate-limited' | 'quota-exceeded',
     detail: string,
     headers: HeaderSource | null,
   ): GateDecision {
-    const baseUrl = this.baseUrl;
+    const baseUrl = this.#baseUrl;
     countRefusal(GATE_REASONS.indexOf(slug));
     return { ok: false, status, body: (instance) => problemJson(baseUrl, slug, detail, instance), headers };
   }
@@ -206,15 +217,20 @@ const RETRY_AFTER = ascii('\r\nRetry-After: ');
  * (http/headers.ts): no string is built per request.
  */
 class RateLimitHeaders implements HeaderSource {
+  readonly #policyAndBurst: HeaderBlock;
+  readonly #d: LimitDecision;
   constructor(
     /** The plan's RateLimit-Policy line then `RateLimit: "burst";r=` (AccessGate.policyLine). */
-    private readonly policyAndBurst: HeaderBlock,
-    private readonly d: LimitDecision,
-  ) {}
+    policyAndBurst: HeaderBlock,
+    d: LimitDecision,
+  ) {
+    this.#policyAndBurst = policyAndBurst;
+    this.#d = d;
+  }
 
   writeHeaders(w: HeaderWriter): void {
-    const d = this.d;
-    w.bytes(this.policyAndBurst)
+    const d = this.#d;
+    w.bytes(this.#policyAndBurst)
       .uint(d.burstRemaining)
       .bytes(T)
       .uint(d.burstReset)

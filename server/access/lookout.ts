@@ -18,11 +18,18 @@ export class Lookout {
   #lastStart = Number.NEGATIVE_INFINITY;
   #looks = 0;
 
+  readonly #look: () => Promise<unknown>;
+  readonly #intervalMs: number;
+  readonly #clock: () => number;
   constructor(
-    private readonly look: () => Promise<unknown>,
-    private readonly intervalMs: number,
-    private readonly clock: () => number = () => performance.now(),
-  ) {}
+    look: () => Promise<unknown>,
+    intervalMs: number,
+    clock: () => number = () => performance.now(),
+  ) {
+    this.#look = look;
+    this.#intervalMs = intervalMs;
+    this.#clock = clock;
+  }
 
   /** Looks started so far. */
   get looks(): number {
@@ -32,16 +39,16 @@ export class Lookout {
   /** Resolves once a look that started after this call has ended (well or not). */
   request(): Promise<void> {
     if (this.#next !== null) return this.#next;
-    const wait = Math.max(0, this.#lastStart + this.intervalMs - this.clock());
+    const wait = Math.max(0, this.#lastStart + this.#intervalMs - this.#clock());
     const next = new Promise<void>((resolve) => {
       const start = () => {
         // From here on a caller needs a later look: this one may miss what it waits for.
         this.#next = null;
-        this.#lastStart = this.clock();
+        this.#lastStart = this.#clock();
         this.#looks++;
         let p: Promise<unknown>;
         try {
-          p = this.look();
+          p = this.#look();
         } catch {
           p = Promise.resolve();
         }

@@ -43,48 +43,53 @@ export interface KeyTableData {
  * process so an account's (a key's) counters survive table rebuilds.
  */
 export class SlotMap {
-  private readonly slots = new Map<string, number>();
-  private readonly ids: string[] = [];
+  readonly #slots = new Map<string, number>();
+  readonly #ids: string[] = [];
 
+  readonly #capacity: number;
+  readonly #overflow: number | undefined;
   constructor(
-    private readonly capacity: number,
+    capacity: number,
     /**
      * The slot given to every id past the capacity, instead of an error: key counts
      * (keySlotMap) are not worth refusing a new key for.
      */
-    private readonly overflow?: number,
-  ) {}
+    overflow?: number,
+  ) {
+    this.#capacity = capacity;
+    this.#overflow = overflow;
+  }
 
   slotOf(accountId: string): number {
-    let s = this.slots.get(accountId);
+    let s = this.#slots.get(accountId);
     if (s === undefined) {
-      if (this.slots.size >= this.capacity && this.overflow !== undefined) return this.overflow;
-      if (this.slots.size >= this.capacity)
-        throw new Error(`more than ${this.capacity} accounts: raise the limiter's slot count`);
-      s = this.slots.size;
-      this.slots.set(accountId, s);
-      this.ids.push(accountId);
+      if (this.#slots.size >= this.#capacity && this.#overflow !== undefined) return this.#overflow;
+      if (this.#slots.size >= this.#capacity)
+        throw new Error(`more than ${this.#capacity} accounts: raise the limiter's slot count`);
+      s = this.#slots.size;
+      this.#slots.set(accountId, s);
+      this.#ids.push(accountId);
     }
     return s;
   }
 
   /** Slots handed out so far (they are 0 up to this). */
   get size(): number {
-    return this.slots.size;
+    return this.#slots.size;
   }
 
   /** The id holding `slot`; undefined for a slot not handed out (the overflow slot). */
   idAt(slot: number): string | undefined {
-    return this.ids[slot];
+    return this.#ids[slot];
   }
 
   /** The slot an account already has; undefined for one this table never listed. */
   existing(accountId: string): number | undefined {
-    return this.slots.get(accountId);
+    return this.#slots.get(accountId);
   }
 
   entries(): IterableIterator<[string, number]> {
-    return this.slots.entries();
+    return this.#slots.entries();
   }
 }
 

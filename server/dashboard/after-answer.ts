@@ -12,23 +12,25 @@ export const MAX_AFTER_ANSWER = 1000;
 export class AfterAnswer {
   #running = new Set<Promise<void>>();
 
-  constructor(
-    private readonly onError: AfterLog,
-    private readonly max = MAX_AFTER_ANSWER,
-  ) {}
+  readonly #onError: AfterLog;
+  readonly #max: number;
+  constructor(onError: AfterLog, max: number = MAX_AFTER_ANSWER) {
+    this.#onError = onError;
+    this.#max = max;
+  }
 
   /** Start `task` once the current answer is written (a later turn of the event loop). */
   run(what: string, task: () => Promise<void>): void {
-    if (this.#running.size >= this.max) {
-      this.onError(
+    if (this.#running.size >= this.#max) {
+      this.#onError(
         what,
-        new Error(`${this.max} tasks already wait after their answers: this one is dropped`),
+        new Error(`${this.#max} tasks already wait after their answers: this one is dropped`),
       );
       return;
     }
     const p: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
       .then(task)
-      .catch((e: unknown) => this.onError(what, e))
+      .catch((e: unknown) => this.#onError(what, e))
       .finally(() => this.#running.delete(p));
     this.#running.add(p);
   }

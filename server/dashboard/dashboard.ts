@@ -18,7 +18,15 @@ import type { DashboardDeps, PageRoute, PersonContext, Throttle } from './page-c
 import { redirect } from './page-context.js';
 import { type PageRequest, type PageResponse, servePage } from './page-http.js';
 import { ASSET_CSS, ASSET_JS, CSS, JS, page } from './page-layout.js';
-import { type CookieRules, cookie, csrfCookieName, randomToken, Sessions, sameToken } from './session.js';
+import {
+  type CookieRules,
+  cookie,
+  csrfCookieName,
+  randomToken,
+  type Session,
+  Sessions,
+  sameToken,
+} from './session.js';
 
 /** For routes open to anyone, `person`/`session` may be absent: handlers of those check. */
 export const ROUTES: readonly PageRoute[] = [...authRoutes, ...accountRoutes, ...adminRoutes];
@@ -88,7 +96,7 @@ export class Dashboard {
   /** What pages left to do after their answers (emails, new accounts). */
   readonly afterAnswer: AfterAnswer;
   /** Throttle keys refused, and until when (throttle). */
-  private readonly refusedUntil = new Map<string, number>();
+  readonly #refusedUntil = new Map<string, number>();
 
   constructor(readonly deps: DashboardDeps) {
     this.cookieRules = { secure: deps.baseUrl.startsWith('https:') };
@@ -130,24 +138,10 @@ export class Dashboard {
   async answer(req: PageRequest): Promise<PageResponse> {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    let found: { route: PageRoute; params: Record<string, string> } | null = null;
-    let otherMethod = false;
-    for (const route of ROUTES) {
-      const params = match(route, path);
-      if (params === null) continue;
-      if (route.method === method) {
-        found = { route, params };
-        break;
-      }
-      otherMethod = true;
-    }
-    if (found === null)
-      return this.finish(
-        otherMethod
-          ? { status: 405, body: 'This page does not take that method.', type: TEXT }
-          : { status: 404, body: notFoundPage(), headers: [] },
-        [],
-      );
+    const found = findRoute(method, path);
+    if (found === 'other method')
+      return this.#finish({ status: 405, body: 'This page does not take that method.', type: TEXT }, []);
+    if (found === null) return this.#finish({ status: 404, body: notFoundPage(), headers: [] }, []);
     // Hashing at its bound: a form that would hash is refused before it costs a look at
     // the store, and nothing is counted against anyone (dashboard.md, Security).
     if (found.route.hashes === true) {
@@ -155,7 +149,7 @@ export class Dashboard {
         this.deps.hasher.refuseWhenFull();
       } catch (e) {
         if (!(e instanceof HashBusy)) throw e;
-        return this.finish(busy('', e.retryAfterS), []);
+        return this.#finish(busy('', e.retryAfterS), []);
       }
     }
     // HEAD is answered as GET (its handler decides on GET), without the body (page-http.ts).
@@ -164,34 +158,10 @@ export class Dashboard {
     const session = await this.sessions.current(req.cookies, state);
     const cookies: string[] = [];
     if (session?.setCookie) cookies.push(session.setCookie);
-    let csrf = session?.csrf ?? '';
-    if (session === null) {
-      const had = req.cookies.get(csrfCookieName(this.cookieRules));
-      csrf = had !== undefined && /^[A-Za-z0-9_-]{43}$/.test(had) ? had : randomToken();
-      if (had !== csrf) cookies.push(cookie(this.cookieRules, csrfCookieName(this.cookieRules), csrf, null));
-    }
-    if (method === 'POST') {
-      if (!sameOrigin(r, this.deps.baseUrl))
-        return this.finish(
-          forbidden('This form did not come from this site, so it was not acted on.'),
-          cookies,
-        );
-      if (!sameToken(r.form.get('csrf') ?? '', csrf))
-        return this.finish(
-          forbidden(
-            'This form has expired (or did not come from this site). Go back, reload the page and try again.',
-          ),
-          cookies,
-        );
-    }
+    const csrf = this.#csrf(req, session, cookies);
     const route = found.route;
-    if (route.who !== 'anyone' && session === null) {
-      if (method === 'GET')
-        return this.finish(redirect(`/account/login?next=${encodeURIComponent(path)}`), cookies);
-      return this.finish(forbidden('Your session has ended. Sign in again.'), cookies);
-    }
-    if (route.who === 'admin' && session?.person.role !== 'admin')
-      return this.finish(forbidden('This page is for operators of this service.'), cookies);
+    const refused = this.#refusal(r, route, session, csrf, path);
+    if (refused !== null) return this.#finish(refused, cookies);
     const c = {
       req: r,
       deps: this.deps,
@@ -205,11 +175,45 @@ export class Dashboard {
       throttle: (key: string, t: Throttle) => this.throttle(key, t),
     } as PersonContext;
     try {
-      return this.finish(await route.handle(c), cookies);
+      return this.#finish(await route.handle(c), cookies);
     } catch (e) {
       if (!(e instanceof HashBusy)) throw e;
-      return this.finish(busy(csrf, e.retryAfterS), cookies);
+      return this.#finish(busy(csrf, e.retryAfterS), cookies);
     }
+  }
+
+  /** The session's CSRF token, or (signed out) the cookie's, or a new one set in `cookies`. */
+  #csrf(req: PageRequest, session: Session | null, cookies: string[]): string {
+    if (session !== null) return session.csrf;
+    const had = req.cookies.get(csrfCookieName(this.cookieRules));
+    const csrf = had !== undefined && /^[A-Za-z0-9_-]{43}$/.test(had) ? had : randomToken();
+    if (had !== csrf) cookies.push(cookie(this.cookieRules, csrfCookieName(this.cookieRules), csrf, null));
+    return csrf;
+  }
+
+  /** Why this request may not reach its page (a foreign form, no session, not an operator), or null. */
+  #refusal(
+    r: PageRequest,
+    route: PageRoute,
+    session: Session | null,
+    csrf: string,
+    path: string,
+  ): PageResponse | null {
+    if (r.method === 'POST') {
+      if (!sameOrigin(r, this.deps.baseUrl))
+        return forbidden('This form did not come from this site, so it was not acted on.');
+      if (!sameToken(r.form.get('csrf') ?? '', csrf))
+        return forbidden(
+          'This form has expired (or did not come from this site). Go back, reload the page and try again.',
+        );
+    }
+    if (route.who !== 'anyone' && session === null) {
+      if (r.method === 'GET') return redirect(`/account/login?next=${encodeURIComponent(path)}`);
+      return forbidden('Your session has ended. Sign in again.');
+    }
+    if (route.who === 'admin' && session?.person.role !== 'admin')
+      return forbidden('This page is for operators of this service.');
+    return null;
   }
 
   /**
@@ -220,23 +224,23 @@ export class Dashboard {
    */
   async throttle(key: string, t: Throttle): Promise<number> {
     const now = this.deps.now();
-    const known = (this.refusedUntil.get(key) ?? 0) - now;
+    const known = (this.#refusedUntil.get(key) ?? 0) - now;
     if (known > 0) return known;
     const wait = await this.deps.store.throttle(key, t.limit, t.windowMs, now);
     if (wait > 0) {
-      if (this.refusedUntil.size >= MAX_REFUSALS)
-        for (const [k, until] of this.refusedUntil) if (until <= now) this.refusedUntil.delete(k);
+      if (this.#refusedUntil.size >= MAX_REFUSALS)
+        for (const [k, until] of this.#refusedUntil) if (until <= now) this.#refusedUntil.delete(k);
       // Still full of live refusals: the oldest make room.
-      for (const k of this.refusedUntil.keys()) {
-        if (this.refusedUntil.size < MAX_REFUSALS) break;
-        this.refusedUntil.delete(k);
+      for (const k of this.#refusedUntil.keys()) {
+        if (this.#refusedUntil.size < MAX_REFUSALS) break;
+        this.#refusedUntil.delete(k);
       }
-      this.refusedUntil.set(key, now + wait);
+      this.#refusedUntil.set(key, now + wait);
     }
     return wait;
   }
 
-  private finish(page: PageResponse, cookies: readonly string[]): PageResponse {
+  #finish(page: PageResponse, cookies: readonly string[]): PageResponse {
     return {
       ...page,
       headers: [
@@ -271,4 +275,19 @@ function busy(csrf: string, retryAfterS: number): PageResponse {
 
 function notFoundPage(): string {
   return 'No such page. The dashboard starts at /account.';
+}
+
+/** The page route for this method and path; 'other method' when only another method has one. */
+function findRoute(
+  method: string,
+  path: string,
+): { route: PageRoute; params: Record<string, string> } | 'other method' | null {
+  let otherMethod = false;
+  for (const route of ROUTES) {
+    const params = match(route, path);
+    if (params === null) continue;
+    if (route.method === method) return { route, params };
+    otherMethod = true;
+  }
+  return otherMethod ? 'other method' : null;
 }

@@ -77,18 +77,21 @@ export function sameToken(a: string, b: string): boolean {
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 export class Sessions {
-  constructor(
-    private readonly store: AccessStore,
-    private readonly rules: CookieRules,
-    private readonly now: () => number,
-  ) {}
+  readonly #store: AccessStore;
+  readonly #rules: CookieRules;
+  readonly #now: () => number;
+  constructor(store: AccessStore, rules: CookieRules, now: () => number) {
+    this.#store = store;
+    this.#rules = rules;
+    this.#now = now;
+  }
 
   /** Begin a session for `person`, ending `previous` (the id the browser held before sign-in). */
   async begin(person: Person, previous: string | undefined): Promise<{ setCookie: string; csrf: string }> {
     if (previous !== undefined && TOKEN_SHAPE.test(previous))
-      await this.store.deleteSecret('session', secretId(previous));
+      await this.#store.deleteSecret('session', secretId(previous));
     const token = randomToken();
-    const at = this.now();
+    const at = this.#now();
     const record: SessionRecord = {
       person_id: person.id,
       created_at: at,
@@ -96,19 +99,19 @@ export class Sessions {
       csrf: randomToken(),
       role: person.role,
     };
-    await this.store.putSecret('session', secretId(token), JSON.stringify(record), IDLE_MS);
+    await this.#store.putSecret('session', secretId(token), JSON.stringify(record), IDLE_MS);
     return {
-      setCookie: cookie(this.rules, sessionCookieName(this.rules), token, ABSOLUTE_MS / 1000),
+      setCookie: cookie(this.#rules, sessionCookieName(this.#rules), token, ABSOLUTE_MS / 1000),
       csrf: record.csrf,
     };
   }
 
   /** The signed-in person of a request, or null (no cookie, expired, ended, disabled). */
   async current(cookies: ReadonlyMap<string, string>, state: AccessState): Promise<Session | null> {
-    const token = cookies.get(sessionCookieName(this.rules));
+    const token = cookies.get(sessionCookieName(this.#rules));
     if (token === undefined || !TOKEN_SHAPE.test(token)) return null;
     const id = secretId(token);
-    const text = await this.store.getSecret('session', id);
+    const text = await this.#store.getSecret('session', id);
     if (text === null) return null;
     let rec: SessionRecord;
     try {
@@ -116,7 +119,7 @@ export class Sessions {
     } catch {
       return null;
     }
-    const t = this.now();
+    const t = this.#now();
     const person = state.people.find((p) => p.id === rec.person_id);
     if (
       person === undefined ||
@@ -125,7 +128,7 @@ export class Sessions {
       t - rec.seen_at >= IDLE_MS ||
       rec.created_at < Date.parse(person.password_at)
     ) {
-      await this.store.deleteSecret('session', id);
+      await this.#store.deleteSecret('session', id);
       return null;
     }
     if (rec.role !== person.role) {
@@ -135,16 +138,16 @@ export class Sessions {
     }
     if (t - rec.seen_at >= TOUCH_MS) {
       const left = Math.min(IDLE_MS, ABSOLUTE_MS - (t - rec.created_at));
-      await this.store.putSecret('session', id, JSON.stringify({ ...rec, seen_at: t }), left);
+      await this.#store.putSecret('session', id, JSON.stringify({ ...rec, seen_at: t }), left);
     }
     return { person, csrf: rec.csrf, setCookie: null };
   }
 
   /** End the request's session (sign out): the cookie is cleared too. */
   async end(cookies: ReadonlyMap<string, string>): Promise<string> {
-    const token = cookies.get(sessionCookieName(this.rules));
+    const token = cookies.get(sessionCookieName(this.#rules));
     if (token !== undefined && TOKEN_SHAPE.test(token))
-      await this.store.deleteSecret('session', secretId(token));
-    return cookie(this.rules, sessionCookieName(this.rules), '', 0);
+      await this.#store.deleteSecret('session', secretId(token));
+    return cookie(this.#rules, sessionCookieName(this.#rules), '', 0);
   }
 }

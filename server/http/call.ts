@@ -90,28 +90,32 @@ function sampled(): boolean {
 export class Call {
   aborted = false;
   /** True once the response may be written outside the route callback (a body is read). */
-  private deferred = false;
+  #deferred = false;
   /** False for a document that has one representation (/openapi.json): JSON whatever Accept says. */
-  private msgpackAllowed = true;
+  #msgpackAllowed = true;
   /** Headers every response to this request carries (the gate's rate-limit fields, C29). */
   extraHeaders: HeaderSource | null = null;
   readonly accept: string;
   /** The request, while it is valid: only during the route callback (uWS rule). */
-  private req: HttpRequest | null;
-  private encodings: string | null = null;
+  #req: HttpRequest | null;
+  #encodings: string | null = null;
   /** X-Forwarded-For and Forwarded kept past the callback, only when a proxy is trusted. */
-  private forwarding: readonly [string, string] | null = null;
+  #forwarding: readonly [string, string] | null = null;
 
+  readonly #route: number;
+  readonly #started: number;
   constructor(
     readonly res: HttpResponse,
     req: HttpRequest,
     readonly method: string,
     readonly path: string,
     /** Index of the route answering (metrics/counters.ts ROUTE_LABELS), fixed at registration. */
-    private readonly route: number = ROUTE_UNMATCHED,
-    private readonly started: number = requestStarted(),
+    route: number = ROUTE_UNMATCHED,
+    started: number = requestStarted(),
   ) {
-    this.req = req;
+    this.#route = route;
+    this.#started = started;
+    this.#req = req;
     this.accept = req.getHeader(requestHeader.accept);
   }
 
@@ -120,14 +124,14 @@ export class Call {
    * row never is): one call into uWS fewer on the hot path.
    */
   get acceptEncoding(): string {
-    if (this.encodings === null)
-      this.encodings = this.req === null ? '' : this.req.getHeader(requestHeader.acceptEncoding);
-    return this.encodings;
+    if (this.#encodings === null)
+      this.#encodings = this.#req === null ? '' : this.#req.getHeader(requestHeader.acceptEncoding);
+    return this.#encodings;
   }
 
   /** Answer JSON as JSON even to a client that prefers MessagePack. */
   jsonOnly(): this {
-    this.msgpackAllowed = false;
+    this.#msgpackAllowed = false;
     return this;
   }
 
@@ -137,16 +141,16 @@ export class Call {
    */
   detach(): void {
     void this.acceptEncoding;
-    if (trustedProxies !== null && this.req !== null) {
-      const r = this.req;
-      this.forwarding = [r.getHeader('x-forwarded-for'), r.getHeader('forwarded')];
+    if (trustedProxies !== null && this.#req !== null) {
+      const r = this.#req;
+      this.#forwarding = [r.getHeader('x-forwarded-for'), r.getHeader('forwarded')];
     }
-    this.req = null;
+    this.#req = null;
   }
 
   /** The client's address, read while the response is still ours to touch. */
   client(): string {
-    return clientOf(this.res, this.req, this.forwarding);
+    return clientOf(this.res, this.#req, this.#forwarding);
   }
 
   /**
@@ -156,7 +160,7 @@ export class Call {
    */
   watchAbort(onAbort?: () => void): this {
     this.detach();
-    this.deferred = true;
+    this.#deferred = true;
     this.res.onAborted(() => {
       this.aborted = true;
       onAbort?.();
@@ -181,7 +185,7 @@ export class Call {
     let type = contentType;
     let payload: Uint8Array | string = body;
     let encoding: string | null = null;
-    if (type === JSON_TYPE && this.msgpackAllowed && wantsMsgpack(this.accept)) {
+    if (type === JSON_TYPE && this.#msgpackAllowed && wantsMsgpack(this.accept)) {
       type = MSGPACK_TYPE;
       payload = pack(
         JSON.parse(
@@ -199,13 +203,13 @@ export class Call {
       // keep-alive client as the start of its next response.
       const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
       this.logged(status);
-      this.head(status, type, contentType, encoding, length, headers);
+      this.#head(status, type, contentType, encoding, length, headers);
       return;
     }
     const extra = this.extraHeaders;
     const close = closeConnection || closingConnections;
     this.logged(status);
-    if (this.deferred)
+    if (this.#deferred)
       this.res.cork(() =>
         write(this.res, status, type, contentType, encoding, payload, headers, extra, close),
       );
@@ -218,7 +222,7 @@ export class Call {
    * it ends. For writers other than `reply` (MCP) too.
    */
   logged(status: string): void {
-    countReply(this.route, status, this.started);
+    countReply(this.#route, status, this.#started);
     if (sampled() && !this.aborted) replyHook?.(this.method, this.path, status, this.client());
   }
 
@@ -244,7 +248,7 @@ export class Call {
   }
 
   /** Status and header lines as `write` sends them for GET, with the body's length and no body. */
-  private head(
+  #head(
     status: string,
     type: string,
     contentType: string,
@@ -271,7 +275,7 @@ export class Call {
       res.writeStatus(w.view());
       res.endWithoutBody();
     };
-    if (this.deferred) res.cork(write);
+    if (this.#deferred) res.cork(write);
     else write();
   }
 }

@@ -65,53 +65,53 @@ export function ascii(text: string): Uint8Array {
  * the bytes before `writeStatus` returns.
  */
 export class HeaderWriter {
-  private buf = new Uint8Array(4096);
-  private n = 0;
+  #buf = new Uint8Array(4096);
+  #n = 0;
   /** A view of `buf` per length, made on first use: a response's `view` allocates nothing. */
-  private views: Array<Uint8Array | null> = emptyViews(this.buf.length);
+  #views: Array<Uint8Array | null> = emptyViews(this.#buf.length);
 
   start(first: Uint8Array): this {
-    this.n = 0;
+    this.#n = 0;
     return this.bytes(first);
   }
 
   bytes(b: Uint8Array): this {
     const len = b.length;
-    if (this.n + len > this.buf.length) this.grow(len);
-    const buf = this.buf;
-    let n = this.n;
+    if (this.#n + len > this.#buf.length) this.#grow(len);
+    const buf = this.#buf;
+    let n = this.#n;
     // TypedArray#set costs about as much as copying 8 bytes one by one, whatever the size.
     if (len < 8) for (let i = 0; i < len; i++) buf[n++] = b[i];
     else n = copyInto(buf, b, n);
-    this.n = n;
+    this.#n = n;
     return this;
   }
 
   /** A non-negative integer in decimal (numbers from the limiter: counts and seconds). */
   uint(v: number): this {
-    if (this.n + 20 > this.buf.length) this.grow(20);
+    if (this.#n + 20 > this.#buf.length) this.#grow(20);
     let x = Math.floor(v);
     if (!(x >= 0 && x <= Number.MAX_SAFE_INTEGER)) x = 0;
-    this.n = writeUint(this.buf, this.n, x);
+    this.#n = writeUint(this.#buf, this.#n, x);
     return this;
   }
 
   /** The bytes written since `start`; valid until the next `start` (uWS copies them at once). */
   view(): Uint8Array {
-    const n = this.n;
-    let v = this.views[n];
+    const n = this.#n;
+    let v = this.#views[n];
     if (v === null) {
-      v = this.buf.subarray(0, n);
-      this.views[n] = v;
+      v = this.#buf.subarray(0, n);
+      this.#views[n] = v;
     }
     return v;
   }
 
-  private grow(extra: number): void {
-    const next = new Uint8Array(Math.max(this.buf.length * 2, this.n + extra));
-    next.set(this.buf.subarray(0, this.n));
-    this.buf = next;
-    this.views = emptyViews(next.length);
+  #grow(extra: number): void {
+    const next = new Uint8Array(Math.max(this.#buf.length * 2, this.#n + extra));
+    next.set(this.#buf.subarray(0, this.#n));
+    this.#buf = next;
+    this.#views = emptyViews(next.length);
   }
 }
 

@@ -86,20 +86,8 @@ const HIST_HELP = 'Server time of an HTTP answer (route callback to answer writt
 
 const finite = (values: Value[]) => values.filter((v) => Number.isFinite(v.value));
 
-export function metricsRegistry(src: MetricsSources): Registry {
-  const reg = new Registry();
-  // The main thread's process figures (RSS, CPU, open files, GC): the standard names.
-  collectDefaultMetrics({ register: reg });
-  // Gauges whose names end in _total read as counters to Prometheus (promtool check
-  // metrics warns); each is the sum of its typed twin (nodejs_active_handles{type}…).
-  for (const name of [
-    'nodejs_active_handles_total',
-    'nodejs_active_requests_total',
-    'nodejs_active_resources_total',
-  ])
-    reg.removeSingleMetric(name);
-  const workers = () => src.threads().filter((t) => t.name !== 'main');
-
+/** HTTP answers by route and status class, 422s and 500s. */
+function httpMetrics(reg: Registry, workers: () => ThreadSlots[]): void {
   counter(
     reg,
     'fundreturns_http_requests_total',
@@ -137,6 +125,10 @@ export function metricsRegistry(src: MetricsSources): Registry {
     [],
     () => [{ value: sum(workers(), OFFSET.internal), labels: {} }],
   );
+}
+
+/** Server time of an answer by route, from the threads' bucket counters. */
+function latencyHistogram(reg: Registry, workers: () => ThreadSlots[]): void {
   // Our own `get()` alone would not do: prom-client renders a histogram from its untyped
   // getForPromString(), which reads the observations this class never has.
   const H = class extends Histogram<string> {
@@ -178,6 +170,10 @@ export function metricsRegistry(src: MetricsSources): Registry {
     buckets: [...LATENCY_BUCKETS],
     registers: [reg],
   });
+}
+
+/** The gate's refusals by reason and MCP tool calls by tool and result. */
+function gateAndToolMetrics(reg: Registry, workers: () => ThreadSlots[]): void {
   counter(
     reg,
     'fundreturns_gate_refusals_total',
@@ -203,7 +199,10 @@ export function metricsRegistry(src: MetricsSources): Registry {
       return out;
     },
   );
+}
 
+/** The snapshot in service and its age. */
+function snapshotMetrics(reg: Registry, src: MetricsSources): void {
   const snap = (f: (s: SnapshotState) => Value[]) => () => {
     const s = src.snapshot();
     return s === null ? [] : f(s);
@@ -267,6 +266,10 @@ export function metricsRegistry(src: MetricsSources): Registry {
     [],
     snap((s) => [{ value: s.loadedAt / 1000, labels: {} }]),
   );
+}
+
+/** Snapshots swapped in and refused. */
+function swapMetrics(reg: Registry, src: MetricsSources): void {
   counter(
     reg,
     'fundreturns_snapshot_swaps_total',
@@ -291,7 +294,10 @@ export function metricsRegistry(src: MetricsSources): Registry {
       return [{ value: r === null ? 0 : 1, labels: { reason: r ?? '' } }];
     },
   );
+}
 
+/** Per-thread gauges: Redis, local counting, event-loop delay and heap. */
+function threadMetrics(reg: Registry, src: MetricsSources): void {
   const perThread = (slot: number) => () =>
     finite(src.threads().map((t) => ({ value: t.slots[OFFSET.gauges + slot], labels: { thread: t.name } })));
   gauge(
@@ -344,6 +350,9 @@ export function metricsRegistry(src: MetricsSources): Registry {
         ),
       ),
   );
+}
+
+function buildInfo(reg: Registry, src: MetricsSources): void {
   gauge(
     reg,
     'fundreturns_build_info',
@@ -356,7 +365,9 @@ export function metricsRegistry(src: MetricsSources): Registry {
       },
     ],
   );
+}
 
+function refreshMetrics(reg: Registry, src: MetricsSources): void {
   // From `fundreturns refresh` (core/refresh-stats.ts): absent until a run is recorded.
   const refresh = (f: (s: RefreshStats) => Value[]) => () => {
     const s = src.refresh();
@@ -404,5 +415,29 @@ export function metricsRegistry(src: MetricsSources): Registry {
     [],
     refresh((s) => (s.last === null ? [] : [{ value: s.last.rows, labels: {} }])),
   );
+}
+
+/** Every metric, registered in the order /metrics lists them. */
+export function metricsRegistry(src: MetricsSources): Registry {
+  const reg = new Registry();
+  // The main thread's process figures (RSS, CPU, open files, GC): the standard names.
+  collectDefaultMetrics({ register: reg });
+  // Gauges whose names end in _total read as counters to Prometheus (promtool check
+  // metrics warns); each is the sum of its typed twin (nodejs_active_handles{type}…).
+  for (const name of [
+    'nodejs_active_handles_total',
+    'nodejs_active_requests_total',
+    'nodejs_active_resources_total',
+  ])
+    reg.removeSingleMetric(name);
+  const workers = () => src.threads().filter((t) => t.name !== 'main');
+  httpMetrics(reg, workers);
+  latencyHistogram(reg, workers);
+  gateAndToolMetrics(reg, workers);
+  snapshotMetrics(reg, src);
+  swapMetrics(reg, src);
+  threadMetrics(reg, src);
+  buildInfo(reg, src);
+  refreshMetrics(reg, src);
   return reg;
 }

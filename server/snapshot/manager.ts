@@ -92,42 +92,45 @@ const RETRY_FIRST_MS = 30_000;
 const RETRY_MAX_MS = 600_000;
 
 export class SnapshotManager {
-  private servingId: string | null = null;
+  #servingId: string | null = null;
   /**
    * What was last tried and refused: the id, with the identity (inode, mtime, size) of
    * CURRENT, the snapshot's directory and its manifest. A refused snapshot is tried
    * again as soon as any of them changes (CURRENT republished, the directory arriving
    * late, files replaced), else after a growing wait (a file repaired in place).
    */
-  private refusedKey: string | null = null;
-  private retryAt = 0;
-  private retryMs = RETRY_FIRST_MS;
+  #refusedKey: string | null = null;
+  #retryAt = 0;
+  #retryMs = RETRY_FIRST_MS;
   /** The problem last reported (onProblem), so each is said once. */
-  private problem: string | null = null;
+  #problem: string | null = null;
   /** The last CURRENT that could not be read, so it is logged once. */
-  private currentError: string | null = null;
+  #currentError: string | null = null;
   /** That problem with CURRENT's identity when it was logged. */
-  private currentSeen: string | null = null;
+  #currentSeen: string | null = null;
   /**
    * Why there is no CURRENT (no directory, or no CURRENT in it), logged once per
    * reason: a directory re-created without a CURRENT is a new reason. Null: present.
    */
-  private absent: string | null = null;
-  private watcher: FSWatcher | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private checking = false;
-  private again = false;
+  #absent: string | null = null;
+  #watcher: FSWatcher | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #checking = false;
+  #again = false;
   /** After stop(), a load still running is dropped: nothing is handed over or logged after "stopped". */
-  private stopped = false;
+  #stopped = false;
 
-  constructor(
-    private readonly dir: string,
-    private readonly pollMs: number,
-    private readonly events: ManagerEvents,
-  ) {}
+  readonly #dir: string;
+  readonly #pollMs: number;
+  readonly #events: ManagerEvents;
+  constructor(dir: string, pollMs: number, events: ManagerEvents) {
+    this.#dir = dir;
+    this.#pollMs = pollMs;
+    this.#events = events;
+  }
 
   get currentId(): string | null {
-    return this.servingId;
+    return this.#servingId;
   }
 
   /**
@@ -140,136 +143,136 @@ export class SnapshotManager {
     await this.check();
     // CURRENT that names no snapshot (`..`, a path, a directory, garbage) counts as refused:
     // its intent is unknown, so the newest snapshot that loads serves, and the problem shows.
-    if (this.servingId === null && (this.refusedKey !== null || this.currentError !== null))
-      await this.fallBack();
+    if (this.#servingId === null && (this.#refusedKey !== null || this.#currentError !== null))
+      await this.#fallBack();
     try {
-      this.watcher = watch(this.dir, () => void this.check());
-      this.watcher.on('error', () => {
+      this.#watcher = watch(this.#dir, () => void this.check());
+      this.#watcher.on('error', () => {
         // The directory may be replaced or removed; the poll still notices CURRENT.
-        this.watcher?.close();
-        this.watcher = null;
+        this.#watcher?.close();
+        this.#watcher = null;
       });
     } catch {
       // No directory yet: the poll picks it up once a build creates it.
     }
-    this.timer = setInterval(() => void this.check(), this.pollMs);
-    this.timer.unref();
+    this.#timer = setInterval(() => void this.check(), this.#pollMs);
+    this.#timer.unref();
   }
 
   stop(): void {
-    this.stopped = true;
-    this.watcher?.close();
-    this.watcher = null;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.#stopped = true;
+    this.#watcher?.close();
+    this.#watcher = null;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
   }
 
   /** Look at CURRENT once; at most one load runs at a time, a change meanwhile re-checks after it. */
   async check(): Promise<void> {
-    if (this.checking) {
-      this.again = true;
+    if (this.#checking) {
+      this.#again = true;
       return;
     }
-    this.checking = true;
+    this.#checking = true;
     try {
       do {
-        this.again = false;
-        await this.checkOnce();
-      } while (this.again);
+        this.#again = false;
+        await this.#checkOnce();
+      } while (this.#again);
     } finally {
-      this.checking = false;
+      this.#checking = false;
     }
   }
 
-  private report(message: string | null): void {
-    if (message === this.problem) return;
-    this.problem = message;
-    this.events.onProblem(message);
+  #report(message: string | null): void {
+    if (message === this.#problem) return;
+    this.#problem = message;
+    this.#events.onProblem(message);
   }
 
-  private async checkOnce(): Promise<void> {
-    if (this.stopped) return;
+  async #checkOnce(): Promise<void> {
+    if (this.#stopped) return;
     let id: string | null;
     try {
-      id = readCurrent(this.dir);
+      id = readCurrent(this.#dir);
     } catch (e) {
       // Said once per distinct problem, not on every poll; the live snapshot keeps serving.
       const message = (e as Error).message;
       // The message says why, not what CURRENT holds: a CURRENT written again with another
       // wrong content is a new problem, told by the file's identity.
-      const seen = `${message}|${fileIdentity(join(this.dir, CURRENT_FILE))}`;
-      if (seen !== this.currentSeen) {
-        this.currentSeen = seen;
-        this.currentError = message;
-        this.events.log('warn', 'cannot read CURRENT', { error: message });
-        this.report(currentProblem(e));
+      const seen = `${message}|${fileIdentity(join(this.#dir, CURRENT_FILE))}`;
+      if (seen !== this.#currentSeen) {
+        this.#currentSeen = seen;
+        this.#currentError = message;
+        this.#events.log('warn', 'cannot read CURRENT', { error: message });
+        this.#report(currentProblem(e));
       }
       return;
     }
-    this.currentError = null;
-    this.currentSeen = null;
+    this.#currentError = null;
+    this.#currentSeen = null;
     if (id === null) {
-      const dirExists = existsSync(this.dir);
+      const dirExists = existsSync(this.#dir);
       const message = dirExists
-        ? `no snapshot published in ${this.dir}: CURRENT is missing or empty`
-        : `the snapshots directory ${this.dir} does not exist`;
-      if (message !== this.absent) {
-        this.absent = message;
-        this.events.log('warn', message, { serving: this.servingId });
+        ? `no snapshot published in ${this.#dir}: CURRENT is missing or empty`
+        : `the snapshots directory ${this.#dir} does not exist`;
+      if (message !== this.#absent) {
+        this.#absent = message;
+        this.#events.log('warn', message, { serving: this.#servingId });
         const said = dirExists
           ? 'NO_SNAPSHOT: no snapshot published: CURRENT is missing or empty'
           : 'NO_SNAPSHOTS_DIRECTORY: the snapshots directory does not exist';
-        this.report(this.servingId === null ? said : `${said}; serving the snapshot loaded before it`);
+        this.#report(this.#servingId === null ? said : `${said}; serving the snapshot loaded before it`);
       }
       return;
     }
-    this.absent = null;
-    if (id === this.servingId) {
+    this.#absent = null;
+    if (id === this.#servingId) {
       // CURRENT names the live snapshot again: nothing left to report.
-      this.refusedKey = null;
-      this.report(null);
+      this.#refusedKey = null;
+      this.#report(null);
       return;
     }
-    const key = this.identity(id);
-    if (key === this.refusedKey && Date.now() < this.retryAt) return;
-    const retrying = key === this.refusedKey;
+    const key = this.#identity(id);
+    if (key === this.#refusedKey && Date.now() < this.#retryAt) return;
+    const retrying = key === this.#refusedKey;
     const started = performance.now();
     try {
-      const msg = await loadForServing(this.dir, id);
-      if (this.stopped) return;
-      this.servingId = id;
-      this.refusedKey = null;
-      this.retryMs = RETRY_FIRST_MS;
-      this.report(null);
-      this.events.onSnapshot(msg);
-      this.events.log('info', 'snapshot loaded', {
+      const msg = await loadForServing(this.#dir, id);
+      if (this.#stopped) return;
+      this.#servingId = id;
+      this.#refusedKey = null;
+      this.#retryMs = RETRY_FIRST_MS;
+      this.#report(null);
+      this.#events.onSnapshot(msg);
+      this.#events.log('info', 'snapshot loaded', {
         snapshot: id,
         as_of: msg.manifest.as_of,
         funds: msg.manifest.counts.funds,
         ms: Math.round(performance.now() - started),
       });
     } catch (e) {
-      if (this.stopped) return;
-      this.refusedKey = key;
-      this.retryMs = retrying ? Math.min(this.retryMs * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
-      this.retryAt = Date.now() + this.retryMs;
-      const named = this.isSnapshotDir(id);
-      this.report(refusalProblem(id, named, e));
-      this.events.log('error', 'snapshot refused', {
+      if (this.#stopped) return;
+      this.#refusedKey = key;
+      this.#retryMs = retrying ? Math.min(this.#retryMs * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
+      this.#retryAt = Date.now() + this.#retryMs;
+      const named = this.#isSnapshotDir(id);
+      this.#report(refusalProblem(id, named, e));
+      this.#events.log('error', 'snapshot refused', {
         // /healthz's rule (refusalProblem): a name that is no directory of ours may be
         // any file's first line (CURRENT a link), so the log says why instead, and
         // leaves out the error, whose path holds the name.
-        ...(named ? { snapshot: id, error: (e as Error).message } : { refused: this.namesNothing() }),
-        serving: this.servingId,
-        retry_in_s: this.retryMs / 1000,
+        ...(named ? { snapshot: id, error: (e as Error).message } : { refused: this.#namesNothing() }),
+        serving: this.#servingId,
+        retry_in_s: this.#retryMs / 1000,
       });
     }
   }
 
   /** Whether `id` names a directory in the snapshots directory (not a link out of it). */
-  private isSnapshotDir(id: string): boolean {
+  #isSnapshotDir(id: string): boolean {
     try {
-      return lstatSync(join(this.dir, id)).isDirectory();
+      return lstatSync(join(this.#dir, id)).isDirectory();
     } catch {
       return false;
     }
@@ -279,8 +282,8 @@ export class SnapshotManager {
    * Why CURRENT names no snapshot, for the log: where it is, and where it leads when it
    * is a link (a path is the operator's to see), never what it holds.
    */
-  private namesNothing(): string {
-    const current = join(this.dir, CURRENT_FILE);
+  #namesNothing(): string {
+    const current = join(this.#dir, CURRENT_FILE);
     let link: string | null = null;
     try {
       if (lstatSync(current).isSymbolicLink()) link = readlinkSync(current);
@@ -288,15 +291,15 @@ export class SnapshotManager {
       // Gone meanwhile: said as a plain CURRENT.
     }
     const what = link === null ? current : `${current} is a link to ${escapeControls(link)}: it`;
-    return `${what} names no directory of ${this.dir}, so no snapshot`;
+    return `${what} names no directory of ${this.#dir}, so no snapshot`;
   }
 
   /** CURRENT, the snapshot's directory and manifest as they are now (see refusedKey). */
-  private identity(id: string): string {
-    const dir = join(this.dir, id);
+  #identity(id: string): string {
+    const dir = join(this.#dir, id);
     return [
       id,
-      fileIdentity(join(this.dir, CURRENT_FILE)),
+      fileIdentity(join(this.#dir, CURRENT_FILE)),
       fileIdentity(dir),
       fileIdentity(join(dir, 'manifest.json')),
     ].join('|');
@@ -306,29 +309,33 @@ export class SnapshotManager {
    * Serve the newest snapshot built no later than the refused one that loads (start only).
    * Never a newer one: CURRENT naming an older snapshot may be a rollback away from it.
    */
-  private async fallBack(): Promise<void> {
-    const refused = this.refusedKey?.split('|')[0];
-    const all = listSnapshots(this.dir);
+  async #fallBack(): Promise<void> {
+    const refused = this.#refusedKey?.split('|')[0];
+    const all = listSnapshots(this.#dir);
     const builtAt = all.find((s) => s.id === refused)?.builtAt ?? Number.POSITIVE_INFINITY;
     // Built at the same time is not newer: a copy of a good snapshot (restored, renamed) counts.
     for (const { id } of all.filter((s) => s.id !== refused && s.builtAt <= builtAt).reverse()) {
       try {
-        const msg = await loadForServing(this.dir, id);
-        this.servingId = id;
-        this.events.onSnapshot(msg);
-        this.events.log('warn', 'CURRENT names a refused snapshot: serving the newest older one that loads', {
-          current:
-            refused !== undefined && this.isSnapshotDir(refused)
-              ? refused
-              : refused !== undefined
-                ? this.namesNothing()
-                : this.currentError,
-          snapshot: id,
-          as_of: msg.manifest.as_of,
-        });
+        const msg = await loadForServing(this.#dir, id);
+        this.#servingId = id;
+        this.#events.onSnapshot(msg);
+        this.#events.log(
+          'warn',
+          'CURRENT names a refused snapshot: serving the newest older one that loads',
+          {
+            current:
+              refused !== undefined && this.#isSnapshotDir(refused)
+                ? refused
+                : refused !== undefined
+                  ? this.#namesNothing()
+                  : this.#currentError,
+            snapshot: id,
+            as_of: msg.manifest.as_of,
+          },
+        );
         return;
       } catch (e) {
-        this.events.log('warn', 'older snapshot refused too', { snapshot: id, error: (e as Error).message });
+        this.#events.log('warn', 'older snapshot refused too', { snapshot: id, error: (e as Error).message });
       }
     }
   }

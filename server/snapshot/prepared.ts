@@ -62,13 +62,13 @@ const OPEN = Uint8Array.of(0x5b);
 const CLOSE = Uint8Array.of(0x5d);
 
 export class PreparedRows {
-  private readonly bytes: Uint8Array;
-  private readonly offsets: Int32Array;
-  private readonly funds: number;
+  readonly #bytes: Uint8Array;
+  readonly #offsets: Int32Array;
+  readonly #funds: number;
   /** Where the join area starts: just past the rows, in the same buffer. */
-  private readonly joinAt: number;
+  readonly #joinAt: number;
   /** Each row's view once made (row()): at most one small object per row and thread. */
-  private readonly views: Array<Uint8Array | null>;
+  readonly #views: Array<Uint8Array | null>;
 
   constructor(shared: PreparedShared) {
     // A thread-local copy (a few tens of MB): V8 copies out of shared memory byte by
@@ -76,15 +76,15 @@ export class PreparedRows {
     // The join area lives in the same buffer so joining is copyWithin, a memmove
     // with no view made per row; it is sized for the largest answer, so a join
     // always fits.
-    this.offsets = new Int32Array(shared.offsets);
-    this.funds = shared.funds;
+    this.#offsets = new Int32Array(shared.offsets);
+    this.#funds = shared.funds;
     let longest = 0;
-    for (let j = 0; j < KINDS * this.funds; j++)
-      longest = Math.max(longest, this.offsets[j + 1] - this.offsets[j]);
-    this.joinAt = shared.bytes.byteLength;
-    this.bytes = new Uint8Array(this.joinAt + MAX_JOIN_ROWS * (longest + 1) + MAX_JOIN_FRAME);
-    this.bytes.set(new Uint8Array(shared.bytes));
-    this.views = new Array<Uint8Array | null>(KINDS * this.funds).fill(null);
+    for (let j = 0; j < KINDS * this.#funds; j++)
+      longest = Math.max(longest, this.#offsets[j + 1] - this.#offsets[j]);
+    this.#joinAt = shared.bytes.byteLength;
+    this.#bytes = new Uint8Array(this.#joinAt + MAX_JOIN_ROWS * (longest + 1) + MAX_JOIN_FRAME);
+    this.#bytes.set(new Uint8Array(shared.bytes));
+    this.#views = new Array<Uint8Array | null>(KINDS * this.#funds).fill(null);
   }
 
   /**
@@ -101,10 +101,10 @@ export class PreparedRows {
   ): Uint8Array {
     if (count > MAX_JOIN_ROWS || open.length + close.length > MAX_JOIN_FRAME)
       throw new RangeError(`join of ${count} rows is larger than any answer`);
-    const off = this.offsets;
-    const base = kind * this.funds;
-    const b = this.bytes;
-    const start = this.joinAt;
+    const off = this.#offsets;
+    const base = kind * this.#funds;
+    const b = this.#bytes;
+    const start = this.#joinAt;
     b.set(open, start);
     const first = start + open.length;
     let at = first;
@@ -126,11 +126,11 @@ export class PreparedRows {
    * view is made on first use and kept: a latest-row answer allocates nothing.
    */
   row(kind: RowKind, i: number): Uint8Array {
-    const j = kind * this.funds + i;
-    let v = this.views[j];
+    const j = kind * this.#funds + i;
+    let v = this.#views[j];
     if (v === null) {
-      v = viewOf(this.bytes, this.offsets[j], this.offsets[j + 1]);
-      this.views[j] = v;
+      v = viewOf(this.#bytes, this.#offsets[j], this.#offsets[j + 1]);
+      this.#views[j] = v;
     }
     return v;
   }

@@ -34,6 +34,7 @@
 import { compareCodes } from '../../core/codes.js';
 import type { FundColumns } from '../../core/snapshot/columns.js';
 import type { FundType } from '../../core/types.js';
+import { buildSearchIndex, type GramTable } from './search-index.js';
 
 export interface SearchQuery {
   /** Trimmed and non-empty (the caller drops an empty q). */
@@ -67,96 +68,6 @@ export interface SearchStats {
 
 // A fresh object each time: callers own the page they get and may append to it.
 const empty = (): SearchPage => ({ indices: [], more: false });
-
-/**
- * Gram → list id, open addressing over typed arrays. A gram key is two int32 halves:
- * (-1, c) for one unit, (0, c0 << 16 | c1) for two, (c0 + 1, c1 << 16 | c2) for three.
- * Numeric keys that large would be heap numbers in a Map, and hashing millions of
- * them made the build several times slower.
- */
-class GramTable {
-  size = 0;
-  private mask: number;
-  private his: Int32Array;
-  private los: Int32Array;
-  /** -1 = empty slot. */
-  private ids: Int32Array;
-
-  constructor(capacity: number) {
-    let cap = 1024;
-    while (cap < capacity * 2) cap *= 2;
-    this.mask = cap - 1;
-    this.his = new Int32Array(cap);
-    this.los = new Int32Array(cap);
-    this.ids = new Int32Array(cap).fill(-1);
-  }
-
-  /** The id of the gram at s[at, at + n), or -1. */
-  get(s: string, at: number, n: number): number {
-    const hi = gramHi(s, at, n);
-    const lo = gramLo(s, at, n);
-    for (let slot = hash(hi, lo) & this.mask; ; slot = (slot + 1) & this.mask) {
-      const id = this.ids[slot];
-      if (id < 0 || (this.his[slot] === hi && this.los[slot] === lo)) return id;
-    }
-  }
-
-  /** The id of the gram at s[at, at + n), assigning the next id to a new one. */
-  intern(s: string, at: number, n: number): number {
-    const hi = gramHi(s, at, n);
-    const lo = gramLo(s, at, n);
-    for (let slot = hash(hi, lo) & this.mask; ; slot = (slot + 1) & this.mask) {
-      const id = this.ids[slot];
-      if (id >= 0) {
-        if (this.his[slot] === hi && this.los[slot] === lo) return id;
-        continue;
-      }
-      const fresh = this.size++;
-      this.his[slot] = hi;
-      this.los[slot] = lo;
-      this.ids[slot] = fresh;
-      if (this.size * 2 > this.mask) this.rehash();
-      return fresh;
-    }
-  }
-
-  byteLength(): number {
-    return this.his.byteLength + this.los.byteLength + this.ids.byteLength;
-  }
-
-  private rehash(): void {
-    const { his, los, ids } = this;
-    const cap = ids.length * 2;
-    this.mask = cap - 1;
-    this.his = new Int32Array(cap);
-    this.los = new Int32Array(cap);
-    this.ids = new Int32Array(cap).fill(-1);
-    for (let old = 0; old < ids.length; old++) {
-      if (ids[old] < 0) continue;
-      let slot = hash(his[old], los[old]) & this.mask;
-      while (this.ids[slot] >= 0) slot = (slot + 1) & this.mask;
-      this.his[slot] = his[old];
-      this.los[slot] = los[old];
-      this.ids[slot] = ids[old];
-    }
-  }
-}
-
-function gramHi(s: string, at: number, n: number): number {
-  return n === 1 ? -1 : n === 2 ? 0 : s.charCodeAt(at) + 1;
-}
-
-function gramLo(s: string, at: number, n: number): number {
-  if (n === 1) return s.charCodeAt(at);
-  const k = at + n - 2;
-  return (s.charCodeAt(k) << 16) | s.charCodeAt(k + 1);
-}
-
-function hash(hi: number, lo: number): number {
-  let h = Math.imul(hi ^ 0x9e3779b9, 0x85ebca6b) ^ lo;
-  h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
-  return h ^ (h >>> 15);
-}
 
 /**
  * Past this many trigram lists besides the driver, probing costs more than it saves:
@@ -199,218 +110,140 @@ function nextSetBit(bits: Int32Array, base: number, F: number, x: number): numbe
 }
 
 export class FundSearch {
-  private readonly count: number;
-  private readonly codes: string[];
-  private readonly lowerCode: string[];
+  readonly #count: number;
+  readonly #codes: string[];
+  readonly #lowerCode: string[];
   /** '' for a null name: it then matches nothing a non-empty q asks for. */
-  private readonly lowerName: string[];
+  readonly #lowerName: string[];
 
   /** Gram → list id; gram lists come first, then filter lists. */
-  private readonly grams: GramTable;
-  private readonly listCount: Int32Array;
-  /**
-   * A list with more than F/32 members is a bitset (F/8 bytes beats 4 bytes a member
-   * there): its words are bits[bitsStart[l] ..], and sparseStart[l] is -1. Otherwise it
-   * is postings[sparseStart[l] .. + listCount[l]). Dense lists hold most of the members
-   * of a name index (common letters, "in", "und"), so this cuts memory about 3×.
-   */
-  private readonly sparseStart: Int32Array;
-  private readonly bitsStart: Int32Array;
-  private readonly postings: Int32Array;
-  private readonly bits: Int32Array;
+  readonly #grams: GramTable;
+  readonly #listCount: Int32Array;
+  /** How each list is stored (search-index.ts). */
+  readonly #sparseStart: Int32Array;
+  readonly #bitsStart: Int32Array;
+  readonly #postings: Int32Array;
+  readonly #bits: Int32Array;
 
-  private readonly typeLists: Map<string, number>;
-  private readonly countryLists: Map<string, number>;
-  private readonly exchangeLists: Map<string, number>;
+  readonly #typeLists: Map<string, number>;
+  readonly #countryLists: Map<string, number>;
+  readonly #exchangeLists: Map<string, number>;
   /** Per fund, the list id of its type / country / exchange; -1 for null. */
-  private readonly typeOf: Int32Array;
-  private readonly countryOf: Int32Array;
-  private readonly exchangeOf: Int32Array;
+  readonly #typeOf: Int32Array;
+  readonly #countryOf: Int32Array;
+  readonly #exchangeOf: Int32Array;
 
   /** A page's trigram lists, walked lists and their positions, reused page after page. */
-  private gramScratch = new Int32Array(64);
-  private readonly walkedScratch = new Int32Array(MAX_PROBES + 1);
-  private readonly posScratch = new Int32Array(MAX_PROBES + 1);
+  #gramScratch = new Int32Array(64);
+  readonly #walkedScratch = new Int32Array(MAX_PROBES + 1);
+  readonly #posScratch = new Int32Array(MAX_PROBES + 1);
+  /** The list ids of the type, country and exchange a page asks for (-1: any). */
+  readonly #want = new Int32Array(3);
 
   constructor(funds: FundColumns) {
-    const F = funds.length;
-    this.count = F;
-    this.codes = funds.code;
-    const lowerCode: string[] = new Array(F);
-    const lowerName: string[] = new Array(F);
-    for (let i = 0; i < F; i++) {
-      lowerCode[i] = funds.code[i].toLowerCase();
-      lowerName[i] = funds.name[i]?.toLowerCase() ?? '';
-    }
-    this.lowerCode = lowerCode;
-    this.lowerName = lowerName;
-
-    // Pass 1: assign gram ids, count each fund once per gram, and remember each
-    // fund's distinct gram ids so pass 2 need not hash every gram again.
-    const grams = new GramTable(1 << 14);
-    let counts: Int32Array = new Int32Array(1 << 14);
-    let lastFund: Int32Array = new Int32Array(1 << 14).fill(-1);
-    // About a hundred distinct grams per fund for typical names; grown if not enough.
-    let fundGrams: Int32Array = new Int32Array(Math.max(1024, F * 128));
-    let used = 0;
-    const fundGramEnd = new Int32Array(F);
-    for (let i = 0; i < F; i++) {
-      for (let t = 0; t < 2; t++) {
-        const s = t === 0 ? lowerCode[i] : lowerName[i];
-        for (let n = 1; n <= 3; n++) {
-          for (let at = 0; at + n <= s.length; at++) {
-            const id = grams.intern(s, at, n);
-            if (id === counts.length) {
-              counts = grow(counts, 0);
-              lastFund = grow(lastFund, -1);
-            }
-            if (lastFund[id] === i) continue;
-            lastFund[id] = i;
-            counts[id]++;
-            if (used === fundGrams.length) fundGrams = grow(fundGrams, 0);
-            fundGrams[used++] = id;
-          }
-        }
-      }
-      fundGramEnd[i] = used;
-    }
-    const G = grams.size;
-
-    const typeLists = new Map<string, number>();
-    const countryLists = new Map<string, number>();
-    const exchangeLists = new Map<string, number>();
-    const typeOf = new Int32Array(F);
-    const countryOf = new Int32Array(F);
-    const exchangeOf = new Int32Array(F);
-    const filterCounts: number[] = [];
-    const assign = (lists: Map<string, number>, values: (string | null)[], of: Int32Array) => {
-      for (let i = 0; i < F; i++) {
-        const v = values[i];
-        if (v === null) {
-          of[i] = -1;
-          continue;
-        }
-        let id = lists.get(v);
-        if (id === undefined) {
-          id = G + filterCounts.length;
-          lists.set(v, id);
-          filterCounts.push(0);
-        }
-        of[i] = id;
-        filterCounts[id - G]++;
-      }
-    };
-    assign(typeLists, funds.type, typeOf);
-    assign(countryLists, funds.country, countryOf);
-    assign(exchangeLists, funds.exchange, exchangeOf);
-
-    const L = G + filterCounts.length;
-    const words = (F + 31) >>> 5;
-    const listCount = new Int32Array(L);
-    const sparseStart = new Int32Array(L).fill(-1);
-    const bitsStart = new Int32Array(L).fill(-1);
-    let sparseTotal = 0;
-    let denseTotal = 0;
-    for (let l = 0; l < L; l++) {
-      const c = l < G ? counts[l] : filterCounts[l - G];
-      listCount[l] = c;
-      if (c * 32 > F) {
-        bitsStart[l] = denseTotal;
-        denseTotal += words;
-      } else {
-        sparseStart[l] = sparseTotal;
-        sparseTotal += c;
-      }
-    }
-    const postings = new Int32Array(sparseTotal);
-    const bits = new Int32Array(denseTotal);
-    // Pass 2: funds in ascending order, so every sparse list comes out sorted.
-    const fill = sparseStart.slice();
-    const add = (l: number, i: number) => {
-      if (fill[l] >= 0) postings[fill[l]++] = i;
-      else bits[bitsStart[l] + (i >>> 5)] |= 1 << (i & 31);
-    };
-    let k = 0;
-    for (let i = 0; i < F; i++) {
-      for (const end = fundGramEnd[i]; k < end; k++) add(fundGrams[k], i);
-      add(typeOf[i], i);
-      if (countryOf[i] >= 0) add(countryOf[i], i);
-      if (exchangeOf[i] >= 0) add(exchangeOf[i], i);
-    }
-
-    this.grams = grams;
-    this.listCount = listCount;
-    this.sparseStart = sparseStart;
-    this.bitsStart = bitsStart;
-    this.postings = postings;
-    this.bits = bits;
-    this.typeLists = typeLists;
-    this.countryLists = countryLists;
-    this.exchangeLists = exchangeLists;
-    this.typeOf = typeOf;
-    this.countryOf = countryOf;
-    this.exchangeOf = exchangeOf;
+    const index = buildSearchIndex(funds);
+    this.#count = index.count;
+    this.#codes = index.codes;
+    this.#lowerCode = index.lowerCode;
+    this.#lowerName = index.lowerName;
+    this.#grams = index.grams;
+    this.#listCount = index.listCount;
+    this.#sparseStart = index.sparseStart;
+    this.#bitsStart = index.bitsStart;
+    this.#postings = index.postings;
+    this.#bits = index.bits;
+    this.#typeLists = index.typeLists;
+    this.#countryLists = index.countryLists;
+    this.#exchangeLists = index.exchangeLists;
+    this.#typeOf = index.typeOf;
+    this.#countryOf = index.countryOf;
+    this.#exchangeOf = index.exchangeOf;
   }
 
   page(query: SearchQuery): SearchPage {
     const limit = query.limit;
     if (!Number.isInteger(limit) || limit < 1)
       throw new RangeError(`limit must be a positive integer: ${limit}`);
-    const F = this.count;
-    const start = query.after === undefined ? 0 : this.upperBound(query.after);
+    const start = query.after === undefined ? 0 : this.#upperBound(query.after);
+    const want = this.#want;
+    if (!this.#filters(query, want)) return empty();
+    const needle = query.q !== undefined && query.q !== '' ? query.q.toLowerCase() : '';
+    const G = this.#gramLists(needle);
+    if (G < 0) return empty();
+    if (G === 0 && want[0] < 0 && want[1] < 0 && want[2] < 0) return this.#everything(start, limit);
+    const W = this.#plan(G, want);
+    return this.#walk(W, want, start, limit, needle);
+  }
 
-    // Filters resolve to list ids; an unknown value matches nothing.
-    let wantType = -1;
-    let wantCountry = -1;
-    let wantExchange = -1;
+  /**
+   * The list ids of the type, country and exchange asked for into want[0..2] (-1: no
+   * filter); false when one is a value no fund has, which matches nothing.
+   */
+  #filters(query: SearchQuery, want: Int32Array): boolean {
+    want[0] = -1;
+    want[1] = -1;
+    want[2] = -1;
     if (query.type !== undefined) {
-      const id = this.typeLists.get(query.type);
-      if (id === undefined) return empty();
-      wantType = id;
+      const id = this.#typeLists.get(query.type);
+      if (id === undefined) return false;
+      want[0] = id;
     }
     if (query.country !== undefined) {
-      const id = this.countryLists.get(query.country);
-      if (id === undefined) return empty();
-      wantCountry = id;
+      const id = this.#countryLists.get(query.country);
+      if (id === undefined) return false;
+      want[1] = id;
     }
     if (query.exchange !== undefined) {
-      const id = this.exchangeLists.get(query.exchange);
-      if (id === undefined) return empty();
-      wantExchange = id;
+      const id = this.#exchangeLists.get(query.exchange);
+      if (id === undefined) return false;
+      want[2] = id;
     }
+    return true;
+  }
 
-    let needle = '';
+  /**
+   * The distinct gram lists `needle` must be in, into #gramScratch: itself when 1 to 3
+   * units, else its trigrams. Their number, or -1 when one is a gram no fund has.
+   */
+  #gramLists(needle: string): number {
     // Reused per page (a thread answers one request at a time): no arrays per request.
-    let gramLists = this.gramScratch;
+    let gramLists = this.#gramScratch;
     let G = 0;
-    if (query.q !== undefined && query.q !== '') {
-      needle = query.q.toLowerCase();
-      const n = needle.length;
-      if (n <= 3) {
-        const id = this.grams.get(needle, 0, n);
-        if (id < 0) return empty();
-        gramLists[G++] = id;
-      } else {
-        if (gramLists.length < n) gramLists = this.gramScratch = new Int32Array(n);
-        for (let at = 0; at + 3 <= n; at++) {
-          const id = this.grams.get(needle, at, 3);
-          if (id < 0) return empty();
-          let seen = false;
-          for (let x = 0; x < G && !seen; x++) seen = gramLists[x] === id;
-          if (!seen) gramLists[G++] = id;
-        }
-      }
+    const n = needle.length;
+    if (n === 0) return 0;
+    if (n <= 3) {
+      const id = this.#grams.get(needle, 0, n);
+      if (id < 0) return -1;
+      gramLists[G++] = id;
+      return G;
     }
-    const verify = needle.length > 3;
-
-    if (G === 0 && wantType < 0 && wantCountry < 0 && wantExchange < 0) {
-      const end = Math.min(start + limit, F);
-      const indices: number[] = new Array(Math.max(0, end - start));
-      for (let i = start; i < end; i++) indices[i - start] = i;
-      return { indices, more: end < F };
+    if (gramLists.length < n) gramLists = this.#gramScratch = new Int32Array(n);
+    for (let at = 0; at + 3 <= n; at++) {
+      const id = this.#grams.get(needle, at, 3);
+      if (id < 0) return -1;
+      let seen = false;
+      for (let x = 0; x < G && !seen; x++) seen = gramLists[x] === id;
+      if (!seen) gramLists[G++] = id;
     }
+    return G;
+  }
 
-    const count = this.listCount;
+  /** No q and no filter: the funds after `start` in order. */
+  #everything(start: number, limit: number): SearchPage {
+    const F = this.#count;
+    const end = Math.min(start + limit, F);
+    const indices: number[] = new Array(Math.max(0, end - start));
+    for (let i = start; i < end; i++) indices[i - start] = i;
+    return { indices, more: end < F };
+  }
+
+  /**
+   * The lists to walk into #walkedScratch, the driver first, and their positions into
+   * #posScratch; their number.
+   */
+  #plan(G: number, want: Int32Array): number {
+    const gramLists = this.#gramScratch;
+    const count = this.#listCount;
     // Shortest first; a few lists, so an insertion sort (no comparator closure).
     for (let x = 1; x < G; x++) {
       const g = gramLists[x];
@@ -418,53 +251,65 @@ export class FundSearch {
       for (; y >= 0 && count[gramLists[y]] > count[g]; y--) gramLists[y + 1] = gramLists[y];
       gramLists[y + 1] = g;
     }
-
     // The driver is the shortest of all lists; a filter that does not drive is checked
     // through typeOf & co., one compare, instead of as a probe.
     let driver = G > 0 ? gramLists[0] : -1;
-    if (wantType >= 0 && (driver < 0 || count[wantType] < count[driver])) driver = wantType;
-    if (wantCountry >= 0 && (driver < 0 || count[wantCountry] < count[driver])) driver = wantCountry;
-    if (wantExchange >= 0 && (driver < 0 || count[wantExchange] < count[driver])) driver = wantExchange;
+    for (let f = 0; f < 3; f++) {
+      const w = want[f];
+      if (w >= 0 && (driver < 0 || count[w] < count[driver])) driver = w;
+    }
     // walked[0] is the driver, the rest are probes; pos holds each sparse list's position.
-    const walked = this.walkedScratch;
+    const walked = this.#walkedScratch;
     walked[0] = driver;
     let W = 1;
     for (let x = 0; x < G; x++) {
       const g = gramLists[x];
       if (g !== driver && W <= MAX_PROBES) walked[W++] = g;
     }
-    const pos = this.posScratch;
-    for (let j = 0; j < W; j++) pos[j] = this.sparseStart[walked[j]];
+    const pos = this.#posScratch;
+    for (let j = 0; j < W; j++) pos[j] = this.#sparseStart[walked[j]];
+    return W;
+  }
 
-    const typeOf = this.typeOf;
-    const countryOf = this.countryOf;
-    const exchangeOf = this.exchangeOf;
+  /** The page: the driver's members from `start` that pass the filters, the probes and (long q) `includes`. */
+  #walk(W: number, want: Int32Array, start: number, limit: number, needle: string): SearchPage {
+    const F = this.#count;
+    const verify = needle.length > 3;
+    const walked = this.#walkedScratch;
+    const pos = this.#posScratch;
+    const driver = walked[0];
+    const wantType = want[0];
+    const wantCountry = want[1];
+    const wantExchange = want[2];
+    const typeOf = this.#typeOf;
+    const countryOf = this.#countryOf;
+    const exchangeOf = this.#exchangeOf;
     const indices: number[] = [];
-    let i = this.next(driver, pos, 0, start);
+    let i = this.#next(driver, pos, 0, start);
     walk: while (i < F) {
       if (
         (wantType >= 0 && typeOf[i] !== wantType) ||
         (wantCountry >= 0 && countryOf[i] !== wantCountry) ||
         (wantExchange >= 0 && exchangeOf[i] !== wantExchange)
       ) {
-        i = this.next(driver, pos, 0, i + 1);
+        i = this.#next(driver, pos, 0, i + 1);
         continue;
       }
       for (let j = 1; j < W; j++) {
-        const member = this.next(walked[j], pos, j, i);
+        const member = this.#next(walked[j], pos, j, i);
         // An exhausted probe list means no later fund can match either.
         if (member >= F) break walk;
         if (member !== i) {
           // Leapfrog: nothing before `member` can be in this probe list.
-          i = this.next(driver, pos, 0, member);
+          i = this.#next(driver, pos, 0, member);
           continue walk;
         }
       }
-      if (!verify || this.lowerCode[i].includes(needle) || this.lowerName[i].includes(needle)) {
+      if (!verify || this.#lowerCode[i].includes(needle) || this.#lowerName[i].includes(needle)) {
         if (indices.length === limit) return { indices, more: true };
         indices.push(i);
       }
-      i = this.next(driver, pos, 0, i + 1);
+      i = this.#next(driver, pos, 0, i + 1);
     }
     return { indices, more: false };
   }
@@ -472,25 +317,25 @@ export class FundSearch {
   /** Sizes of the index, for logs and the benchmark. */
   stats(): SearchStats {
     let chars = 0;
-    for (let i = 0; i < this.count; i++) chars += this.lowerCode[i].length + this.lowerName[i].length;
+    for (let i = 0; i < this.#count; i++) chars += this.#lowerCode[i].length + this.#lowerName[i].length;
     const typed =
-      this.postings.byteLength +
-      this.bits.byteLength +
-      this.listCount.byteLength +
-      this.sparseStart.byteLength +
-      this.bitsStart.byteLength +
-      this.typeOf.byteLength +
-      this.countryOf.byteLength +
-      this.exchangeOf.byteLength +
-      this.grams.byteLength();
+      this.#postings.byteLength +
+      this.#bits.byteLength +
+      this.#listCount.byteLength +
+      this.#sparseStart.byteLength +
+      this.#bitsStart.byteLength +
+      this.#typeOf.byteLength +
+      this.#countryOf.byteLength +
+      this.#exchangeOf.byteLength +
+      this.#grams.byteLength();
     let dense = 0;
-    for (let l = 0; l < this.listCount.length; l++) if (this.sparseStart[l] < 0) dense++;
+    for (let l = 0; l < this.#listCount.length; l++) if (this.#sparseStart[l] < 0) dense++;
     // A string costs roughly a 16-byte header plus its units (one byte each when Latin-1).
-    const approxBytes = typed + this.count * 2 * 16 + chars * 2;
+    const approxBytes = typed + this.#count * 2 * 16 + chars * 2;
     return {
-      lists: this.listCount.length,
+      lists: this.#listCount.length,
       denseLists: dense,
-      sparseMembers: this.postings.length,
+      sparseMembers: this.#postings.length,
       approxBytes,
     };
   }
@@ -499,20 +344,20 @@ export class FundSearch {
    * The first member ≥ x of list l, or F. A sparse list gallops from its saved
    * position pos[j]; calls for one list within a page never go backwards.
    */
-  private next(l: number, pos: Int32Array, j: number, x: number): number {
-    const s = this.sparseStart[l];
-    if (s < 0) return nextSetBit(this.bits, this.bitsStart[l], this.count, x);
-    const end = s + this.listCount[l];
-    const at = gallop(this.postings, pos[j], end, x);
+  #next(l: number, pos: Int32Array, j: number, x: number): number {
+    const s = this.#sparseStart[l];
+    if (s < 0) return nextSetBit(this.#bits, this.#bitsStart[l], this.#count, x);
+    const end = s + this.#listCount[l];
+    const at = gallop(this.#postings, pos[j], end, x);
     pos[j] = at;
-    return at < end ? this.postings[at] : this.count;
+    return at < end ? this.#postings[at] : this.#count;
   }
 
   /** First fund index whose code is strictly after `code` in byte order (C18). */
-  private upperBound(code: string): number {
-    const codes = this.codes;
+  #upperBound(code: string): number {
+    const codes = this.#codes;
     let lo = 0;
-    let hi = this.count;
+    let hi = this.#count;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (compareCodes(codes[mid], code) <= 0) lo = mid + 1;
@@ -520,11 +365,4 @@ export class FundSearch {
     }
     return lo;
   }
-}
-
-function grow(a: Int32Array, fillWith: number): Int32Array {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  if (fillWith !== 0) b.fill(fillWith, a.length);
-  return b;
 }

@@ -38,14 +38,14 @@ export class ServingSnapshot {
   readonly scratch = new Float64Array(TRAILING_KEYS.length);
   /** Batch de-duplication marks per fund (C16), compared with a per-request stamp. */
   readonly marks: Int32Array;
-  private stamp = 0;
+  #stamp = 0;
 
   nextStamp(): number {
-    if (this.stamp === 0x7fffffff) {
+    if (this.#stamp === 0x7fffffff) {
       this.marks.fill(0);
-      this.stamp = 0;
+      this.#stamp = 0;
     }
-    return ++this.stamp;
+    return ++this.#stamp;
   }
 
   constructor(msg: SnapshotMessage) {
