@@ -29,6 +29,7 @@ import { BufferRegion, FieldNode } from 'apache-arrow/ipc/metadata/message';
 import { type ArrayBufferViewInput, toUint8Array } from 'apache-arrow/util/buffer';
 import { formatDay } from '../dates.js';
 import { namingPath, namingPathAsync } from '../io-error.js';
+import { RISK_WINDOWS, STORED_DATES, STORED_FIGURES } from '../risk.js';
 import { type ColumnsToWrite, NULL_DAY, type SeriesInput, seriesParts, seriesRows } from './columns.js';
 import { SnapshotError } from './errors.js';
 import { Hasher } from './hasher.js';
@@ -43,6 +44,10 @@ import {
   FUNDS_FILE,
   FUNDS_SCHEMA,
   MANIFEST_FILE,
+  RATES_FILE,
+  RATES_SCHEMA,
+  RISK_FILE,
+  RISK_SCHEMA,
   SERIES_FILE,
   SERIES_SCHEMA,
   TRAILING_FILE,
@@ -104,6 +109,8 @@ export async function writeSnapshotFiles(
     [SERIES_FILE]: () => seriesWriter(cols.series),
     [TRAILING_FILE]: () => batchWriter(trailingBatch(cols)),
     [CALENDAR_FILE]: () => batchWriter(calendarBatch(cols)),
+    [RISK_FILE]: () => batchWriter(riskBatch(cols)),
+    [RATES_FILE]: () => batchWriter(ratesBatch(cols)),
   };
   const hasher = new Hasher();
   try {
@@ -509,5 +516,26 @@ function calendarBatch({ funds, calendar }: ColumnsToWrite): RecordBatch {
     dateData(calendar.startDate, false),
     dateData(calendar.endDate, false),
     boolData(calendar.isPartial),
+  ]);
+}
+
+function riskBatch({ funds, risk }: ColumnsToWrite): RecordBatch {
+  const perWindow = (w: number) => [
+    ...risk.figures
+      .slice(w * STORED_FIGURES.length, (w + 1) * STORED_FIGURES.length)
+      .map((v) => float64Data(v, true)),
+    ...risk.dates.slice(w * STORED_DATES.length, (w + 1) * STORED_DATES.length).map((d) => dateData(d, true)),
+  ];
+  return batchOf(RISK_SCHEMA, funds.length, [
+    utf8Data(funds.code),
+    dateData(risk.endMonth, false),
+    ...RISK_WINDOWS.flatMap((_, w) => perWindow(w)),
+  ]);
+}
+
+function ratesBatch({ rates }: ColumnsToWrite): RecordBatch {
+  return batchOf(RATES_SCHEMA, rates.date.length, [
+    dateData(rates.date, false),
+    float64Data(rates.yield, false),
   ]);
 }
