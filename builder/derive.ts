@@ -123,8 +123,11 @@ class RiskRows {
       for (let d = 0; d < STORED_DATES.length; d++) {
         const slot = Slot.PeakDate + d;
         const x = this.slots[o + slot];
-        c.dates[w * STORED_DATES.length + d][i] =
-          x !== x ? NULL_DAY : slot >= Slot.BestMonthDate ? monthFirstDay(x) : x;
+        c.dates[w * STORED_DATES.length + d][i] = Number.isNaN(x)
+          ? NULL_DAY
+          : slot >= Slot.BestMonthDate
+            ? monthFirstDay(x)
+            : x;
       }
     }
   }

@@ -109,7 +109,7 @@ export function writeRiskRow(
       at = put(b, at, f.key);
       const x = figures[o + f.slot];
       if (f.kind === 'figure') at = writePercentJson(b, at, x);
-      else if (x !== x) at = put(b, at, NULL);
+      else if (Number.isNaN(x)) at = put(b, at, NULL);
       else if (f.kind === 'day') {
         b[at] = 0x22;
         at = writeDayBytes(b, at + 1, x);

@@ -213,7 +213,7 @@ function walkMonths(s: Series, anchor: RiskAnchor): number {
       const j = monthIdx[k - 1];
       const r = ok && j >= 0 ? s.value[j] / s.value[i] - 1 : Number.NaN;
       monthRet[k - 1] = r;
-      if (counting && r === r) present = k;
+      if (counting && !Number.isNaN(r)) present = k;
       else counting = false;
     }
     if (i < first) {
@@ -297,7 +297,7 @@ function monthFigures(
   let haveRates = true;
   for (let k = 0; k < n; k++) {
     const rf = rates.at(endMonth - k);
-    if (rf !== rf) {
+    if (Number.isNaN(rf)) {
       haveRates = false;
       break;
     }
@@ -387,7 +387,7 @@ function betaCorrelation(
   let sumB = 0;
   for (let k = 0; k < n; k++) {
     const b = bench.at(endMonth - k);
-    if (b !== b) return;
+    if (Number.isNaN(b)) return;
     excess[k] = b;
     sumF += monthRet[k];
     sumB += b;

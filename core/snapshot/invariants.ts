@@ -275,8 +275,10 @@ function checkRisk(cols: ColumnsToWrite): void {
       RISK_FILE,
       `${risk.figures.length} figure and ${risk.dates.length} date columns, expected ${RISK_COLUMN_NAMES.length} and ${RISK_WINDOWS.length * STORED_DATES.length}`,
     );
-  risk.figures.forEach((a, j) => checkLength(RISK_FILE, RISK_COLUMN_NAMES[j], a.length, F));
-  risk.dates.forEach((a, j) => checkLength(RISK_FILE, `date column ${j}`, a.length, F));
+  for (let j = 0; j < risk.figures.length; j++)
+    checkLength(RISK_FILE, RISK_COLUMN_NAMES[j], risk.figures[j].length, F);
+  for (let j = 0; j < risk.dates.length; j++)
+    checkLength(RISK_FILE, `date column ${j}`, risk.dates[j].length, F);
   checkLength(RATES_FILE, 'yield', rates.yield.length, rates.date.length);
   for (let i = 0; i < rates.date.length; i++) {
     if (i > 0 && rates.date[i] <= rates.date[i - 1])
