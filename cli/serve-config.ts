@@ -2,8 +2,10 @@
  * `fundreturns serve` configuration: flags, then FUNDRETURNS_<FLAG> variables,
  * then defaults; each bad value is refused with a message naming it.
  */
+
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { isPossibleCode } from '../core/codes.js';
 import { localBaseUrl, type ServeConfig } from '../server/config.js';
 import { mailFromProblem, smtpUrlProblem } from '../server/dashboard/mailer.js';
 import { parseTrustedProxies } from '../server/http/client-address.js';
@@ -98,6 +100,11 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     throw new UsageError(
       `${flagLabel(args, 'trust-proxy')} takes comma-separated addresses or CIDR ranges of the proxies in front (127.0.0.1,10.0.0.0/8): ${trust}`,
     );
+  const benchmark = stringFlag(args, 'benchmark') ?? null;
+  if (benchmark !== null && !isPossibleCode(benchmark))
+    throw new UsageError(
+      `${flagLabel(args, 'benchmark')} takes a fund code (1 to 32 characters, no control characters): ${JSON.stringify(benchmark)}`,
+    );
   return {
     host,
     port,
@@ -122,6 +129,7 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     mailFrom,
     maxKeys: intFlag(args, 'max-keys', 10, 1, 1000),
     trustProxy: trust === null ? [] : trust.ranges,
+    benchmark,
   };
 }
 

@@ -158,6 +158,7 @@ export const COMMANDS: readonly CommandUse[] = [
           { name: 'mail-from', value: 'ADDRESS' },
           { name: 'max-keys', value: '10' },
           { name: 'trust-proxy', value: 'CIDR,...' },
+          { name: 'benchmark', value: 'CODE' },
           {
             name: 'refresh-cron',
             value: 'EXPR',

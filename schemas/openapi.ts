@@ -7,6 +7,7 @@ import { CodeSchema, MarketParamSchema } from './common.js';
 import { PROBLEM_SLUGS } from './errors.js';
 import { SCHEMAS, type SchemaName } from './index.js';
 import { CalendarQuerySchema, ListFundsQuerySchema, TrailingQuerySchema } from './requests.js';
+import { RiskQuerySchema } from './risk.js';
 import { type OperationId, ROUTES, type RouteDecl } from './routes.js';
 
 export interface OpenApiOptions {
@@ -441,6 +442,31 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
         'batch',
       ),
     },
+    getRiskFigures: {
+      tags: ['risk'],
+      summary: 'Risk figures of one fund',
+      description:
+        'Volatility, Sharpe and Sortino ratios, maximum drawdown with its dates, best and worst month, positive ' +
+        'months, beta and correlation, over windows of 1, 3, 5 and 10 years of month-end returns (C38–C46): the ' +
+        "latest, or anchored on the fund's last observation on or before `as_of` (C3). Beta and correlation are " +
+        "against `benchmark`, else the server's default. Unknown code, or no observation on or before `as_of`: " +
+        '404; a benchmark not in the universe: 422 naming it.',
+      parameters: [codePathParam, ...queryParams(RiskQuerySchema.properties)],
+      responses: dataResponses(dataOk('The risk row.', 'RiskFigures', ex('getRiskFigures')), 'single'),
+    },
+    batchRiskFigures: {
+      tags: ['risk'],
+      summary: 'Risk figures of up to 100 funds',
+      description:
+        'As the single-fund risk row, for up to 100 codes at one `as_of` and one `benchmark`: request order, ' +
+        'duplicates once, misses left out (C16), never a 404; more than 100 codes, or a benchmark not in the ' +
+        'universe, is a 422.',
+      requestBody: jsonBody('RiskBatchRequest', 'Codes, and optionally an as-of date and a benchmark.'),
+      responses: dataResponses(
+        dataOk('Rows found, in request order.', 'RiskFiguresList', ex('batchRiskFigures')),
+        'batch',
+      ),
+    },
     postMcp: {
       tags: ['meta'],
       summary: 'MCP endpoint (Streamable HTTP)',
@@ -509,6 +535,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
     headFund: headOfGet(ops.getFund, true),
     headTrailingReturns: headOfGet(ops.getTrailingReturns, true),
     headCalendarReturns: headOfGet(ops.getCalendarReturns, true),
+    headRiskFigures: headOfGet(ops.getRiskFigures, true),
   } satisfies Partial<Record<OperationId, Json>>;
 
   return {
@@ -544,6 +571,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
     tags: [
       { name: 'funds', description: 'Fund discovery and metadata.' },
       { name: 'returns', description: 'Trailing and calendar-year total returns.' },
+      { name: 'risk', description: 'Risk figures over 1, 3, 5 and 10 years of monthly returns.' },
       { name: 'meta', description: 'Health, discovery documents and the MCP endpoint.' },
     ],
     paths: pathsOf({ ...ops, ...heads }),

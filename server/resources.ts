@@ -3,6 +3,7 @@
  * (home page, catalog, claim, docs, problem pages) and again per snapshot for /openapi.json,
  * whose examples are real answers from the live data.
  */
+
 import { buildOpenApi } from '../schemas/openapi.js';
 import type { ServeConfig } from './config.js';
 import type { StaticResource } from './context.js';
@@ -12,6 +13,7 @@ import { loadClaim } from './public/claim.js';
 import { DOCS_PATH, docsRoutes } from './public/docs.js';
 import { HOME_PATH, homePage } from './public/home.js';
 import { problemPage, problemTypes } from './public/problems.js';
+import { getRisk } from './risk-answers.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
 
@@ -60,6 +62,11 @@ export function openApiResource(config: ServeConfig, snap: ServingSnapshot | nul
     examples.getFund = fund;
     examples.getTrailingReturns = trailing;
     examples.batchTrailingReturns = [trailing];
+    const risk = getRisk(snap, snap.lookup.cols.funds.code[i], {});
+    if (risk.status === 200) {
+      examples.getRiskFigures = JSON.parse(Buffer.from(risk.body).toString('utf8'));
+      examples.batchRiskFigures = [examples.getRiskFigures];
+    }
     if (calendar.byteLength > 0) {
       examples.getCalendarReturns = parse(calendar);
       examples.batchCalendarReturns = [parse(calendar)];

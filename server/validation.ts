@@ -26,6 +26,9 @@ import {
   MARKET_US,
   NO_CONTROL_CHARS_PATTERN,
   Q_MAX_LENGTH,
+  type RiskBatchRequest,
+  RiskBatchRequestSchema,
+  type RiskParams,
   type TrailingBatchRequest,
   TrailingBatchRequestSchema,
   type TrailingParams,
@@ -124,6 +127,7 @@ function clip(v: unknown, depth: number): unknown {
 
 const checkTrailingBatch: ValidateFunction = ajv.compile(TrailingBatchRequestSchema);
 const checkCalendarBatch: ValidateFunction = ajv.compile(CalendarBatchRequestSchema);
+const checkRiskBatch: ValidateFunction = ajv.compile(RiskBatchRequestSchema);
 
 // ---------------------------------------------------------------------------
 // Scalars: Pydantic's readings (server/pydantic/) turned into issues
@@ -583,4 +587,52 @@ export function validateCalendarBatchBody(
   const year = bodyYear(body, issues, python);
   if (issues.length > 0) return { ok: false, issues: withPythonNumbers(issues, parsed.text, python) };
   return { ok: true, value: { codes: body.codes as string[], market, year } };
+}
+
+// ---------------------------------------------------------------------------
+// Risk figures (C46): whether a benchmark is a fund of the universe is the answer's
+// check (it needs the snapshot); here only its form (C15).
+
+/** GET /v1/funds/{code}/risk: path issues first, then as_of, then benchmark. */
+export function validateRiskParams(code: string, query: Params): Validated<RiskParams> {
+  const issues: ValidationIssue[] = [];
+  const issue = codeIssue(code, PATH_CODE);
+  if (issue !== undefined) issues.push(issue);
+  const asOf = validateAsOf(query.as_of);
+  if (!asOf.ok) issues.push(...asOf.issues);
+  const benchmark = query.benchmark ?? null;
+  const bIssue = benchmark === null ? undefined : codeIssue(benchmark, ['query', 'benchmark']);
+  if (bIssue !== undefined) issues.push(bIssue);
+  if (issues.length > 0 || !asOf.ok) return { ok: false, issues };
+  return { ok: true, value: { code, market: query.market ?? MARKET_US, as_of: asOf.value, benchmark } };
+}
+
+/** POST /v1/risk/batch body. */
+export function validateRiskBatchBody(
+  raw: Uint8Array | string,
+  contentType: string | undefined,
+): Validated<RiskBatchRequest> {
+  const parsed = parseBody(raw, contentType);
+  if (!parsed.ok) return parsed;
+  const body = parsed.body;
+  const valid = codesValidFast(body.codes) || checkRiskBatch(body);
+  const issues = valid ? [] : [...codesIssues(checkRiskBatch.errors ?? [], body)];
+  const market = marketOf(body, issues);
+  const as_of = bodyAsOf(body, issues);
+  let benchmark: string | null = null;
+  const b = body.benchmark;
+  if (typeof b === 'string') {
+    const issue = codeIssue(b, ['body', 'benchmark']);
+    if (issue === undefined) benchmark = b;
+    else issues.push(issue);
+  } else if (b !== undefined && b !== null) {
+    issues.push({ type: 'string_type', loc: ['body', 'benchmark'], msg: STRING_TYPE, input: b });
+  }
+  if (issues.length > 0) return { ok: false, issues: withPythonNumbers(issues, parsed.text) };
+  return { ok: true, value: { codes: body.codes as string[], market, as_of, benchmark } };
+}
+
+/** C45: a benchmark that is not a fund of the universe is a 422 naming it. */
+export function unknownBenchmark(loc: Loc, code: string): ValidationIssue {
+  return valueError(loc, code, `benchmark ${code} is not a fund of this universe`);
 }
