@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { type Day, formatDay } from '../../core/dates.js';
 import { startWorker } from '../../core/worker.js';
+import { RATES_PATH } from '../source/rates.js';
+import { ratesFileText } from './rates.js';
 import { writeGeneratorRecord } from './record.js';
 import { DAILY_HEADER } from './series.js';
 import { runShard, type ShardResult, type ShardTask } from './shard.js';
@@ -85,6 +87,9 @@ export async function generateUniverse(opts: GenerateOptions): Promise<GenerateS
   prepareOutput(opts.out, dailyDays > 0);
   const funds = fundsCsv(universe, endIdx);
   writeFileSync(join(opts.out, 'funds.csv'), funds);
+  const rates = ratesFileText(universe, endIdx);
+  mkdirSync(join(opts.out, 'rates'), { recursive: true });
+  writeFileSync(join(opts.out, RATES_PATH), rates);
   const recordBytes = writeGeneratorRecord(opts.out, {
     seed: opts.seed,
     funds: opts.funds,
@@ -108,7 +113,7 @@ export async function generateUniverse(opts: GenerateOptions): Promise<GenerateS
       : await runWorkers(task, threads, progress);
 
   let priceRows = 0;
-  let bytes = Buffer.byteLength(funds) + recordBytes;
+  let bytes = Buffer.byteLength(funds) + recordBytes + rates.length;
   for (const r of results) {
     priceRows += r.priceRows;
     bytes += r.bytes;

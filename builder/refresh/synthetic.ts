@@ -7,6 +7,7 @@
  * would build (issue 21).
  */
 import { type Day, formatDay } from '../../core/dates.js';
+import { ratesFileText } from '../generate/rates.js';
 import { readGeneratorRecord } from '../generate/record.js';
 import { allocSeries, DAILY_HEADER, dailyRowText, priceFileText, simulateFund } from '../generate/series.js';
 import { dayIndexOnOrBefore, fundsCsv, planUniverse, type Universe } from '../generate/universe.js';
@@ -58,6 +59,9 @@ export function syntheticProvider(source: string): Provider {
     },
     async fundList(day) {
       return encoder.encode(fundsCsv(plan(), indexOf(day)));
+    },
+    async rates(day) {
+      return encoder.encode(ratesFileText(plan(), indexOf(day)));
     },
     async history(code, day) {
       const u = plan();
