@@ -48,7 +48,10 @@ export const MCP_TOOL_INPUT_SCHEMAS = {
       code: { ...CodeSchema, description: `${CodeSchema.description} One fund; or give \`codes\`.` },
       ...RiskBatchRequestSchema.properties,
     },
-    anyOf: [{ required: ['code'] }, { required: ['codes'] }],
+    anyOf: [
+      { properties: { code: CodeSchema }, required: ['code'] },
+      { properties: { codes: RiskBatchRequestSchema.properties.codes }, required: ['codes'] },
+    ],
     additionalProperties: false,
   },
 } as const;

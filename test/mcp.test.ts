@@ -41,6 +41,7 @@ const TOOL_NAMES = [
   'batchTrailingReturns',
   'getCalendarReturns',
   'batchCalendarReturns',
+  'getRiskFigures',
 ];
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
