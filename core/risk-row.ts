@@ -3,7 +3,7 @@
  * trailing row (core/rows.ts): the server writes each one per request, from the
  * snapshot's stored columns (latest) or from core/risk.ts (as_of).
  */
-import { type Day, writeDayBytes } from './dates.js';
+import { type Day, monthFirstDay, writeDayBytes } from './dates.js';
 import { PERCENT_JSON_MAX, writePercentJson } from './format.js';
 import { RISK_SLOTS, RISK_WINDOW_KEYS, RISK_WINDOWS, Slot } from './risk.js';
 import { type ByteSink, MARKET } from './rows.js';
@@ -69,17 +69,9 @@ const ROOM =
       FIELDS.reduce((n, f) => n + f.key.length + PERCENT_JSON_MAX, 0)) +
   CLOSE.length;
 
-/** `"YYYY-MM"` of month number `month` (y·12 + m − 1) at b[at]; returns the end. */
+/** `YYYY-MM` of month number `month` (y·12 + m − 1) at b[at]; returns the end (the day's 3 bytes after it are scratch). */
 function writeMonth(b: Uint8Array, at: number, month: number): number {
-  const y = Math.floor(month / 12);
-  const m = month - y * 12 + 1;
-  b[at] = 0x30 + ((y / 1000) | 0);
-  b[at + 1] = 0x30 + (((y / 100) | 0) % 10);
-  b[at + 2] = 0x30 + (((y / 10) | 0) % 10);
-  b[at + 3] = 0x30 + (y % 10);
-  b[at + 4] = 0x2d;
-  b[at + 5] = 0x30 + ((m / 10) | 0);
-  b[at + 6] = 0x30 + (m % 10);
+  writeDayBytes(b, at, monthFirstDay(month));
   return at + 7;
 }
 
