@@ -15,6 +15,7 @@ import {
   type ColumnsToWrite,
   type FundColumns,
   fundRecordAt,
+  type RateColumns,
   type SeriesColumns,
   type SnapshotColumns,
 } from '../core/snapshot/columns.js';
@@ -59,6 +60,8 @@ export interface AppendInput {
   /** New metadata for funds already in the snapshot, by code (name, exchange, ISIN, inactive). */
   updates?: ReadonlyMap<string, FundRecord>;
   gates?: RowGates;
+  /** The source's rates file as read now (C41); left out: the snapshot's rates stay. */
+  rates?: RateColumns | null;
 }
 
 export interface AppendOutput {
@@ -219,7 +222,8 @@ export function appendRows(prev: SnapshotColumns, input: AppendInput, report: Bu
 
   let added = 0;
   for (const a of appended.values()) added += a.dates.length;
-  const changed = added > 0 || newFunds.length > 0 || updates.size > 0;
+  const rates = input.rates ?? prev.rates;
+  const changed = added > 0 || newFunds.length > 0 || updates.size > 0 || !sameRates(rates, prev.rates);
   if (!changed) return { columns: prev, added, applied, fundsPerDay, changed };
 
   // The new series in parts: runs of old funds' slices that gained nothing stay one
@@ -280,10 +284,17 @@ export function appendRows(prev: SnapshotColumns, input: AppendInput, report: Bu
   }
   endRun();
   const reuse = remapRows(prev, src);
-  const derived = deriveRows(parts, seriesOffset, seriesLength, { ...reuse, firstNewDay });
+  const derived = deriveRows(parts, seriesOffset, seriesLength, rates, { ...reuse, firstNewDay });
   const funds = mergedFunds(pf, src, newFunds, updates, { seriesOffset, seriesLength, lastClose });
   return {
-    columns: { funds, series: parts, trailing: derived.trailing, calendar: derived.calendar },
+    columns: {
+      funds,
+      series: parts,
+      trailing: derived.trailing,
+      calendar: derived.calendar,
+      risk: derived.risk,
+      rates,
+    },
     added,
     applied,
     fundsPerDay,
@@ -329,4 +340,11 @@ function mergedFunds(
     records.push(updates.get(pf.code[s]) ?? fundRecordAt(pf, s));
   }
   return fundColumns(records, series.seriesOffset, series.seriesLength, series.lastClose);
+}
+
+function sameRates(a: RateColumns, b: RateColumns): boolean {
+  if (a.date.length !== b.date.length) return false;
+  for (let i = 0; i < a.date.length; i++)
+    if (a.date[i] !== b.date[i] || !Object.is(a.yield[i], b.yield[i])) return false;
+  return true;
 }

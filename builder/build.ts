@@ -29,6 +29,7 @@ import { readPrices } from './read-prices.js';
 import { BuildReport } from './report/build-report.js';
 import { parseFundsFile } from './source/funds.js';
 import { sourcePaths } from './source/layout.js';
+import { NO_RATES, readRates } from './source/rates.js';
 
 export interface BuildOptions {
   source: string;
@@ -121,6 +122,7 @@ export async function buildFromSource(opts: BuildOptions): Promise<BuildResult> 
     onProgress: (done, total) => opts.onProgress?.('read', done, total),
   });
   report.dataRows = read.dataRows;
+  const rates = readRates(opts.source, report) ?? NO_RATES;
   lap('read');
 
   const keep: number[] = [];
@@ -141,11 +143,18 @@ export async function buildFromSource(opts: BuildOptions): Promise<BuildResult> 
     keep.map((i) => read.lastClose[i]),
   );
   const series = read.parts;
-  const derived = deriveRows(series, fundCols.seriesOffset, fundCols.seriesLength);
+  const derived = deriveRows(series, fundCols.seriesOffset, fundCols.seriesLength, rates);
   lap('derive');
 
   return await writeAndPublish(
-    { funds: fundCols, series, trailing: derived.trailing, calendar: derived.calendar },
+    {
+      funds: fundCols,
+      series,
+      trailing: derived.trailing,
+      calendar: derived.calendar,
+      risk: derived.risk,
+      rates,
+    },
     report,
     { kind: 'full', source: opts.source },
     opts,

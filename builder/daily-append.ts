@@ -15,6 +15,7 @@ import { BuildReport } from './report/build-report.js';
 import { latestAcceptedDay } from './source/csv.js';
 import { parseDailyFile } from './source/daily-file.js';
 import { dailyEntries } from './source/layout.js';
+import { readRates } from './source/rates.js';
 
 export interface DailyOptions {
   /** A daily CSV file, or a directory whose `daily/*.csv` (or `*.csv`) are applied in date order. */
@@ -69,7 +70,7 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
   checkBound(report, opts.maxBadShare);
   lap('parse');
 
-  const out = appendRows(prev, { batches }, report);
+  const out = appendRows(prev, { batches, rates: readRates(sourceOf(opts.daily), report) }, report);
   if (!out.changed) {
     // Nothing new (a file applied twice, say): publishing a copy would only churn the servers.
     return { id: current, dir: base.dir, manifest: base.manifest, report, timings, unchanged: true };
@@ -84,6 +85,12 @@ export async function appendDaily(opts: DailyOptions): Promise<BuildResult> {
     timings,
     lap,
   );
+}
+
+/** The source directory a daily path lies in: the directory given, or the one holding its daily/ (C41's rates). */
+function sourceOf(path: string): string {
+  const folder = statSync(path, { throwIfNoEntry: false })?.isDirectory() ? path : dirname(path);
+  return basename(folder) === 'daily' ? dirname(folder) : folder;
 }
 
 function dailyFiles(path: string): { files: string[]; ignored: string[] } {

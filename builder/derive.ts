@@ -1,11 +1,25 @@
 /**
- * From series to served rows: every fund's latest trailing row and all its calendar
- * years, with core's maths (the one implementation, shared with the server).
+ * From series to served rows: every fund's latest trailing row, all its calendar
+ * years and its latest risk figures, with core's maths (the one implementation,
+ * shared with the server).
  */
-import { toYmd } from '../core/dates.js';
+import { monthFirstDay, toYmd } from '../core/dates.js';
 import { allCalendarFigures, calendarFigures, trailingFigures } from '../core/returns.js';
 import {
+  RateTable,
+  RISK_SLOTS,
+  RISK_WINDOWS,
+  riskAnchor,
+  riskFigures,
+  Slot,
+  STORED_DATES,
+  STORED_FIGURES,
+} from '../core/risk.js';
+import {
   type CalendarColumns,
+  NULL_DAY,
+  type RateColumns,
+  type RiskColumns,
   rangeOf,
   type SeriesInput,
   seriesParts,
@@ -16,6 +30,7 @@ import { type CalendarFigures, type Series, TRAILING_KEYS } from '../core/types.
 export interface DerivedRows {
   trailing: TrailingColumns;
   calendar: CalendarColumns;
+  risk: RiskColumns;
 }
 
 /**
@@ -36,8 +51,10 @@ export function deriveRows(
   series: SeriesInput,
   offset: Int32Array,
   length: Int32Array,
+  rates: RateColumns,
   reuse?: ReusableRows,
 ): DerivedRows {
+  const risk = new RiskRows(offset.length, RateTable.of(rates.date, rates.yield));
   const funds = offset.length;
   const asOf = new Int32Array(funds);
   const values = TRAILING_KEYS.map(() => new Float64Array(funds));
@@ -48,13 +65,15 @@ export function deriveRows(
 
   for (let i = 0; i < funds; i++) {
     const firstNew = reuse ? reuse.firstNewDay[i] : -1;
+    // Risk figures are computed again for every fund: new rates change an unchanged fund's Sharpe.
+    const s = fundSeries.at(offset[i], length[i]);
+    risk.add(i, s);
     if (reuse && prevCalStart && firstNew === UNCHANGED) {
       asOf[i] = reuse.trailing.asOf[i];
       for (let k = 0; k < values.length; k++) values[k][i] = reuse.trailing.values[k][i];
       calendar.copy(i, reuse.calendar, prevCalStart[i], prevCalStart[i + 1], Number.POSITIVE_INFINITY);
       continue;
     }
-    const s = fundSeries.at(offset[i], length[i]);
     const t = trailingFigures(s, undefined, scratch)!;
     asOf[i] = t.asOf;
     for (let k = 0; k < values.length; k++) values[k][i] = scratch[k];
@@ -70,7 +89,48 @@ export function deriveRows(
       for (const row of allCalendarFigures(s)) calendar.add(i, row);
     }
   }
-  return { trailing: { asOf, values }, calendar: calendar.columns() };
+  return { trailing: { asOf, values }, calendar: calendar.columns(), risk: risk.columns };
+}
+
+/** Every fund's latest risk figures (C38–C44; beta and correlation are per request) into columns. */
+class RiskRows {
+  readonly columns: RiskColumns;
+  private readonly slots = new Float64Array(RISK_WINDOWS.length * RISK_SLOTS);
+
+  constructor(
+    funds: number,
+    private readonly rates: RateTable,
+  ) {
+    this.columns = {
+      endMonth: new Int32Array(funds),
+      figures: Array.from(
+        { length: RISK_WINDOWS.length * STORED_FIGURES.length },
+        () => new Float64Array(funds),
+      ),
+      dates: Array.from({ length: RISK_WINDOWS.length * STORED_DATES.length }, () => new Int32Array(funds)),
+    };
+  }
+
+  add(i: number, s: Series): void {
+    const anchor = riskAnchor(s)!;
+    riskFigures(s, anchor, this.rates, null, this.slots);
+    const c = this.columns;
+    c.endMonth[i] = monthFirstDay(anchor.endMonth);
+    for (let w = 0; w < RISK_WINDOWS.length; w++) {
+      const o = w * RISK_SLOTS;
+      for (let f = 0; f < STORED_FIGURES.length; f++)
+        c.figures[w * STORED_FIGURES.length + f][i] = this.slots[o + f];
+      for (let d = 0; d < STORED_DATES.length; d++) {
+        const slot = Slot.PeakDate + d;
+        const x = this.slots[o + slot];
+        c.dates[w * STORED_DATES.length + d][i] = Number.isNaN(x)
+          ? NULL_DAY
+          : slot >= Slot.BestMonthDate
+            ? monthFirstDay(x)
+            : x;
+      }
+    }
+  }
 }
 
 /**

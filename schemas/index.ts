@@ -19,6 +19,12 @@ import {
   TrailingReturnsListSchema,
   TrailingReturnsSchema,
 } from './returns.js';
+import {
+  RiskBatchRequestSchema,
+  RiskFiguresListSchema,
+  RiskFiguresSchema,
+  RiskWindowSchema,
+} from './risk.js';
 
 export * from './common.js';
 export * from './error-bodies.js';
@@ -27,6 +33,7 @@ export * from './health.js';
 export * from './mcp.js';
 export * from './requests.js';
 export * from './returns.js';
+export * from './risk.js';
 
 /**
  * Component name → schema: what the OpenAPI document refers to (the query and path
@@ -43,6 +50,10 @@ export const SCHEMAS = {
   CalendarReturnList: CalendarReturnListSchema,
   TrailingBatchRequest: TrailingBatchRequestSchema,
   CalendarBatchRequest: CalendarBatchRequestSchema,
+  RiskWindow: RiskWindowSchema,
+  RiskFigures: RiskFiguresSchema,
+  RiskFiguresList: RiskFiguresListSchema,
+  RiskBatchRequest: RiskBatchRequestSchema,
   ValidationError: ValidationErrorSchema,
   HTTPValidationError: HTTPValidationErrorSchema,
   AppError: AppErrorSchema,

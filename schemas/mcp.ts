@@ -14,6 +14,7 @@ import {
   TrailingBatchRequestSchema,
   TrailingQuerySchema,
 } from './requests.js';
+import { RiskBatchRequestSchema } from './risk.js';
 
 const withCode = <P extends object>(properties: P) =>
   ({
@@ -38,6 +39,19 @@ export const MCP_TOOL_INPUT_SCHEMAS = {
     type: 'object',
     required: CalendarBatchRequestSchema.required,
     properties: CalendarBatchRequestSchema.properties,
+    additionalProperties: false,
+  },
+  /** One fund (`code`) or up to 100 (`codes`): the batch route's answer either way. */
+  getRiskFigures: {
+    type: 'object',
+    properties: {
+      code: { ...CodeSchema, description: `${CodeSchema.description} One fund; or give \`codes\`.` },
+      ...RiskBatchRequestSchema.properties,
+    },
+    anyOf: [
+      { properties: { code: CodeSchema }, required: ['code'] },
+      { properties: { codes: RiskBatchRequestSchema.properties.codes }, required: ['codes'] },
+    ],
     additionalProperties: false,
   },
 } as const;

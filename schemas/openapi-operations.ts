@@ -3,6 +3,7 @@
  * come from the route table (routes.ts). Grouped by kind so that each group fits on a
  * screen; `operations` joins them, and the compiler refuses an operationId left out.
  */
+
 import { BATCH_MAX_CODES, MAX_BODY_TEXT } from './common.js';
 import { PROBLEM_SLUGS } from './error-bodies.js';
 import {
@@ -28,6 +29,7 @@ import {
   resp,
 } from './openapi-blocks.js';
 import { CalendarQuerySchema, ListFundsQuerySchema, TrailingQuerySchema } from './requests.js';
+import { RiskQuerySchema } from './risk.js';
 import type { OperationId } from './routes.js';
 
 /** Example 200 bodies by operationId (the server fills them from real data). */
@@ -244,6 +246,37 @@ function dataOperations(ex: Examples) {
   } satisfies Partial<Record<OperationId, Json>>;
 }
 
+/** The risk figures (C38–C46). */
+function riskOperations(ex: Examples) {
+  return {
+    getRiskFigures: {
+      tags: ['risk'],
+      summary: 'Risk figures of one fund',
+      description:
+        'Volatility, Sharpe and Sortino ratios, maximum drawdown with its dates, best and worst month, positive ' +
+        'months, beta and correlation, over windows of 1, 3, 5 and 10 years of month-end returns (C38–C46): the ' +
+        "latest, or anchored on the fund's last observation on or before `as_of` (C3). Beta and correlation are " +
+        "against `benchmark`, else the server's default. Unknown code, or no observation on or before `as_of`: " +
+        '404; a benchmark not in the universe: 422 naming it.',
+      parameters: [codePathParam, ...queryParams(RiskQuerySchema.properties)],
+      responses: dataResponses(dataOk('The risk row.', 'RiskFigures', ex('getRiskFigures')), 'single'),
+    },
+    batchRiskFigures: {
+      tags: ['risk'],
+      summary: `Risk figures of up to ${BATCH_MAX_CODES} funds`,
+      description:
+        `As the single-fund risk row, for up to ${BATCH_MAX_CODES} codes at one \`as_of\` and one \`benchmark\`: request order, ` +
+        `duplicates once, misses left out (C16), never a 404; more than ${BATCH_MAX_CODES} codes, or a benchmark not in the ` +
+        'universe, is a 422.',
+      requestBody: jsonBody('RiskBatchRequest', 'Codes, and optionally an as-of date and a benchmark.'),
+      responses: dataResponses(
+        dataOk('Rows found, in request order.', 'RiskFiguresList', ex('batchRiskFigures')),
+        'batch',
+      ),
+    },
+  } satisfies Partial<Record<OperationId, Json>>;
+}
+
 /** The MCP endpoint. */
 function mcpOperations() {
   return {
@@ -312,7 +345,13 @@ function mcpOperations() {
 
 /** Each operation, HEAD of the GET data routes included. */
 export function operations(ex: Examples): Record<OperationId, Json> {
-  const ops = { ...homeOperations(), ...discoveryOperations(), ...dataOperations(ex), ...mcpOperations() };
+  const ops = {
+    ...homeOperations(),
+    ...discoveryOperations(),
+    ...dataOperations(ex),
+    ...riskOperations(ex),
+    ...mcpOperations(),
+  };
   const heads = {
     headDirectoryClaim: headOfGet(ops.getDirectoryClaim, false),
     headProblemType: headOfGet(ops.getProblemType, false),
@@ -320,6 +359,7 @@ export function operations(ex: Examples): Record<OperationId, Json> {
     headFund: headOfGet(ops.getFund, true),
     headTrailingReturns: headOfGet(ops.getTrailingReturns, true),
     headCalendarReturns: headOfGet(ops.getCalendarReturns, true),
+    headRiskFigures: headOfGet(ops.getRiskFigures, true),
   } satisfies Partial<Record<OperationId, Json>>;
   return { ...ops, ...heads };
 }

@@ -76,6 +76,9 @@ describe('buildOpenApi contents', () => {
         'POST /v1/trailing-returns/batch',
         'GET /v1/funds/{code}/calendar-returns',
         'POST /v1/calendar-returns/batch',
+        'GET /v1/funds/{code}/risk',
+        'HEAD /v1/funds/{code}/risk',
+        'POST /v1/risk/batch',
         'POST /mcp',
       ].sort(),
     );

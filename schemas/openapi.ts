@@ -59,6 +59,8 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
     tags: [
       { name: 'funds', description: 'Fund discovery and metadata.' },
       { name: 'returns', description: 'Trailing and calendar-year total returns.' },
+      { name: 'risk', description: 'Risk figures over 1, 3, 5 and 10 years of monthly returns.' },
+      { name: 'risk', description: 'Risk figures over 1, 3, 5 and 10 years of monthly returns.' },
       { name: 'meta', description: 'Health, discovery documents and the MCP endpoint.' },
     ],
     paths: pathsOf(operations((operationId) => opts.examples?.[operationId])),

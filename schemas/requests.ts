@@ -20,9 +20,9 @@ import {
 } from './common.js';
 
 /** `market` in a batch body: the query parameter's rules, its default said in words only. */
-const { default: _marketDefault, ...MarketBodySchema } = MarketParamSchema;
+export const { default: _marketDefault, ...MarketBodySchema } = MarketParamSchema;
 
-const CodesSchema = {
+export const CodesSchema = {
   type: 'array',
   minItems: 1,
   maxItems: BATCH_MAX_CODES,

@@ -64,6 +64,11 @@ export const ROUTES = [
     ops: { post: 'batchCalendarReturns' },
     mcpTool: 'batchCalendarReturns',
   },
+  {
+    path: '/v1/funds/{code}/risk',
+    ops: { get: 'getRiskFigures', head: 'headRiskFigures' },
+  },
+  { path: '/v1/risk/batch', ops: { post: 'batchRiskFigures' }, mcpTool: 'getRiskFigures' },
   { path: '/mcp', ops: { post: 'postMcp' }, refused: { get: 'getMcp' } },
 ] as const satisfies readonly RouteDecl[];
 

@@ -47,6 +47,8 @@ export interface ServeConfig {
    * server/http/client-address.ts); empty: the TCP peer is the client.
    */
   trustProxy: readonly string[];
+  /** Default benchmark fund of beta and correlation (`--benchmark`, C45); null: none. */
+  benchmark: string | null;
 }
 
 /** http://host:port for a listening address (IPv6 hosts in brackets). */

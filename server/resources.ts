@@ -3,7 +3,9 @@
  * (home page, catalog, claim, docs, problem pages) and again per snapshot for /openapi.json,
  * whose examples are real answers from the live data.
  */
+
 import { buildOpenApi } from '../schemas/openapi.js';
+import { getRisk } from './api/risk-answers.js';
 import type { StaticResource } from './app-context.js';
 import type { ServeConfig } from './config.js';
 import { headerBlock } from './http/headers.js';
@@ -60,6 +62,11 @@ export function openApiResource(config: ServeConfig, snap: ServingSnapshot | nul
     examples.getFund = fund;
     examples.getTrailingReturns = trailing;
     examples.batchTrailingReturns = [trailing];
+    const risk = getRisk(snap, snap.lookup.cols.funds.code[i], {});
+    if (risk.status === 200) {
+      examples.getRiskFigures = JSON.parse(Buffer.from(risk.body).toString('utf8'));
+      examples.batchRiskFigures = [examples.getRiskFigures];
+    }
     if (calendar.byteLength > 0) {
       examples.getCalendarReturns = parse(calendar);
       examples.batchCalendarReturns = [parse(calendar)];

@@ -92,7 +92,7 @@ let current: ServingSnapshot | null = null;
 let problem: string | null = input.problem;
 if (input.snapshot !== null) {
   // Attached before listening; a snapshot the main thread verified but this thread cannot attach fails the start.
-  current = new ServingSnapshot(input.snapshot);
+  current = new ServingSnapshot(input.snapshot, config.benchmark);
   resources.set('/openapi.json', openApiResource(config, current));
   // workerData lives as long as the thread: without this the first snapshot's buffers never go after a swap.
   input.snapshot = null;
@@ -262,7 +262,7 @@ app.listen(config.host, input.port, (socket) => {
 parentPort!.on('message', (m: ToWorker) => {
   if (m.type === 'snapshot') {
     try {
-      const next = new ServingSnapshot(m);
+      const next = new ServingSnapshot(m, config.benchmark);
       resources.set('/openapi.json', openApiResource(config, next));
       current = next;
       parentPort!.postMessage({ type: 'swapped', id: m.id } satisfies FromWorker);

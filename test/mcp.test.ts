@@ -41,6 +41,7 @@ const TOOL_NAMES = [
   'batchTrailingReturns',
   'getCalendarReturns',
   'batchCalendarReturns',
+  'getRiskFigures',
 ];
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
@@ -135,7 +136,7 @@ describe('protocol', () => {
     expect(await client.ping()).toEqual({});
   });
 
-  it('tools/list: six tools, valid JSON Schemas from schemas/, read-only annotations', async () => {
+  it('tools/list: every tool, valid JSON Schemas from schemas/, read-only annotations', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     const ajv = new Ajv2020({ strict: false });
@@ -629,7 +630,7 @@ describe('errors', () => {
   it('no snapshot: initialize and tools/list work, tools/call is HTTP 503 No data loaded (C24)', async () => {
     const c = await connect(empty.url, emptyAccess.headers);
     try {
-      expect((await c.listTools()).tools).toHaveLength(6);
+      expect((await c.listTools()).tools).toHaveLength(TOOL_NAMES.length);
       const e = await c.callTool({ name: 'getFund', arguments: { code: 'A' } }).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(StreamableHTTPError);
       expect((e as StreamableHTTPError).code).toBe(503);

@@ -4,7 +4,8 @@
  * column and non-ASCII text, and fast enough to make 100M rows in a few seconds.
  */
 
-import { fromYmd, toYmd } from '../core/dates.js';
+import { fromYmd, monthFirstDay, toYmd } from '../core/dates.js';
+import { monthOf, RISK_COLUMN_NAMES, RISK_WINDOWS, STORED_DATES } from '../core/risk.js';
 import { NULL_DAY, type SnapshotColumns } from '../core/snapshot/columns.js';
 import { TRAILING_KEYS } from '../core/types.js';
 import { seededRandom } from './seeded-random.js';
@@ -134,5 +135,14 @@ export function syntheticColumns(opts: SyntheticOptions): SnapshotColumns {
     series: { date, value },
     trailing: { asOf, values },
     calendar,
+    // Fake figures, like the trailing ones: every fund's risk columns null.
+    risk: {
+      endMonth: Int32Array.from(lastDay, (d) => monthFirstDay(monthOf(d))),
+      figures: RISK_COLUMN_NAMES.map(() => new Float64Array(F).fill(Number.NaN)),
+      dates: Array.from({ length: RISK_WINDOWS.length * STORED_DATES.length }, () =>
+        new Int32Array(F).fill(NULL_DAY),
+      ),
+    },
+    rates: { date: new Int32Array(0), yield: new Float64Array(0) },
   };
 }

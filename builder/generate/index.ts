@@ -14,7 +14,9 @@ import type { Worker } from 'node:worker_threads';
 import { type Day, formatDay } from '../../core/dates.js';
 import { startWorker } from '../../core/start-thread.js';
 import { DAILY_HEADER } from '../source/daily-file.js';
+import { RATES_PATH } from '../source/rates.js';
 import type { WorkerMessage } from './generate-thread.js';
+import { ratesFileText } from './rates.js';
 import { writeGeneratorRecord } from './record.js';
 import { runShard, type ShardResult, type ShardTask } from './shard.js';
 import { dayIndexOnOrBefore, fundsCsv, planUniverse, type Universe } from './universe.js';
@@ -84,6 +86,9 @@ export async function generateUniverse(opts: GenerateOptions): Promise<GenerateS
   prepareOutput(opts.out, dailyDays > 0);
   const funds = fundsCsv(universe, endIdx);
   writeFileSync(join(opts.out, 'funds.csv'), funds);
+  const rates = ratesFileText(universe, endIdx);
+  mkdirSync(join(opts.out, 'rates'), { recursive: true });
+  writeFileSync(join(opts.out, RATES_PATH), rates);
   const recordBytes = writeGeneratorRecord(opts.out, {
     seed: opts.seed,
     funds: opts.funds,
@@ -107,7 +112,7 @@ export async function generateUniverse(opts: GenerateOptions): Promise<GenerateS
       : await runWorkers(task, threads, progress);
 
   let priceRows = 0;
-  let bytes = Buffer.byteLength(funds) + recordBytes;
+  let bytes = Buffer.byteLength(funds) + recordBytes + rates.length;
   for (const r of results) {
     priceRows += r.priceRows;
     bytes += r.bytes;

@@ -18,6 +18,7 @@ export const Stream = {
   universe: 1,
   metadata: 2,
   series: 3,
+  rates: 4,
 } as const;
 
 const TWO_POW_32 = 4294967296;

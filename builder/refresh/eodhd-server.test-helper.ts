@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFundsFile } from '../source/funds.js';
+import { RATES_PATH } from '../source/rates.js';
+import { RATES_SYMBOL } from './eodhd.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/eodhd/', import.meta.url));
 
@@ -106,15 +108,8 @@ class Universe {
 
   /** `/api/eod/{CODE}.US`: the price file's rows and the daily files' rows up to `today`; null: no such ticker. */
   history(code: string, today: string | undefined): string | null {
-    const path = join(this.dir, 'prices', `${code}.csv`);
-    const file = existsSync(path) ? readFileSync(path, 'utf8') : null;
+    const file = upTo(join(this.dir, 'prices', `${code}.csv`), today);
     let out = file ?? 'Date,Open,High,Low,Close,Adjusted_close,Volume\n';
-    if (today !== undefined && file !== null) {
-      const lines = file.split('\n');
-      let keep = lines.length;
-      while (keep > 1 && (lines[keep - 1] === '' || lines[keep - 1].slice(0, 10) > today)) keep--;
-      out = `${lines.slice(0, keep).join('\n')}\n`;
-    }
     let found = file !== null;
     for (const [day, rows] of this.days) {
       if (today !== undefined && day > today) break;
@@ -145,6 +140,17 @@ class Universe {
     }
     return out;
   }
+}
+
+/** A price file's rows up to `today` (all: undefined), or null when there is no such file. */
+function upTo(path: string, today: string | undefined): string | null {
+  if (!existsSync(path)) return null;
+  const file = readFileSync(path, 'utf8');
+  if (today === undefined) return file;
+  const lines = file.split('\n');
+  let keep = lines.length;
+  while (keep > 1 && (lines[keep - 1] === '' || lines[keep - 1].slice(0, 10) > today)) keep--;
+  return `${lines.slice(0, keep).join('\n')}\n`;
 }
 
 /** A split as the provider writes it, new/old shares: 2 → `2.000000/1.000000`, 0.25 → `1.000000/4.000000`. */
@@ -188,6 +194,8 @@ export async function startFakeEodhd(token: string, opts: FakeEodhdOptions = {})
     }
     const q = u.searchParams;
     if (r.key === 'symbols') return universe.symbols(q.get('type'), q.get('delisted') === '1');
+    // The government-bond series (C41) as EODHD serves it: the same end-of-day CSV, the yield as its prices.
+    if (r.file === `eod-${RATES_SYMBOL}.csv`) return upTo(join(universe.dir, RATES_PATH), fake.today);
     if (r.key === 'eod') return universe.history(r.file.slice(4, -7), fake.today);
     return universe.bulk(r.key, q.get('date') ?? '', fake.today);
   };
@@ -212,7 +220,8 @@ export async function startFakeEodhd(token: string, opts: FakeEodhdOptions = {})
       return;
     }
     fake.calls += cost;
-    const code = r.key === 'eod' ? r.file.slice(4, -7) : '';
+    const code =
+      r.file === `eod-${RATES_SYMBOL}.csv` ? RATES_SYMBOL : r.key === 'eod' ? r.file.slice(4, -7) : '';
     const fault = faults.get(r.key)?.shift() ?? codeFaults.get(code);
     if (fault !== undefined && !('cut' in fault)) {
       if ('hang' in fault) {

@@ -62,6 +62,26 @@ describe('the eodhd provider, against a local server in its documented formats',
     expect(server.requests.every((q) => q.includes(`api_token=${TOKEN}`))).toBe(true);
   });
 
+  it('fetches the 3-month T-bill yield as US3M.GBOND with the prices, keeps it in the source and the snapshot (C41)', async () => {
+    const { t, run } = await refreshFrom('rates');
+    const r = await run();
+    expect(r.outcome).toBe('published');
+    expect(server.requests.some((q) => q.startsWith('/api/eod/US3M.GBOND?'))).toBe(true);
+    const fixture = readFileSync(new URL('./fixtures/eodhd/eod-US3M.GBOND.csv', import.meta.url), 'utf8');
+    expect(readFileSync(join(t.source, 'rates', 'US3M.csv'), 'utf8')).toBe(fixture);
+    const cols = await live(t.snapshots);
+    expect(Array.from(cols.rates.yield)).toEqual([4.32, 4.31, 4.3, 4.29]);
+  });
+
+  it('a rates request the provider keeps failing leaves the rates as the source has them, and the day still publishes', async () => {
+    const { t, said, run } = await refreshFrom('rates-down');
+    server.codeFaults.set('US3M.GBOND', { status: 503 });
+    const r = await run();
+    expect(r.outcome).toBe('published');
+    expect(said.some((l) => /US3M\.GBOND.*the rates stay as the source has them/.test(l))).toBe(true);
+    expect((await live(t.snapshots)).rates.date.length).toBe(0);
+  });
+
   it('the token appears in no log line, error message or report', async () => {
     const { t, said, run } = await refreshFrom('token');
     server.faults.set('bulk', [{ status: 500 }]);

@@ -10,6 +10,10 @@
  *   split written `new/old` (`2.000000/1.000000` is two for one).
  * - End-of-day API (https://eodhd.com/financial-apis/api-for-historical-data-and-volumes):
  *   `GET /api/eod/{CODE}.US?api_token=…&fmt=csv`, `Date,Open,High,Low,Close,Adjusted_close,Volume`.
+ * - Macroeconomic data, government bonds (https://eodhd.com/financial-apis/economic-data-api/,
+ *   the GBOND list at https://eodhd.com/exchange/GBOND): yields through the same end-of-day
+ *   endpoint on the virtual exchange GBOND, one call per request; `US3M.GBOND` is the
+ *   "United States 3 Month Bill Yield", its prices the yield in percent (C41).
  * - Exchanges API, list of tickers (https://eodhd.com/financial-apis/exchanges-api-list-of-tickers-and-trading-hours):
  *   `GET /api/exchange-symbol-list/US?api_token=…&fmt=csv&type=fund|etf`, CSV columns
  *   `Code,Name,Country,Exchange,Currency,Type,Isin`; only tickers active in the last
@@ -57,6 +61,9 @@ export interface EodhdOptions {
   /** Paces every request and counts its calls against the run's budget (--max-rate, --max-calls). */
   meter?: CallMeter;
 }
+
+/** The 3-month T-bill yield on EODHD's government-bond exchange. */
+export const RATES_SYMBOL = 'US3M.GBOND';
 
 /** API calls per request on the provider's count (its API limits page): a whole-exchange bulk request is 100. */
 export const EODHD_CALLS = { list: 1, history: 1, bulk: 100 } as const;
@@ -212,6 +219,10 @@ export function eodhdProvider(opts: EodhdOptions): Provider {
     },
     async history(code: string) {
       const text = await get(`eod/${encodeURIComponent(code)}.US`, {}, 'null');
+      return text === null || text.trim() === '' ? null : encoder.encode(text);
+    },
+    async rates() {
+      const text = await get(`eod/${RATES_SYMBOL}`, {}, 'null');
       return text === null || text.trim() === '' ? null : encoder.encode(text);
     },
     async rawHistory(code: string) {

@@ -5,7 +5,7 @@ import { fromYmd } from '../../core/dates.js';
 import { readCurrent } from '../../core/snapshot/directory.js';
 import { scratch } from '../build.test-helper.js';
 import { CallMeter } from './call-meter.js';
-import { eodhdProvider } from './eodhd.js';
+import { eodhdProvider, RATES_SYMBOL } from './eodhd.js';
 import { type FakeEodhd, startFakeEodhd } from './eodhd-server.test-helper.js';
 import { LOAD_REPORT, LOAD_STATE_DIR, type LoadProgress, LoadStopped } from './first-load.js';
 import {
@@ -87,7 +87,9 @@ function loader(name: string, server: FakeEodhd) {
   return { source, snapshots, said, progress, waits, run };
 }
 
-const historyRequests = (s: FakeEodhd) => s.requests.filter((r) => r.startsWith('/api/eod/'));
+/** Funds' histories: not the rates (C41), which a load asks for once. */
+const historyRequests = (s: FakeEodhd) =>
+  s.requests.filter((r) => r.startsWith('/api/eod/') && !r.startsWith(`/api/eod/${RATES_SYMBOL}`));
 const codeOf = (r: string) => (/^\/api\/eod\/([^.?]+)\.US/.exec(r) as RegExpExecArray)[1];
 
 describe('the first load from nothing (EODHD stand-in serving a generated universe)', () => {
@@ -116,6 +118,9 @@ describe('the first load from nothing (EODHD stand-in serving a generated univer
     const codes = historyRequests(server).map(codeOf);
     expect(new Set(codes).size).toBe(codes.length);
     expect(server.requests.filter((q) => q.startsWith('/api/eod-bulk-last-day/US'))).toHaveLength(3);
+    // … and the rates, once (C41).
+    expect(server.requests.filter((q) => q.startsWith(`/api/eod/${RATES_SYMBOL}?`))).toHaveLength(1);
+    // The load's summary counts its phases (lists, histories, days); the rates call comes after it.
     expect(r.load?.calls).toBe(4 + codes.length + 300);
     // The cost was said before anything but the lists was spent.
     const estimate = l.said.findIndex((s) => s.includes('to fetch:'));

@@ -42,6 +42,7 @@ import { BuildReport, type ReportJson } from '../report/build-report.js';
 import { latestAcceptedDay } from '../source/csv.js';
 import { fundsFileText, parseFundsFile } from '../source/funds.js';
 import { parsePriceFile } from '../source/prices.js';
+import { RATES_PATH } from '../source/rates.js';
 import type { BuildStep, BuildStepResult } from './build-worker.js';
 import type { CallMeter } from './call-meter.js';
 import { type CallCosts, type Provider, ProviderError } from './provider.js';
@@ -312,6 +313,12 @@ export async function firstLoad(opts: FirstLoadOptions): Promise<LoadResult> {
       true,
     );
   writeWhole(join(opts.source, 'funds.csv'), fundsText(listed, done));
+  // The risk-free rate (C41): read by the build from the source like every other file.
+  const rates = await provider.rates?.(lastClosed);
+  if (rates) {
+    mkdirSync(join(opts.source, 'rates'), { recursive: true });
+    writeWhole(join(opts.source, RATES_PATH), rates);
+  }
   progress('build', 0, 1);
   const built = await rebuildAndPublish({ ...opts, days: days.length > 0 });
   progress('build', 1, 1);

@@ -17,6 +17,12 @@ export interface Provider {
   fundList(day: Day): Promise<Uint8Array | null>;
   /** A fund's history up to `day` as a price file, or null when the provider has none. */
   history(code: string, day: Day): Promise<Uint8Array | null>;
+  /**
+   * The 3-month US Treasury bill yield up to `day` as a price file whose adjusted
+   * close is the yield in percent (C41), or null when the provider has none. Fetched
+   * whole once per refresh and first load (a few hundred KB at most).
+   */
+  rates?(day: Day): Promise<Uint8Array | null>;
   /** The refresh published `days`: the provider may let go of what it delivered (the inbox moves its files). */
   committed?(days: readonly Day[], source: string): void;
   /**

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { tradingDaysInRange } from '../../core/calendar.js';
 import { compareCodes } from '../../core/codes.js';
 import { type Day, formatDay, parseDay } from '../../core/dates.js';
-import { fundRecordAt } from '../../core/snapshot/columns.js';
+import { fundRecordAt, type RateColumns } from '../../core/snapshot/columns.js';
 import { readCurrent } from '../../core/snapshot/directory.js';
 import { type LoadedSnapshot, loadSnapshot, readManifest } from '../../core/snapshot/reader.js';
 import type { FundRecord } from '../../core/types.js';
@@ -29,6 +29,7 @@ import {
 } from '../source/daily-file.js';
 import { fundsFileText, parseFundsFile } from '../source/funds.js';
 import { parsePriceFile } from '../source/prices.js';
+import { RATES_PATH, readRates } from '../source/rates.js';
 import type { CallMeter } from './call-meter.js';
 import { firstLoad, type LoadProgress, type LoadSummary, startsFromNothing } from './first-load.js';
 import { type Provider, ProviderError } from './provider.js';
@@ -216,6 +217,7 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
   checkBound(report, opts.maxBadShare);
 
   const universe = await universeChanges(provider, base, lastDay, lastClosed, opts.gates, report);
+  const rates = await fetchRates(provider, lastDay, opts.source, report, say);
   lap('universe');
 
   const out = appendRows(
@@ -225,6 +227,7 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
       newFunds: universe.newFunds,
       updates: universe.updates,
       gates: { tradingDaysOnly: true, maxMove: opts.gates.maxMove },
+      rates: rates.columns,
     },
     report,
   );
@@ -257,6 +260,10 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
     { ...universe, listed: universe.listed || aside !== null },
     out.columns.funds,
   );
+  if (rates.bytes !== null) {
+    mkdirSync(join(opts.source, 'rates'), { recursive: true });
+    writeWhole(join(opts.source, RATES_PATH), rates.bytes);
+  }
   const result = await writeAndPublish(
     out.columns,
     report,
@@ -459,6 +466,33 @@ function sameRecord(a: FundRecord, b: FundRecord): boolean {
     a.isInactive === b.isInactive &&
     a.inactiveDate === b.inactiveDate
   );
+}
+
+/**
+ * The rates for this refresh (C41): the provider's, when it has them (bytes kept for
+ * the source's record), else the source's own rates file; null columns: neither,
+ * and the snapshot's rates stay. A provider failing on them costs the Sharpe ratios
+ * their newest month, not the day's prices: said, and the source's file used.
+ */
+async function fetchRates(
+  provider: Provider,
+  day: Day,
+  source: string,
+  report: BuildReport,
+  say: (line: string) => void,
+): Promise<{ columns: RateColumns | null; bytes: Uint8Array | null }> {
+  let bytes: Uint8Array | null = null;
+  try {
+    bytes = (await provider.rates?.(day)) ?? null;
+  } catch (e) {
+    if (!(e instanceof ProviderError) || !e.retryable) throw e;
+    say(`${(e as Error).message}: the rates stay as the source has them`);
+  }
+  if (bytes === null) return { columns: readRates(source, report), bytes: null };
+  const parsed = parsePriceFile(bytes, RATES_PATH, 'US3M', undefined, true);
+  report.dataRows += parsed.dataRows;
+  for (const p of parsed.problems) report.add(p);
+  return { columns: { date: parsed.dates, yield: parsed.values }, bytes };
 }
 
 /**

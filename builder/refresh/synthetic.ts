@@ -7,6 +7,7 @@
  * would build.
  */
 import { type Day, formatDay } from '../../core/dates.js';
+import { ratesFileText } from '../generate/rates.js';
 import { readGeneratorRecord } from '../generate/record.js';
 import { allocSeries, dailyRowText, priceFileText, simulateFund } from '../generate/series.js';
 import { dayIndexOnOrBefore, fundsCsv, planUniverse, type Universe } from '../generate/universe.js';
@@ -59,6 +60,9 @@ export function syntheticProvider(source: string): Provider {
     },
     async fundList(day) {
       return encoder.encode(fundsCsv(plan(), indexOf(day)));
+    },
+    async rates(day) {
+      return encoder.encode(ratesFileText(plan(), indexOf(day)));
     },
     async history(code, day) {
       const u = plan();

@@ -86,13 +86,15 @@ function ensureScratch(rows: number): void {
 
 /**
  * `latest` is the last date a row may carry (C36: today in UTC plus FUTURE_GRACE_DAYS);
- * by default read from the clock when the file is parsed.
+ * by default read from the clock when the file is parsed. `anySign` reads a yield
+ * file (C41): its values may be zero or negative, only not NaN or infinite.
  */
 export function parsePriceFile(
   bytes: Uint8Array,
   file: string,
   code: string,
   latest: Day = latestAcceptedDay(),
+  anySign = false,
 ): PriceFileResult {
   const problems: Problem[] = [];
   const empty: PriceFileResult = {
@@ -192,7 +194,7 @@ export function parsePriceFile(
         // NaN or +Infinity (an overflowing exponent is as unusable as `Infinity`).
         reason = 'unparsable_price';
         detail = excerpt(src, starts[adjCol], ends[adjCol]);
-      } else if (v <= 0) {
+      } else if (v <= 0 && !(anySign && v > Number.NEGATIVE_INFINITY)) {
         reason = 'non_positive_price';
         detail = excerpt(src, starts[adjCol], ends[adjCol]);
       } else if (day <= prev) {

@@ -3,6 +3,7 @@
  * then defaults; each bad value is refused with a message naming it.
  */
 import { resolve } from 'node:path';
+import { isPossibleCode } from '../../core/codes.js';
 import { localBaseUrl, type ServeConfig } from '../../server/config.js';
 import { mailFromProblem, smtpUrlProblem } from '../../server/dashboard/mailer.js';
 import { parseTrustedProxies } from '../../server/http/client-address.js';
@@ -16,6 +17,7 @@ import {
   ADMIN_HOST,
   ADMIN_PORT,
   BASE_URL,
+  BENCHMARK,
   CLAIM_FILE,
   CLAIM_NAME,
   DASHBOARD,
@@ -77,6 +79,7 @@ export function parseServeConfig(argv: string[], env: NodeJS.ProcessEnv): ServeC
     ...mail,
     maxKeys: MAX_KEYS.read(args),
     trustProxy: trust,
+    benchmark: benchmarkFlag(args),
   };
 }
 
@@ -144,6 +147,15 @@ function mailFlags(args: ParsedArgs): Pick<ServeConfig, 'smtpUrl' | 'mailFrom'> 
       : null);
   if (mailProblem !== null) throw new UsageError(mailProblem);
   return { smtpUrl, mailFrom };
+}
+
+function benchmarkFlag(args: ParsedArgs): string | null {
+  const benchmark = BENCHMARK.read(args) ?? null;
+  if (benchmark !== null && !isPossibleCode(benchmark))
+    throw new UsageError(
+      `${flagLabel(args, BENCHMARK.name)} takes a fund code (1 to 32 characters, no control characters): ${JSON.stringify(benchmark)}`,
+    );
+  return benchmark;
 }
 
 function trustFlag(args: ParsedArgs): ServeConfig['trustProxy'] {

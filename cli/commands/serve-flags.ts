@@ -87,6 +87,10 @@ export const TRUST_PROXY = stringOption('trust-proxy', {
   value: 'CIDR,...',
   help: 'the proxies in front, whose X-Forwarded-For names the client (default: none)',
 });
+export const BENCHMARK = stringOption('benchmark', {
+  value: 'CODE',
+  help: 'the fund that beta and correlation are measured against when a request names none (default: none)',
+});
 /** Shown for the whole family of `--refresh-<flag>`, which cli/commands/serve-refresh.ts parses. */
 const REFRESH_CRON = stringOption('refresh-cron', {
   value: 'EXPR',
@@ -117,6 +121,7 @@ export const SERVE_FORMS: readonly Form[] = [
       MAIL_FROM,
       MAX_KEYS,
       TRUST_PROXY,
+      BENCHMARK,
       REFRESH_CRON,
     ],
   },

@@ -14,9 +14,10 @@ import {
   Struct,
   Utf8,
 } from 'apache-arrow';
+import { RISK_WINDOWS, STORED_DATES, STORED_FIGURES } from '../risk.js';
 import { type ColumnsToWrite, NULL_DAY } from './columns.js';
 import { firstDates, lastDates } from './invariants.js';
-import { CALENDAR_SCHEMA, FUNDS_SCHEMA, TRAILING_SCHEMA } from './schema.js';
+import { CALENDAR_SCHEMA, FUNDS_SCHEMA, RATES_SCHEMA, RISK_SCHEMA, TRAILING_SCHEMA } from './schema.js';
 
 export const padded8 = (bytes: number) => (bytes + 7) & ~7;
 
@@ -144,5 +145,26 @@ export function calendarBatch({ funds, calendar }: ColumnsToWrite): RecordBatch 
     dateData(calendar.startDate, false),
     dateData(calendar.endDate, false),
     boolData(calendar.isPartial),
+  ]);
+}
+
+export function riskBatch({ funds, risk }: ColumnsToWrite): RecordBatch {
+  const perWindow = (w: number) => [
+    ...risk.figures
+      .slice(w * STORED_FIGURES.length, (w + 1) * STORED_FIGURES.length)
+      .map((v) => float64Data(v, true)),
+    ...risk.dates.slice(w * STORED_DATES.length, (w + 1) * STORED_DATES.length).map((d) => dateData(d, true)),
+  ];
+  return batchOf(RISK_SCHEMA, funds.length, [
+    utf8Data(funds.code),
+    dateData(risk.endMonth, false),
+    ...RISK_WINDOWS.flatMap((_, w) => perWindow(w)),
+  ]);
+}
+
+export function ratesBatch({ rates }: ColumnsToWrite): RecordBatch {
+  return batchOf(RATES_SCHEMA, rates.date.length, [
+    dateData(rates.date, false),
+    float64Data(rates.yield, false),
   ]);
 }

@@ -53,11 +53,32 @@ export interface CalendarColumns {
   isPartial: Uint8Array;
 }
 
+/**
+ * One row per fund: its latest risk figures (C38–C44), unrounded, NaN = null.
+ * `figures[w·7 + f]` is STORED_FIGURES[f] of window RISK_WINDOWS[w] (the order of
+ * RISK_COLUMN_NAMES); `dates[w·5 + d]` is STORED_DATES[d], NULL_DAY = null, a month
+ * as its first day.
+ */
+export interface RiskColumns {
+  /** First day of E, the month the windows end with (C39). */
+  endMonth: Int32Array;
+  figures: Float64Array[];
+  dates: Int32Array[];
+}
+
+/** The risk-free rate's source (C41): yields in percent, dates strictly ascending; may be empty. */
+export interface RateColumns {
+  date: Int32Array;
+  yield: Float64Array;
+}
+
 export interface SnapshotColumns {
   funds: FundColumns;
   series: SeriesColumns;
   trailing: TrailingColumns;
   calendar: CalendarColumns;
+  risk: RiskColumns;
+  rates: RateColumns;
 }
 
 /**

@@ -7,9 +7,10 @@
  */
 import { compareCodes } from '../codes.js';
 import { formatDay } from '../dates.js';
+import { RISK_COLUMN_NAMES, RISK_WINDOWS, STORED_DATES } from '../risk.js';
 import { TRAILING_KEYS } from '../types.js';
 import { type ColumnsToWrite, rangeOf, seriesParts } from './columns.js';
-import { CALENDAR_FILE, FUNDS_FILE, SERIES_FILE, TRAILING_FILE } from './schema.js';
+import { CALENDAR_FILE, FUNDS_FILE, RATES_FILE, RISK_FILE, SERIES_FILE, TRAILING_FILE } from './schema.js';
 import { SnapshotError } from './snapshot-error.js';
 
 function violated(file: string, reason: string): SnapshotError {
@@ -78,6 +79,7 @@ export function checkColumns(cols: ColumnsToWrite): void {
   }
 
   checkSeries(cols);
+  checkRisk(cols);
   checkTrailing(cols);
   checkCalendar(cols);
 }
@@ -258,4 +260,33 @@ function datesAt(cols: ColumnsToWrite, fromEnd: 0 | 1): Int32Array {
     out[i] = parts[p].date[row - starts[p]];
   }
   return out;
+}
+
+/** risk.arrow has one row per fund in every column; rates.arrow's dates ascend and its yields are finite (C41). */
+function checkRisk(cols: ColumnsToWrite): void {
+  const F = cols.funds.length;
+  const { risk, rates } = cols;
+  checkLength(RISK_FILE, 'end_month', risk.endMonth.length, F);
+  if (
+    risk.figures.length !== RISK_COLUMN_NAMES.length ||
+    risk.dates.length !== RISK_WINDOWS.length * STORED_DATES.length
+  )
+    throw violated(
+      RISK_FILE,
+      `${risk.figures.length} figure and ${risk.dates.length} date columns, expected ${RISK_COLUMN_NAMES.length} and ${RISK_WINDOWS.length * STORED_DATES.length}`,
+    );
+  for (let j = 0; j < risk.figures.length; j++)
+    checkLength(RISK_FILE, RISK_COLUMN_NAMES[j], risk.figures[j].length, F);
+  for (let j = 0; j < risk.dates.length; j++)
+    checkLength(RISK_FILE, `date column ${j}`, risk.dates[j].length, F);
+  checkLength(RATES_FILE, 'yield', rates.yield.length, rates.date.length);
+  for (let i = 0; i < rates.date.length; i++) {
+    if (i > 0 && rates.date[i] <= rates.date[i - 1])
+      throw violated(
+        RATES_FILE,
+        `row ${i}: date ${formatDay(rates.date[i])} is not after ${formatDay(rates.date[i - 1])}`,
+      );
+    if (!Number.isFinite(rates.yield[i]))
+      throw violated(RATES_FILE, `row ${i}: yield ${rates.yield[i]} is not finite`);
+  }
 }

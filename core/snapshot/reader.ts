@@ -24,6 +24,7 @@ import {
   type Utf8,
 } from 'apache-arrow';
 import { formatDay } from '../dates.js';
+import { RISK_WINDOW_KEYS, STORED_DATES, STORED_FIGURES } from '../risk.js';
 import { type FundType, TRAILING_KEYS } from '../types.js';
 import { NULL_DAY, type SnapshotColumns } from './columns.js';
 import { Hasher } from './hasher.js';
@@ -35,6 +36,8 @@ import {
   CALENDAR_FILE,
   FUNDS_FILE,
   MANIFEST_FILE,
+  RATES_FILE,
+  RISK_FILE,
   SCHEMAS,
   SERIES_FILE,
   TRAILING_FILE,
@@ -254,7 +257,8 @@ class ColumnReader {
     if (values.length < n)
       throw arrowInvalid(this.file, `column ${column} holds ${values.length} values for ${n} rows`);
     const view = (values.length === n ? values : values.subarray(0, n)) as A;
-    if (view.buffer !== this.sab) {
+    // An empty column (rates.arrow without rates) has no body to share.
+    if (view.buffer !== this.sab && n > 0) {
       throw arrowInvalid(
         this.file,
         `column ${column} was copied instead of viewed (misaligned body buffer?)`,
@@ -417,6 +421,8 @@ function decodeColumns(buffers: Record<ArrowFileName, SharedArrayBuffer>, verify
   const s = r[SERIES_FILE];
   const t = r[TRAILING_FILE];
   const c = r[CALENDAR_FILE];
+  const k = r[RISK_FILE];
+  const q = r[RATES_FILE];
 
   const cols: SnapshotColumns = {
     funds: {
@@ -445,6 +451,12 @@ function decodeColumns(buffers: Record<ArrowFileName, SharedArrayBuffer>, verify
       endDate: c.int32('end_date'),
       isPartial: c.bool('is_partial'),
     },
+    risk: {
+      endMonth: k.int32('end_month'),
+      figures: RISK_WINDOW_KEYS.flatMap((w) => STORED_FIGURES.map((f) => k.nullableFloat64(`${f}_${w}`))),
+      dates: RISK_WINDOW_KEYS.flatMap((w) => STORED_DATES.map((d) => k.nullableDay(`${d}_${w}`))),
+    },
+    rates: { date: q.int32('date'), yield: q.float64('yield') },
   };
   if (!verify) return cols;
 
@@ -471,6 +483,15 @@ function decodeColumns(buffers: Record<ArrowFileName, SharedArrayBuffer>, verify
   for (let i = 0; i < funds.length; i++) {
     if (!sameUtf8(trailingCodes, i, fundCodes, i)) {
       throw violated(TRAILING_FILE, `row ${i}: code differs from funds.arrow row ${i} (${funds.code[i]})`);
+    }
+  }
+  if (k.batch.numRows !== funds.length) {
+    throw violated(RISK_FILE, `${k.batch.numRows} rows, expected one per fund (${funds.length})`);
+  }
+  const riskCodes = k.utf8Raw('code', false);
+  for (let i = 0; i < funds.length; i++) {
+    if (!sameUtf8(riskCodes, i, fundCodes, i)) {
+      throw violated(RISK_FILE, `row ${i}: code differs from funds.arrow row ${i} (${funds.code[i]})`);
     }
   }
   const calendarCodes = c.utf8Raw('code', false);

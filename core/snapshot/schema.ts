@@ -7,19 +7,32 @@
  * columns NULL_DAY, so the raw buffer is usable without looking at the bitmap.
  */
 import { Bool, type DataType, DateDay, Field, Float64, Int32, Schema, Utf8 } from 'apache-arrow';
+import { RISK_WINDOW_KEYS, STORED_DATES, STORED_FIGURES } from '../risk.js';
 import { TRAILING_KEYS } from '../types.js';
 
-/** Bump on any change a version-1 reader would misread; the reader refuses other versions. */
-export const FORMAT_VERSION = 1;
+/**
+ * Bump on any change an older reader would misread; the reader refuses other
+ * versions. 2: risk.arrow and rates.arrow.
+ */
+export const FORMAT_VERSION = 2;
 
 export const FUNDS_FILE = 'funds.arrow';
 export const SERIES_FILE = 'series.arrow';
 export const TRAILING_FILE = 'trailing.arrow';
 export const CALENDAR_FILE = 'calendar.arrow';
+export const RISK_FILE = 'risk.arrow';
+export const RATES_FILE = 'rates.arrow';
 export const MANIFEST_FILE = 'manifest.json';
 
 /** The Arrow files of a snapshot, in the order they are written and listed in the manifest. */
-export const ARROW_FILES = [FUNDS_FILE, SERIES_FILE, TRAILING_FILE, CALENDAR_FILE] as const;
+export const ARROW_FILES = [
+  FUNDS_FILE,
+  SERIES_FILE,
+  TRAILING_FILE,
+  CALENDAR_FILE,
+  RISK_FILE,
+  RATES_FILE,
+] as const;
 export type ArrowFileName = (typeof ARROW_FILES)[number];
 
 function field(name: string, type: DataType, nullable: boolean): Field {
@@ -67,9 +80,28 @@ export const CALENDAR_SCHEMA = new Schema([
   field('is_partial', new Bool(), false),
 ]);
 
+export const RISK_SCHEMA = new Schema([
+  field('code', new Utf8(), false),
+  // First day of E, the month the windows end with (C39); the anchor is trailing.arrow's as_of_date.
+  field('end_month', new DateDay(), false),
+  ...RISK_WINDOW_KEYS.flatMap((w) => [
+    ...STORED_FIGURES.map((f) => field(`${f}_${w}`, new Float64(), true)),
+    // best/worst_month_date: the first day of that month.
+    ...STORED_DATES.map((d) => field(`${d}_${w}`, new DateDay(), true)),
+  ]),
+]);
+
+/** The 3-month T-bill yield in percent by date (C41); no rows when the source has no rates file. */
+export const RATES_SCHEMA = new Schema([
+  field('date', new DateDay(), false),
+  field('yield', new Float64(), false),
+]);
+
 export const SCHEMAS: Record<ArrowFileName, Schema> = {
   [FUNDS_FILE]: FUNDS_SCHEMA,
   [SERIES_FILE]: SERIES_SCHEMA,
   [TRAILING_FILE]: TRAILING_SCHEMA,
   [CALENDAR_FILE]: CALENDAR_SCHEMA,
+  [RISK_FILE]: RISK_SCHEMA,
+  [RATES_FILE]: RATES_SCHEMA,
 };

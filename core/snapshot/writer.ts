@@ -18,7 +18,15 @@ import { type ArrayBufferViewInput, toUint8Array } from 'apache-arrow/util/buffe
 import { formatDay } from '../dates.js';
 import { fsyncDirSync } from '../files/atomic.js';
 import { namingPath, namingPathAsync } from '../files/io-error.js';
-import { batchOf, calendarBatch, fundsBatch, padded8, trailingBatch } from './batches.js';
+import {
+  batchOf,
+  calendarBatch,
+  fundsBatch,
+  padded8,
+  ratesBatch,
+  riskBatch,
+  trailingBatch,
+} from './batches.js';
 import { type ColumnsToWrite, type SeriesInput, seriesParts, seriesRows } from './columns.js';
 import { Hasher } from './hasher.js';
 import { checkColumns, maxLastDate } from './invariants.js';
@@ -30,6 +38,8 @@ import {
   FORMAT_VERSION,
   FUNDS_FILE,
   MANIFEST_FILE,
+  RATES_FILE,
+  RISK_FILE,
   SERIES_FILE,
   SERIES_SCHEMA,
   TRAILING_FILE,
@@ -91,6 +101,8 @@ export async function writeSnapshotFiles(
     [SERIES_FILE]: () => seriesWriter(cols.series),
     [TRAILING_FILE]: () => batchWriter(trailingBatch(cols)),
     [CALENDAR_FILE]: () => batchWriter(calendarBatch(cols)),
+    [RISK_FILE]: () => batchWriter(riskBatch(cols)),
+    [RATES_FILE]: () => batchWriter(ratesBatch(cols)),
   };
   const hasher = new Hasher();
   try {

@@ -11,6 +11,7 @@ import { RowKind } from '../snapshot/prepared.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import type { Answer, Params } from './answers.js';
 import * as answers from './answers.js';
+import { getRisk, riskBatch } from './risk-answers.js';
 
 /** A GET data route's answer: the path's code (null on a route without one) and the query. */
 export type GetAnswer = (snap: ServingSnapshot, code: string | null, params: Params) => Answer;
@@ -45,6 +46,8 @@ export const BINDINGS: Record<RouteId, Binding> = {
   batchTrailingReturns: { kind: 'post', answer: answers.trailingBatch },
   getCalendarReturns: { kind: 'get', answer: answers.getCalendar, latest: RowKind.Calendar },
   batchCalendarReturns: { kind: 'post', answer: answers.calendarBatch },
+  getRiskFigures: { kind: 'get', answer: getRisk, latest: null },
+  batchRiskFigures: { kind: 'post', answer: riskBatch },
   postMcp: { kind: 'mcp' },
 };
 

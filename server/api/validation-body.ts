@@ -11,6 +11,8 @@ import {
   type CalendarBatchRequest,
   CalendarBatchRequestSchema,
   MARKET_US,
+  type RiskBatchRequest,
+  RiskBatchRequestSchema,
   type TrailingBatchRequest,
   TrailingBatchRequestSchema,
   YEAR_MAX,
@@ -55,6 +57,7 @@ import {
 
 const checkTrailingBatch: ValidateFunction = ajv.compile(TrailingBatchRequestSchema);
 const checkCalendarBatch: ValidateFunction = ajv.compile(CalendarBatchRequestSchema);
+const checkRiskBatch: ValidateFunction = ajv.compile(RiskBatchRequestSchema);
 
 /**
  * FastAPI parses the body as JSON only when its Content-Type is `application/json`
@@ -351,4 +354,33 @@ export function validateCalendarBatchBody(
   const year = bodyYear(body, issues, python);
   if (issues.length > 0) return { ok: false, issues: withPythonNumbers(issues, parsed.text, python) };
   return { ok: true, value: { codes: body.codes as string[], market, year } };
+}
+
+// ---------------------------------------------------------------------------
+// Risk figures (C46): whether a benchmark is a fund of the universe is the answer's
+// check (it needs the snapshot); here only its form (C15).
+
+/** POST /v1/risk/batch body. */
+export function validateRiskBatchBody(
+  raw: Uint8Array | string,
+  contentType: string | undefined,
+): Validated<RiskBatchRequest> {
+  const parsed = parseBody(raw, contentType);
+  if (!parsed.ok) return parsed;
+  const body = parsed.body;
+  const valid = codesValidFast(body.codes) || checkRiskBatch(body);
+  const issues = valid ? [] : [...codesIssues(checkRiskBatch.errors ?? [], body)];
+  const market = marketOf(body, issues);
+  const as_of = bodyAsOf(body, issues);
+  let benchmark: string | null = null;
+  const b = body.benchmark;
+  if (typeof b === 'string') {
+    const issue = codeIssue(b, ['body', 'benchmark']);
+    if (issue === undefined) benchmark = b;
+    else issues.push(issue);
+  } else if (b !== undefined && b !== null) {
+    issues.push({ type: 'string_type', loc: ['body', 'benchmark'], msg: STRING_TYPE, input: b });
+  }
+  if (issues.length > 0) return { ok: false, issues: withPythonNumbers(issues, parsed.text) };
+  return { ok: true, value: { codes: body.codes as string[], market, as_of, benchmark } };
 }

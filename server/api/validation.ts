@@ -18,6 +18,7 @@ import {
   type ListQuery,
   MARKET_US,
   Q_MAX_LENGTH,
+  type RiskParams,
   type TrailingParams,
   YEAR_MAX,
   YEAR_MIN,
@@ -42,6 +43,7 @@ export type { Loc, ValidationIssue } from '../pydantic/messages.js';
 export {
   isJsonContentType,
   validateCalendarBatchBody,
+  validateRiskBatchBody,
   validateTrailingBatchBody,
 } from './validation-body.js';
 export {
@@ -183,3 +185,22 @@ export function validateCalendarParams(code: string, query: Params): Validated<C
 
 // ---------------------------------------------------------------------------
 // JSON bodies
+
+/** GET /v1/funds/{code}/risk: path issues first, then as_of, then benchmark. */
+export function validateRiskParams(code: string, query: Params): Validated<RiskParams> {
+  const issues: ValidationIssue[] = [];
+  const issue = codeIssue(code, PATH_CODE);
+  if (issue !== undefined) issues.push(issue);
+  const asOf = validateAsOf(query.as_of);
+  if (!asOf.ok) issues.push(...asOf.issues);
+  const benchmark = query.benchmark ?? null;
+  const bIssue = benchmark === null ? undefined : codeIssue(benchmark, ['query', 'benchmark']);
+  if (bIssue !== undefined) issues.push(bIssue);
+  if (issues.length > 0 || !asOf.ok) return { ok: false, issues };
+  return { ok: true, value: { code, market: query.market ?? MARKET_US, as_of: asOf.value, benchmark } };
+}
+
+/** C45: a benchmark that is not a fund of the universe is a 422 naming it. */
+export function unknownBenchmark(loc: Loc, code: string): ValidationIssue {
+  return valueError(loc, code, `benchmark ${code} is not a fund of this universe`);
+}

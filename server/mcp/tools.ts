@@ -23,6 +23,8 @@ import {
   MCP_TOOL_INPUT_SCHEMAS,
   type McpToolName,
   mcpOutputSchema,
+  type RiskFigures,
+  RiskFiguresListSchema,
   type TrailingReturns,
   TrailingReturnsListSchema,
   TrailingReturnsSchema,
@@ -155,6 +157,21 @@ export const TOOLS: Tool[] = [
     inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.batchCalendarReturns),
     outputSchema: schema(mcpOutputSchema(rowsOf(CalendarReturnListSchema))),
     annotations: { title: 'Calendar-year returns of many funds', ...READ_ONLY },
+  },
+  {
+    name: 'getRiskFigures',
+    title: 'Risk figures of one or many funds',
+    description:
+      `Risk figures of one fund (\`code\`) or of 1 to ${BATCH_MAX_CODES} funds (\`codes\`) over windows of 1, 3, 5 ` +
+      'and 10 years of month-end returns: annualized volatility (%), Sharpe and Sortino ratios (against the ' +
+      '3-month T-bill), maximum drawdown (%) with peak, trough and recovery dates, best and worst month (%), share ' +
+      'of positive months (%), and beta and correlation against `benchmark` (a fund code; else the server default, ' +
+      'if any). Latest, or as of a date. Result: `rows`, in the order asked; codes without data are left out (the ' +
+      'text lists them). Figures are 4-decimal strings; null when the window is incomplete or the figure undefined. ' +
+      `An unknown benchmark is an error. ${NOT_ADVICE}`,
+    inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.getRiskFigures),
+    outputSchema: schema(mcpOutputSchema(rowsOf(RiskFiguresListSchema))),
+    annotations: { title: 'Risk figures of one or many funds', ...READ_ONLY },
   },
 ];
 
@@ -368,8 +385,14 @@ export function callTool(
   // C19: q is trimmed before its length counts, as REST does (validateListQuery); the
   // schema's maxLength would otherwise refuse padding REST accepts.
   if (name === 'searchFunds' && typeof args.q === 'string') args = { ...args, q: pydanticStrip(args.q) };
+  if (name === 'getRiskFigures' && (args.code === undefined) === (args.codes === undefined))
+    return invalidArgs(name, ['give `code` (one fund) or `codes` (up to 100 funds), one of the two']);
   const check = CHECKS[name];
   if (!check(args)) return invalidArgs(name, ajvProblems(name, check.errors ?? []));
+  if (name === 'getRiskFigures' && typeof args.code === 'string') {
+    const { code, ...rest } = args;
+    args = { ...rest, codes: [code] };
+  }
   // C24; over HTTP the whole POST is a 503 instead (http.ts).
   if (snap === null)
     return errorResult(`${NO_DATA_DETAIL}: the server has no snapshot yet; try again shortly.`);
@@ -408,7 +431,39 @@ export function callTool(
       ];
       return result({ rows }, lines.filter((l) => l !== '').join('\n'));
     }
+    case 'getRiskFigures': {
+      const rows = value as RiskFigures[];
+      const lines = [
+        rows.length === 0 ? 'No risk rows.' : RISK_HEADER,
+        ...rows.flatMap(renderRisk),
+        missingLine(args.codes, rows),
+      ];
+      return result({ rows }, lines.filter((l) => l !== '').join('\n'));
+    }
   }
+}
+
+const RISK_HEADER =
+  'Risk per window (volatility, drawdown, best/worst month and positive months in percent; Sharpe, Sortino, beta ' +
+  'and correlation as ratios; n/a = not computable):';
+
+function renderRisk(r: RiskFigures): string[] {
+  const n = (v: string | null) => v ?? 'n/a';
+  const head = `${r.code} as of ${r.as_of_date}${r.benchmark === null ? '' : ` (benchmark ${r.benchmark})`}:`;
+  return [
+    head,
+    ...Object.entries(r.windows).map(
+      ([k, w]) =>
+        `  ${k} ${w.start_month}..${w.end_month}: volatility ${pct(w.volatility)}, Sharpe ${n(w.sharpe)}, ` +
+        `Sortino ${n(w.sortino)}, max drawdown ${pct(w.max_drawdown)}` +
+        (w.trough_date === null
+          ? ''
+          : ` (peak ${w.peak_date}, trough ${w.trough_date}, recovered ${n(w.recovery_date)})`) +
+        `, best month ${pct(w.best_month)}${w.best_month_date === null ? '' : ` ${w.best_month_date}`}` +
+        `, worst month ${pct(w.worst_month)}${w.worst_month_date === null ? '' : ` ${w.worst_month_date}`}` +
+        `, positive months ${pct(w.positive_months)}, beta ${n(w.beta)}, correlation ${n(w.correlation)}`,
+    ),
+  ];
 }
 
 /**

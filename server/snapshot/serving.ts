@@ -4,6 +4,9 @@
  * request path; handlers read the current one once per request, so a request runs
  * wholly on the snapshot it started on even while a swap happens.
  */
+
+import { MonthlyReturns, RateTable, RISK_COLUMN_NAMES, RISK_SLOTS, RISK_WINDOWS } from '../../core/risk.js';
+import { benchmarkJson } from '../../core/risk-row.js';
 import { SnapshotLookup } from '../../core/snapshot/lookup.js';
 import type { Manifest } from '../../core/snapshot/manifest.js';
 import { attachSnapshot } from '../../core/snapshot/reader.js';
@@ -36,6 +39,22 @@ export class ServingSnapshot {
   readonly dataHeaders: HeaderBlock;
   /** Reused by on-demand trailing rows on this thread (one request at a time per thread). */
   readonly scratch = new Float64Array(TRAILING_KEYS.length);
+  /** Reused by risk rows on this thread. */
+  readonly riskScratch = new Float64Array(RISK_WINDOWS.length * RISK_SLOTS);
+  /** The risk-free rate by month (C41), from the snapshot's rates. */
+  readonly rates: RateTable;
+  /**
+   * Every fund's latest risk figures by screening name `<figure>_<window>`
+   * (`volatility_3y`, `max_drawdown_5y`, `sharpe_1y`, …; RISK_COLUMN_NAMES): views onto
+   * the snapshot's columns, aligned with the fund index, unrounded (percents as
+   * percents, ratios as ratios), NaN = null. Beta and correlation are not among them:
+   * they depend on the benchmark a request names.
+   */
+  readonly riskColumns: ReadonlyMap<string, Float64Array>;
+  /** `serve --benchmark`'s fund index, or -1 (none set, or not in this snapshot). */
+  readonly defaultBenchmark: number;
+  /** Benchmarks' monthly returns, computed on first use (C45). */
+  private readonly benchmarks = new Map<number, { returns: MonthlyReturns; json: Uint8Array }>();
   /** Batch de-duplication marks per fund (C16), compared with a per-request stamp. */
   readonly marks: Int32Array;
   #stamp = 0;
@@ -48,7 +67,22 @@ export class ServingSnapshot {
     return ++this.#stamp;
   }
 
-  constructor(msg: SnapshotMessage) {
+  /** Fund `i` as a benchmark: its monthly returns and its code as JSON, kept for the snapshot's life. */
+  benchmark(i: number): { returns: MonthlyReturns; json: Uint8Array } {
+    let b = this.benchmarks.get(i);
+    if (b === undefined) {
+      // A client naming a new benchmark per request would otherwise grow this without bound.
+      if (this.benchmarks.size >= 256) this.benchmarks.clear();
+      b = {
+        returns: MonthlyReturns.of(this.lookup.series(i)),
+        json: benchmarkJson(this.lookup.cols.funds.code[i]),
+      };
+      this.benchmarks.set(i, b);
+    }
+    return b;
+  }
+
+  constructor(msg: SnapshotMessage, defaultBenchmark: string | null = null) {
     const cols = attachSnapshot({ manifest: msg.manifest, buffers: msg.buffers });
     this.lookup = new SnapshotLookup(cols);
     this.rows = new PreparedRows(msg.prepared);
@@ -59,5 +93,8 @@ export class ServingSnapshot {
     this.funds = cols.funds.length;
     this.marks = new Int32Array(this.funds);
     this.dataHeaders = headerBlock([['X-Data-As-Of', this.asOf]]);
+    this.rates = RateTable.of(cols.rates.date, cols.rates.yield);
+    this.riskColumns = new Map(RISK_COLUMN_NAMES.map((name, k) => [name, cols.risk.figures[k]]));
+    this.defaultBenchmark = defaultBenchmark === null ? -1 : this.lookup.find(defaultBenchmark);
   }
 }
