@@ -19,7 +19,7 @@ function isField(v: unknown): v is string {
   return typeof v === 'string' && v.length <= FIELD_MAX;
 }
 
-export function isAuditEntry(v: unknown): v is AuditEntry {
+function isAuditEntry(v: unknown): v is AuditEntry {
   return (
     isObject(v) &&
     isField(v.at) &&

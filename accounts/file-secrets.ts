@@ -40,7 +40,7 @@ import { STORE_DIR_MODE, STORE_FILE_MODE } from './store-perms.js';
 import { checkThrottle, slidingWait } from './throttle.js';
 
 export const SECRETS_DIR = 'secrets';
-export const THROTTLE_DIR = 'throttle';
+const THROTTLE_DIR = 'throttle';
 /** An id is a hash of the secret (hex or base64url): also a safe file name. */
 const SECRET_ID = /^[A-Za-z0-9_-]{16,128}$/;
 /** How often, at most, one process looks for expired files. */

@@ -34,7 +34,7 @@ export const DEFAULT_MAX_KEYS = 10;
 export const ROTATE_GRACES = [0, 3600, 86_400, 7 * 86_400] as const;
 
 /** A label as kept: trimmed, control characters out, at most LABEL_MAX characters. */
-export function cleanLabel(label: string): string {
+function cleanLabel(label: string): string {
   return label
     .replace(/\p{Cc}/gu, ' ')
     .trim()

@@ -9,7 +9,7 @@ const KEY_RANDOM_BYTES = 24;
 export const KEY_BODY_LENGTH = 32;
 export const KEY_LENGTH = KEY_PREFIX.length + KEY_BODY_LENGTH;
 /** Enough to recognise a key in a list (4 random characters), far too little to use it. */
-export const DISPLAY_PREFIX_LENGTH = 12;
+const DISPLAY_PREFIX_LENGTH = 12;
 
 const KEY_SHAPE = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9_-]{${KEY_BODY_LENGTH}}$`);
 
@@ -31,7 +31,7 @@ export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-export function newKeyId(): string {
+function newKeyId(): string {
   return `key_${randomBytes(6).toString('hex')}`;
 }
 

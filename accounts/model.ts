@@ -39,7 +39,7 @@ export interface Account {
  * A new account's name: starts with a letter or digit, so that no name reads as a
  * flag (`--`, `-x`) on the command line.
  */
-export const ACCOUNT_NAME_RULE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const ACCOUNT_NAME_RULE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** The shape of an account id (keys.ts newAccountId); commands take an id wherever a name goes. */
 const ACCOUNT_ID_SHAPE = /^acct_[0-9a-f]{12}$/;
 
@@ -86,7 +86,7 @@ export interface KeyRecord {
   readonly label?: string;
 }
 
-export const ROLES = ['user', 'admin'] as const;
+const ROLES = ['user', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 export const PERSON_STATUSES = ['active', 'disabled'] as const;
 export type PersonStatus = (typeof PERSON_STATUSES)[number];
@@ -112,7 +112,7 @@ export interface Person {
   readonly created_at: string;
 }
 
-export const REQUEST_DECISIONS = ['approved', 'declined'] as const;
+const REQUEST_DECISIONS = ['approved', 'declined'] as const;
 export type RequestDecision = (typeof REQUEST_DECISIONS)[number];
 
 /**
@@ -440,14 +440,6 @@ export function isChange(v: unknown): v is AccessChange {
 }
 
 export const EMPTY_STATE: AccessState = { version: 0, accounts: [], keys: [], people: [], requests: [] };
-
-/** Usage of one account in one month (C28). */
-export interface UsageRecord {
-  readonly account_id: string;
-  /** YYYY-MM (UTC). */
-  readonly month: string;
-  readonly count: number;
-}
 
 /**
  * A durable home for accounts, keys and monthly usage. The embedded file store

@@ -44,7 +44,7 @@ export function emailProblem(email: string): string | null {
   return null;
 }
 
-export function newPersonId(): string {
+function newPersonId(): string {
   return `user_${randomBytes(6).toString('hex')}`;
 }
 

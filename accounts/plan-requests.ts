@@ -64,7 +64,7 @@ export async function auditAdmin(
   await store.audit({ at: new Date(now).toISOString(), actor: actor.name, action, target, detail });
 }
 
-export function newRequestId(): string {
+function newRequestId(): string {
   return `req_${randomBytes(6).toString('hex')}`;
 }
 

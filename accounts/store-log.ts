@@ -175,6 +175,6 @@ export async function readMarker(markerPath: string): Promise<number> {
   return v.version as number;
 }
 
-export function clip(s: string): string {
+function clip(s: string): string {
   return s.length > 120 ? `${s.slice(0, 120)}…` : s;
 }

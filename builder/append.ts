@@ -42,7 +42,7 @@ export interface NewFund {
 }
 
 /** Checks a refresh applies to each row before it enters a series (the refresh's quality gates). */
-export interface RowGates {
+interface RowGates {
   /** A row dated on a day the NYSE was closed (C0) is reported `non_trading_day`, not applied. */
   tradingDaysOnly: boolean;
   /**
@@ -52,7 +52,7 @@ export interface RowGates {
   maxMove: number;
 }
 
-export const NO_GATES: RowGates = { tradingDaysOnly: false, maxMove: Number.POSITIVE_INFINITY };
+const NO_GATES: RowGates = { tradingDaysOnly: false, maxMove: Number.POSITIVE_INFINITY };
 
 export interface AppendInput {
   batches: readonly RowBatch[];

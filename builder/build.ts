@@ -183,7 +183,7 @@ export function phaseTimer(): { timings: Record<string, number>; lap: (name: str
  * cut off mid-upload, or price files whose header went wrong, would otherwise
  * publish and turn most codes into 404s at once. `--allow-shrink` publishes it.
  */
-export function checkShrink(snapshots: string, funds: number, report: BuildReport): void {
+function checkShrink(snapshots: string, funds: number, report: BuildReport): void {
   const live = liveUniverse(snapshots);
   if (live === null) return;
   if (funds * 2 < live.funds)

@@ -252,7 +252,7 @@ class FundSeries {
 }
 
 /** Row index where each fund's calendar rows start; entry `funds` is the total. */
-export function calendarStarts(cal: CalendarColumns, funds: number): Int32Array {
+function calendarStarts(cal: CalendarColumns, funds: number): Int32Array {
   const starts = new Int32Array(funds + 1);
   let r = 0;
   for (let f = 0; f < funds; f++) {

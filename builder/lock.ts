@@ -8,10 +8,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeHolder, LockHeld, takeLock } from '../core/files/lock.js';
 
-export const BUILD_LOCK = '.build.lock';
+const BUILD_LOCK = '.build.lock';
 
 /** Another build holds the lock and the caller asked not to wait. */
-export class BuildBusy extends Error {
+class BuildBusy extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'BuildBusy';

@@ -126,7 +126,7 @@ export async function readPrices(
 }
 
 /** Contiguous [from, to) ranges with roughly equal byte totals. */
-export function splitByBytes(sizes: number[], parts: number): Array<[number, number]> {
+function splitByBytes(sizes: number[], parts: number): Array<[number, number]> {
   const total = sizes.reduce((a, b) => a + b, 0);
   const ranges: Array<[number, number]> = [];
   let from = 0;

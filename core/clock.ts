@@ -12,13 +12,13 @@
  * addition.
  */
 
-export const TEST_CLOCK_ENV = 'FUNDRETURNS_TEST_CLOCK';
+const TEST_CLOCK_ENV = 'FUNDRETURNS_TEST_CLOCK';
 
 const TEST_CLOCK_RE =
   /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))(?:@(\d{1,16}))?$/;
 
 /** The shift in ms that a `FUNDRETURNS_TEST_CLOCK` value gives, or an error sentence. */
-export function parseTestClock(spec: string, realNowMs: number = Date.now()): number | string {
+function parseTestClock(spec: string, realNowMs: number = Date.now()): number | string {
   const m = TEST_CLOCK_RE.exec(spec.trim());
   const instant = m === null ? Number.NaN : Date.parse(m[1]);
   if (m === null || !Number.isFinite(instant)) {

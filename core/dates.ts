@@ -18,7 +18,7 @@ export interface Ymd {
   readonly d: number;
 }
 
-export function isLeapYear(y: number): boolean {
+function isLeapYear(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 }
 
@@ -71,10 +71,6 @@ export function toYmd(day: Day): Ymd {
   const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const m = mp < 10 ? mp + 3 : mp - 9;
   return { y: yoe + era * 400 + (m <= 2 ? 1 : 0), m, d };
-}
-
-export function yearOf(day: Day): number {
-  return toYmd(day).y;
 }
 
 /** 0 = Sunday … 6 = Saturday (1970-01-01 was a Thursday). */

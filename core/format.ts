@@ -109,7 +109,7 @@ export function writeUint(b: Uint8Array, at: number, v: number): number {
 }
 
 /** An ASCII string's bytes (the caller knows it is ASCII); returns the end. */
-export function writeAscii(b: Uint8Array, at: number, s: string): number {
+function writeAscii(b: Uint8Array, at: number, s: string): number {
   for (let k = 0; k < s.length; k++) b[at + k] = s.charCodeAt(k);
   return at + s.length;
 }

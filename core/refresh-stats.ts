@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeAtomicSync } from './files/atomic.js';
 
-export const REFRESH_STATS_FILE = 'refresh-stats.json';
+const REFRESH_STATS_FILE = 'refresh-stats.json';
 
 export interface RefreshStats {
   /** Runs by outcome (`ok`, `failed`, `unchanged`, …). */

@@ -47,13 +47,6 @@ const FIELDS = FIELD_DEFS.map(([key, slot, kind], i) => ({
   kind,
 }));
 
-/** The keys of one window, in the order served (the response schema lists the same). */
-export const RISK_WINDOW_FIELDS: readonly string[] = [
-  'start_month',
-  'end_month',
-  ...FIELD_DEFS.map((f) => f[0]),
-];
-
 /** Bytes a row needs beyond its code and benchmark. */
 const ROOM =
   OPEN.length +

@@ -54,7 +54,6 @@ export const STORED_FIGURES = [
   'worst_month',
   'positive_months',
 ] as const;
-export type StoredFigure = (typeof STORED_FIGURES)[number];
 
 /** The dates stored beside them (slots PeakDate … WorstMonthDate, in this order). */
 export const STORED_DATES = [
@@ -77,7 +76,7 @@ export function monthOf(day: Day): number {
 }
 
 /** C38: the market's last trading day of month number `month`. */
-export function monthEndDay(month: number): Day {
+function monthEndDay(month: number): Day {
   return lastTradingDayOnOrBefore(monthFirstDay(month + 1) - 1);
 }
 
@@ -89,7 +88,7 @@ const SQRT12 = Math.sqrt(12);
  * fund's returns are not all exactly 0 once rescaled), not a spread prices can show:
  * it counts as zero, and a ratio divided by it is null.
  */
-export const ZERO_SD = 1e-9;
+const ZERO_SD = 1e-9;
 
 /**
  * The risk-free rate by month (C41): rf of month M is the yield in percent on the last

@@ -118,5 +118,3 @@ export function returnFigure(description: string) {
     examples: ['12.3456', '-3.2100', null],
   } as const;
 }
-
-export const ReturnFigureSchema = returnFigure('A return figure.');

@@ -135,27 +135,3 @@ export const ProblemSchema = {
     instance: { type: 'string', description: 'The request path.', examples: ['/v1/funds/VTI'] },
   },
 } as const;
-
-export interface ValidationIssueBody {
-  type: string;
-  loc: (string | number)[];
-  msg: string;
-  input?: unknown;
-  ctx?: Record<string, unknown>;
-}
-
-export interface HTTPValidationError {
-  detail: ValidationIssueBody[];
-}
-
-export interface AppError {
-  detail: string;
-}
-
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance: string;
-}

@@ -1,7 +1,7 @@
 /** Public documents: /healthz (C31), the directory claim (C32), the API catalog (C33). */
 import { NullableDateSchema } from './common.js';
 
-export const HEALTH_STATUSES = ['ok', 'stale', 'empty'] as const;
+const HEALTH_STATUSES = ['ok', 'stale', 'empty'] as const;
 
 export const HealthSchema = {
   title: 'Health',
@@ -106,28 +106,3 @@ export const ApiCatalogSchema = {
     },
   },
 } as const;
-
-export interface Health {
-  status: (typeof HEALTH_STATUSES)[number];
-  data_as_of: string | null;
-  data_age_hours: number | null;
-  freshness_max_age_hours: number;
-  snapshot: { id: string; funds: number; loaded_at: string } | null;
-  version: string;
-}
-
-export interface LinkTarget {
-  href: string;
-  type?: string;
-}
-
-export interface ApiCatalog {
-  linkset: {
-    anchor: string;
-    'service-desc'?: LinkTarget[];
-    'service-doc'?: LinkTarget[];
-    status?: LinkTarget[];
-  }[];
-}
-
-export type DirectoryClaim = Record<string, unknown>;

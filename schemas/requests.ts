@@ -20,7 +20,8 @@ import {
 } from './common.js';
 
 /** `market` in a batch body: the query parameter's rules, its default said in words only. */
-export const { default: _marketDefault, ...MarketBodySchema } = MarketParamSchema;
+const { default: _marketDefault, ...marketBody } = MarketParamSchema;
+export const MarketBodySchema = marketBody;
 
 export const CodesSchema = {
   type: 'array',
@@ -48,7 +49,7 @@ export const AsOfSchema = {
   examples: ['2024-03-28'],
 } as const;
 
-export const YearSchema = {
+const YearSchema = {
   type: ['integer', 'null'],
   minimum: YEAR_MIN,
   maximum: YEAR_MAX,
@@ -123,21 +124,6 @@ export const ListFundsQuerySchema = {
       examples: [LIMIT_DEFAULT],
     },
   },
-} as const;
-
-/** Path of every /v1/funds/{code}… endpoint. */
-export const FundPathSchema = {
-  title: 'FundPath',
-  type: 'object',
-  required: ['code'],
-  properties: { code: CodeSchema },
-} as const;
-
-/** Query of GET /v1/funds/{code}. */
-export const FundQuerySchema = {
-  title: 'FundQuery',
-  type: 'object',
-  properties: { market: MarketParamSchema },
 } as const;
 
 /** Query of GET /v1/funds/{code}/trailing-returns. */

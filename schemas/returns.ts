@@ -128,9 +128,9 @@ export const CalendarReturnListSchema = {
 } as const;
 
 /** C1 percent string, or null. */
-export type ReturnFigure = string | null;
+type ReturnFigure = string | null;
 
-export type ExtraReturns = Record<'return_mtd' | 'return_qtd' | 'return_25y' | 'return_30y', ReturnFigure>;
+type ExtraReturns = Record<'return_mtd' | 'return_qtd' | 'return_25y' | 'return_30y', ReturnFigure>;
 
 export type TrailingReturns = {
   code: string;

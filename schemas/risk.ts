@@ -26,7 +26,7 @@ const NullableDay = (description: string) =>
   ({ type: ['string', 'null'], format: 'date', description, examples: ['2024-03-28', null] }) as const;
 
 /** What every risk figure's description ends with. */
-export const RISK_FIGURE_BASE =
+const RISK_FIGURE_BASE =
   'A decimal string with exactly 4 decimal places, rounded half away from zero (C1); JSON null when the window ' +
   'is incomplete (a month without a month-end value, history too short) or the figure is undefined there (C39); ' +
   'the key is never omitted.';
@@ -201,7 +201,7 @@ export interface RiskBatchRequest {
   benchmark: string | null;
 }
 
-export type RiskWindow = Record<(typeof RiskWindowSchema.required)[number], string | null>;
+type RiskWindow = Record<(typeof RiskWindowSchema.required)[number], string | null>;
 
 export interface RiskFigures {
   code: string;

@@ -8,7 +8,7 @@
  */
 import type { McpToolName } from './mcp.js';
 
-export type Method = 'get' | 'head' | 'post';
+type Method = 'get' | 'head' | 'post';
 
 export interface RouteDecl {
   /** Path template, OpenAPI style: `/v1/funds/{code}`. */

@@ -19,7 +19,7 @@ const BUSY_RETRY_MS = 20;
 /** At exit, how long lines still queued may wait for a full pipe before they are dropped. */
 const EXIT_FLUSH_MS = 1000;
 
-export class StdoutSink {
+class StdoutSink {
   #queue: Buffer[] = [];
   #queued = 0;
   #writing = false;

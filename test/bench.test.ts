@@ -6,7 +6,7 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BenchResult } from '../cli/bench/run.js';
+import type { BenchResult } from '../cli/bench/result.js';
 import {
   cli,
   cliAsync,

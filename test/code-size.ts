@@ -23,7 +23,7 @@ function isTestSupport(path: string): boolean {
 }
 
 /** Every source file outside the tests, relative to `root`. */
-export function sourceFiles(root: string): string[] {
+function sourceFiles(root: string): string[] {
   const out: string[] = [];
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir)) {

@@ -26,7 +26,7 @@ const IMPORT =
   /(?:^|[\n;])\s*(?:import|export)\s[^;]*?\bfrom\s*(['"])([^'"\n]+)\1|(?:^|[\n;])\s*import\s*(['"])([^'"\n]+)\3|\bimport\(\s*(['"`])([^'"`\n]+)\5\s*\)/g;
 
 /** The project-relative specifiers a source text imports (relative ones only). */
-export function importsOf(text: string): string[] {
+function importsOf(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(IMPORT)) {
     const spec = m[2] ?? m[4] ?? m[6];
@@ -50,7 +50,7 @@ export function importGraph(root: string, folders = SOURCE_FOLDERS): Map<string,
 }
 
 /** Test code: suites, their helpers and the shared contract suites (they may import anything). */
-export function isTestFile(file: string): boolean {
+function isTestFile(file: string): boolean {
   return /\.(test|test-helper|contract)\.ts$/.test(file) || file.startsWith('test/');
 }
 

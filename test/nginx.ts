@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { freePort, lastLines, ROOT } from './harness.js';
 import { track } from './processes.js';
 
-export const NGINX_EXAMPLE = join(ROOT, 'deploy', 'nginx', 'fundreturns.conf');
+const NGINX_EXAMPLE = join(ROOT, 'deploy', 'nginx', 'fundreturns.conf');
 
 /** A throwaway self-signed certificate for `name` (and 127.0.0.1), made by openssl. */
 export function selfSignedCertificate(dir: string, name: string): { cert: string; key: string; pem: string } {

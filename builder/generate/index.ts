@@ -21,19 +21,6 @@ import { writeGeneratorRecord } from './record.js';
 import { runShard, type ShardResult, type ShardTask } from './shard.js';
 import { dayIndexOnOrBefore, fundsCsv, planUniverse, type Universe } from './universe.js';
 
-export { cusip, cusipCheckDigit, isinCheckDigit, isValidCusip, isValidIsin, usIsin } from './isin.js';
-export { Rng } from './prng.js';
-export {
-  allocSeries,
-  dailyRowText,
-  type FundSeries,
-  formatCents,
-  PRICES_HEADER,
-  priceFileText,
-  simulateFund,
-} from './series.js';
-export { type FundPlan, fundsCsv, MIN_ROWS, planUniverse, type Universe } from './universe.js';
-
 export interface GenerateOptions {
   out: string;
   /** Funds with prices (ETF + FUND); about 0.5 % more funds.csv rows of other types are added. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { type Day, formatDay, parseDay } from '../../core/dates.js';
 import { writeAtomicSync } from '../../core/files/atomic.js';
 
-export const GENERATOR_FILE = 'generator.json';
+const GENERATOR_FILE = 'generator.json';
 
 export interface GeneratorRecord {
   seed: number;

@@ -195,7 +195,7 @@ function writeOhlc(
 const FRACTION: readonly string[] = Array.from({ length: 100 }, (_, i) => (i < 10 ? `.0${i}` : `.${i}`));
 
 /** A non-negative integer number of cents as a 2-decimal string ("10.50"). */
-export function formatCents(c: number): string {
+function formatCents(c: number): string {
   const whole = Math.floor(c / 100);
   return whole + FRACTION[c - whole * 100];
 }

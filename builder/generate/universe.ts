@@ -10,7 +10,7 @@ import { type FundsRow, fundsFileText } from '../source/funds.js';
 import { usIsin } from './isin.js';
 import { Rng, Stream } from './prng.js';
 
-export type GeneratedType = 'ETF' | 'FUND' | 'Common Stock' | 'INDEX' | 'Unit';
+type GeneratedType = 'ETF' | 'FUND' | 'Common Stock' | 'INDEX' | 'Unit';
 
 interface AssetClass {
   readonly key: string;
@@ -337,7 +337,7 @@ const CUSIP_ALNUM = '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ';
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 /** Shortest history a fund gets, in trading days, so a daily window never swallows a fund. */
-export const MIN_ROWS = 21;
+const MIN_ROWS = 21;
 const INACTIVE_SHARE = 0.05;
 const ETF_SHARE = 0.15;
 /** Other instrument types in funds.csv (no price file), as a share of priced funds. */
@@ -697,12 +697,12 @@ export function fundsCsv(universe: Universe, endIdx: number = universe.days.leng
 }
 
 /** The funds.csv rows listed on trading day `endIdx`, in code order. */
-export function listedRows(universe: Universe, endIdx: number): FundPlan[] {
+function listedRows(universe: Universe, endIdx: number): FundPlan[] {
   return universe.rows.filter((r) => !r.priced || r.firstIdx <= endIdx);
 }
 
 /** Whether a fund is listed inactive on `day`. */
-export function inactiveAt(plan: FundPlan, day: Day): boolean {
+function inactiveAt(plan: FundPlan, day: Day): boolean {
   return plan.inactive && plan.inactiveDate !== null && plan.inactiveDate <= day;
 }
 

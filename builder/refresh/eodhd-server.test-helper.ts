@@ -21,7 +21,7 @@ const FIXTURES = fileURLToPath(new URL('./fixtures/eodhd/', import.meta.url));
  * a body, or the real body cut short (the connection dropped halfway, Content-Length
  * promising the whole).
  */
-export type Fault =
+type Fault =
   | { status: number; headers?: Record<string, string>; body?: string }
   | { hang: true }
   | { body: string }

@@ -72,7 +72,7 @@ export const EODHD_CALLS = { list: 1, history: 1, bulk: 100 } as const;
 export const EODHD_DAY_CALLS = 3 * EODHD_CALLS.bulk;
 
 /** 429: the minute's limit (its Retry-After, else a minute); 5xx and timeouts: 5, 10, 20, 40 s. */
-export function defaultBackoffMs(attempt: number, status: number, retryAfterS: number | null): number {
+function defaultBackoffMs(attempt: number, status: number, retryAfterS: number | null): number {
   if (status === 429) return (retryAfterS ?? 60) * 1000;
   if (status === 503) return Math.min(15 * 60_000, 60_000 * 2 ** attempt);
   return 5000 * 2 ** attempt;

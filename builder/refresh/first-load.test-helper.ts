@@ -63,7 +63,7 @@ export async function buildOfUniverse(u: StandInUniverse, work: string, now: () 
   return snapshots;
 }
 
-export async function liveColumns(snapshots: string): Promise<SnapshotColumns> {
+async function liveColumns(snapshots: string): Promise<SnapshotColumns> {
   const id = readCurrent(snapshots);
   if (id === null) throw new Error(`nothing published in ${snapshots}`);
   return (await loadSnapshot(join(snapshots, id))).columns;

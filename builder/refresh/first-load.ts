@@ -90,9 +90,9 @@ export interface LoadProgress {
   failed: number;
 }
 
-export type FailReason = 'not_found' | 'empty' | 'html' | 'no_adjusted_close' | 'no_valid_rows';
+type FailReason = 'not_found' | 'empty' | 'html' | 'no_adjusted_close' | 'no_valid_rows';
 
-export interface FailedFund {
+interface FailedFund {
   code: string;
   reason: FailReason;
   detail: string;
@@ -117,7 +117,7 @@ export interface LoadSummary {
   estimate: LoadEstimate;
 }
 
-export interface LoadEstimate {
+interface LoadEstimate {
   histories: number;
   days: number;
   calls: number;
@@ -152,7 +152,7 @@ export class LoadStopped extends BuildError {
 }
 
 /** A load whose universe is not publishable (the coverage gate, a short bulk day). */
-export class LoadRefused extends BuildError {
+class LoadRefused extends BuildError {
   constructor(
     message: string,
     report: BuildReport,
@@ -677,7 +677,7 @@ function estimateLine(
   );
 }
 
-export function duration(seconds: number): string {
+function duration(seconds: number): string {
   if (seconds < 90) return `${Math.round(seconds)} s`;
   if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
   return `${(seconds / 3600).toFixed(1)} h`;

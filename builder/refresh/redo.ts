@@ -23,14 +23,14 @@ import { rebuildAndPublish } from './first-load.js';
 import { fileStamp, writeWhole } from './records.js';
 import { RefreshError, type RefreshOptions } from './refresh.js';
 
-export interface FigureChange {
+interface FigureChange {
   /** `return_1y`, or `calendar_2025`. */
   figure: string;
   old: string | null;
   new: string | null;
 }
 
-export interface FundChange {
+interface FundChange {
   code: string;
   changes: FigureChange[];
 }

@@ -64,7 +64,7 @@ export interface RefreshOptions {
   load?: LoadSettings;
 }
 
-export interface LoadSettings {
+interface LoadSettings {
   /** Histories fetched at once. */
   concurrency: number;
   /** The provider's pace and call budget (the same meter the provider was opened with). */
@@ -537,5 +537,3 @@ function dailyText(rows: DailyRows, applied: Uint8Array): string {
 function fundsText(f: LoadedSnapshot['columns']['funds']): string {
   return fundsFileText(Array.from({ length: f.length }, (_, i) => fundRecordAt(f, i)));
 }
-
-export { ProviderError };

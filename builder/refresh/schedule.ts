@@ -34,7 +34,7 @@ export interface Timer {
   clear(handle: unknown): void;
 }
 
-export const realTimer: Timer = {
+const realTimer: Timer = {
   set: (fn, ms) => setTimeout(fn, ms),
   clear: (h) => clearTimeout(h as NodeJS.Timeout),
 };
@@ -100,7 +100,7 @@ const MINUTE = 60_000;
 const SEARCH_LIMIT = 366 * 24 * 60;
 
 /** The first whole minute strictly after `afterMs` that `matches`, or null. */
-export function nextMatch(matches: (d: Date) => boolean, afterMs: number): number | null {
+function nextMatch(matches: (d: Date) => boolean, afterMs: number): number | null {
   let t = Math.floor(afterMs / MINUTE) * MINUTE + MINUTE;
   for (let i = 0; i < SEARCH_LIMIT; i++, t += MINUTE) if (matches(new Date(t))) return t;
   return null;

@@ -12,10 +12,10 @@ import { now } from '../../core/clock.js';
 import { type Day, parseDayBytes, todayUtc } from '../../core/dates.js';
 import type { Problem, ProblemReason } from '../report/build-report.js';
 
-export const LF = 10;
-export const CR = 13;
-export const QUOTE = 34;
-export const COMMA = 44;
+const LF = 10;
+const CR = 13;
+const QUOTE = 34;
+const COMMA = 44;
 
 const SPACE = 32;
 /** "All fields"; kept a small integer so V8 compares it without boxing. */
@@ -43,7 +43,7 @@ export function bomLength(buf: Uint8Array): number {
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** UTF-8 text of buf[from..to) (invalid sequences become U+FFFD rather than failing the file). */
-export function decodeUtf8(buf: Uint8Array, from: number, to: number): string {
+function decodeUtf8(buf: Uint8Array, from: number, to: number): string {
   return utf8.decode(buf.subarray(from, to));
 }
 

@@ -42,7 +42,7 @@ export interface FundsFileResult {
 export const badCodeReason = codeProblem;
 
 /** A date cell: `YYYY-MM-DD`, optionally with a ` 00:00:00` suffix (C36). */
-export function parseDateText(s: string): Day | null {
+function parseDateText(s: string): Day | null {
   if (s.length === 19 && s.endsWith(' 00:00:00')) return parseDay(s.slice(0, 10));
   return parseDay(s);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareRuns, MIN_ALLOWED } from './compare.js';
-import type { BenchResult, ScenarioResult } from './run.js';
+import type { BenchResult, ScenarioResult } from './result.js';
 
 const load = (rps: number) => ({
   rps,

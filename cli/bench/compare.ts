@@ -7,9 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { BenchError } from './load.js';
-import type { BenchResult } from './run.js';
+import type { BenchResult } from './result.js';
 
-export interface Comparison {
+interface Comparison {
   scenario: string;
   /** 'ratio' when both runs have baseline ratios, else 'req/s'. */
   metric: 'ratio' | 'req/s';

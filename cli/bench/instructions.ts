@@ -169,7 +169,7 @@ function send(
  * A callgrind dump's `totals:` line: the instructions (Ir) it counted. Not `summary:`,
  * which a dump made by callgrind_control leaves at 0.
  */
-export function dumpTotal(text: string): number {
+function dumpTotal(text: string): number {
   const m = /^totals:\s+(\d+)/m.exec(text);
   if (m === null) throw new BenchError('BENCH_VALGRIND', 'a callgrind dump without a totals line');
   return Number(m[1]);

@@ -4,14 +4,14 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchResult, ScenarioResult } from './run.js';
+import type { BenchResult, ScenarioResult } from './result.js';
 
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
 const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
 const msText = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 
 /** `2026-11-26T1530-093f0cb`: sorts by time, says which code ran. */
-export function runName(r: BenchResult): string {
+function runName(r: BenchResult): string {
   const t = r.started_at.replace(/:\d\d\.\d+Z$/, '').replace(':', '');
   return `${t}-${r.commit ?? 'nocommit'}`;
 }
@@ -84,7 +84,7 @@ const esc = (s: string) =>
  * URL) and latency p50/p99 on a log scale. Each bar's `data-value` carries the JSON
  * figure it draws.
  */
-export function svgChart(r: BenchResult): string {
+function svgChart(r: BenchResult): string {
   const ratios = r.mode === 'local';
   const rowH = 34;
   const top = 64;

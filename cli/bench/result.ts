@@ -1,9 +1,90 @@
 /** What a bench run reports: each scenario's pairs summed up, and the run's own facts. */
 import { availableParallelism, loadavg } from 'node:os';
-import type { LoadResult } from './load.js';
+import type { LoadResult, LoadTool } from './load.js';
 import { commitOf, packageRoot } from './processes.js';
-import type { BenchOptions, BenchResult, ScenarioResult, ScenarioRun } from './run.js';
 import { SCENARIO_LABELS, type ScenarioName } from './workload.js';
+
+/** Scenarios beyond the request mixes: only against a local server. */
+export const EXTRA_SCENARIOS = ['hot-swap', 'cold-start'] as const;
+export type ExtraScenario = (typeof EXTRA_SCENARIOS)[number];
+
+export interface BenchOptions {
+  /** Local mode: the snapshots directory to serve (its CURRENT). */
+  snapshots: string;
+  /** Deployment mode: its base URL and an API key. */
+  url?: string;
+  key?: string;
+  scenarios: ReadonlyArray<ScenarioName | ExtraScenario>;
+  /** Seconds per measured run. */
+  seconds: number;
+  connections: number;
+  /** Alternating pairs per scenario (runs per scenario against a URL). */
+  pairs: number;
+  /** Worker threads of the local server and the baseline. */
+  serverThreads: number;
+  /** wrk threads. */
+  loadThreads: number;
+  maxRequests: number;
+  tool: LoadTool;
+  /** Called between runs with what it is doing (the progress line). */
+  onProgress?: (done: number, total: number, what: string) => void;
+}
+
+interface ScenarioRun {
+  rps: number;
+  baselineRps: number | null;
+  ratio: number | null;
+}
+
+export interface ScenarioResult {
+  name: ScenarioName;
+  label: string;
+  /** The median run's figures (by throughput). */
+  ours: LoadResult;
+  baseline: LoadResult | null;
+  runs: ScenarioRun[];
+  /** Median of the pairs' ratios; null against a URL. */
+  ratio: number | null;
+  /**
+   * Run-to-run noise: (max − min) / median of the pairs' ratios (of throughput against
+   * a URL). `compare` judges a drop against it.
+   */
+  spread: number;
+}
+
+export interface BenchResult {
+  format: 1;
+  started_at: string;
+  seconds_total: number;
+  commit: string | null;
+  mode: 'local' | 'url';
+  target: string;
+  tool: LoadTool;
+  machine: { cpus: number; loadavg: number[]; node: string; platform: string };
+  settings: {
+    seconds: number;
+    connections: number;
+    pairs: number;
+    server_threads: number | null;
+    load_threads: number;
+    max_requests: number;
+  };
+  universe: { funds: number; snapshot: string | null };
+  scenarios: ScenarioResult[];
+  hot_swap: {
+    requests: number;
+    errors: number;
+    non2xx: number;
+    swaps: number;
+    /** Snapshot ids /healthz reported while the load ran, in order. */
+    served: string[];
+    rps: number;
+    p99ms: number;
+  } | null;
+  cold_start: { ms: number; rss_mib: number } | null;
+  /** Our server's RSS after the load runs (local). */
+  rss_mib: number | null;
+}
 
 const median = (xs: readonly number[]) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -17,14 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { now } from '../../core/clock.js';
 import { readCurrent, setCurrent } from '../../core/snapshot/directory.js';
-import {
-  BenchError,
-  type BenchRequest,
-  checkTarget,
-  type LoadResult,
-  type LoadTool,
-  runLoad,
-} from './load.js';
+import { BenchError, type BenchRequest, checkTarget, type LoadResult, runLoad } from './load.js';
 import {
   baselineCommand,
   CLI_PATH,
@@ -34,90 +27,15 @@ import {
   type Started,
   startProcess,
 } from './processes.js';
-import { benchResult, scenarioResult } from './result.js';
+import {
+  type BenchOptions,
+  type BenchResult,
+  benchResult,
+  EXTRA_SCENARIOS,
+  type ScenarioResult,
+  scenarioResult,
+} from './result.js';
 import { fetchUniverse, SCENARIOS, type ScenarioName, scenarioRequests } from './workload.js';
-
-/** Scenarios beyond the request mixes: only against a local server. */
-export const EXTRA_SCENARIOS = ['hot-swap', 'cold-start'] as const;
-export type ExtraScenario = (typeof EXTRA_SCENARIOS)[number];
-
-export interface BenchOptions {
-  /** Local mode: the snapshots directory to serve (its CURRENT). */
-  snapshots: string;
-  /** Deployment mode: its base URL and an API key. */
-  url?: string;
-  key?: string;
-  scenarios: ReadonlyArray<ScenarioName | ExtraScenario>;
-  /** Seconds per measured run. */
-  seconds: number;
-  connections: number;
-  /** Alternating pairs per scenario (runs per scenario against a URL). */
-  pairs: number;
-  /** Worker threads of the local server and the baseline. */
-  serverThreads: number;
-  /** wrk threads. */
-  loadThreads: number;
-  maxRequests: number;
-  tool: LoadTool;
-  /** Called between runs with what it is doing (the progress line). */
-  onProgress?: (done: number, total: number, what: string) => void;
-}
-
-export interface ScenarioRun {
-  rps: number;
-  baselineRps: number | null;
-  ratio: number | null;
-}
-
-export interface ScenarioResult {
-  name: ScenarioName;
-  label: string;
-  /** The median run's figures (by throughput). */
-  ours: LoadResult;
-  baseline: LoadResult | null;
-  runs: ScenarioRun[];
-  /** Median of the pairs' ratios; null against a URL. */
-  ratio: number | null;
-  /**
-   * Run-to-run noise: (max − min) / median of the pairs' ratios (of throughput against
-   * a URL). `compare` judges a drop against it.
-   */
-  spread: number;
-}
-
-export interface BenchResult {
-  format: 1;
-  started_at: string;
-  seconds_total: number;
-  commit: string | null;
-  mode: 'local' | 'url';
-  target: string;
-  tool: LoadTool;
-  machine: { cpus: number; loadavg: number[]; node: string; platform: string };
-  settings: {
-    seconds: number;
-    connections: number;
-    pairs: number;
-    server_threads: number | null;
-    load_threads: number;
-    max_requests: number;
-  };
-  universe: { funds: number; snapshot: string | null };
-  scenarios: ScenarioResult[];
-  hot_swap: {
-    requests: number;
-    errors: number;
-    non2xx: number;
-    swaps: number;
-    /** Snapshot ids /healthz reported while the load ran, in order. */
-    served: string[];
-    rps: number;
-    p99ms: number;
-  } | null;
-  cold_start: { ms: number; rss_mib: number } | null;
-  /** Our server's RSS after the load runs (local). */
-  rss_mib: number | null;
-}
 
 /** A plans file no run reaches, yet with small integers like every real plan's (C26). */
 const PLANS = { business: { burst: 1_000_000_000, monthly: 1_000_000_000 } };

@@ -79,7 +79,7 @@ export const SCENARIO_LABELS: Record<ScenarioName, string> = {
  * The mixed workload: what an API like this one sees, single lookups first (by
  * weight, in percent of requests). Documented in docs/benchmarks.md.
  */
-export const MIXED_WEIGHTS: Readonly<Record<Exclude<ScenarioName, 'mixed'>, number>> = {
+const MIXED_WEIGHTS: Readonly<Record<Exclude<ScenarioName, 'mixed'>, number>> = {
   trailing: 35,
   fund: 15,
   'as-of': 15,

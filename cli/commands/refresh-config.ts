@@ -31,7 +31,7 @@ import {
 } from '../shared/flags.js';
 
 /** The environment variable holding the EODHD API token (never a flag: flags show in `ps`). */
-export const TOKEN_ENV = 'FUNDRETURNS_EODHD_TOKEN';
+const TOKEN_ENV = 'FUNDRETURNS_EODHD_TOKEN';
 
 const SOURCE = stringOption('source', {
   value: 'DIR',
@@ -121,7 +121,7 @@ export const DATE = dayOption('date', {
   help: 'fetch that one trading day only (after loosening a gate)',
 });
 
-export type ProviderName = 'inbox' | 'eodhd' | 'synthetic';
+type ProviderName = 'inbox' | 'eodhd' | 'synthetic';
 
 export interface RefreshConfig {
   source: string;
@@ -204,7 +204,7 @@ export function scheduleConfig(args: ParsedArgs, prefix = ''): ScheduleConfig {
 }
 
 /** The EODHD token: the token file's first line, else FUNDRETURNS_EODHD_TOKEN. Its value is never printed. */
-export function readToken(cfg: RefreshConfig, env: NodeJS.ProcessEnv): string {
+function readToken(cfg: RefreshConfig, env: NodeJS.ProcessEnv): string {
   if (cfg.tokenFile !== undefined) {
     let text: string;
     try {

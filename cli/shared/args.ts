@@ -34,7 +34,7 @@ export function flagLabel(args: ParsedArgs, name: string): string {
   return args.fromEnv.has(name) ? `${envName(name)} (--${name})` : `--${name}`;
 }
 
-export function envName(flag: string): string {
+function envName(flag: string): string {
   return `FUNDRETURNS_${flag.toUpperCase().replace(/-/g, '_')}`;
 }
 

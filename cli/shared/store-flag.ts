@@ -8,7 +8,7 @@ import type { Flag } from './flags.js';
  * scheme is a mistake, not a directory named "http:": it would give this server a
  * private empty store, every key 401 and its own counts.
  */
-export function storeFlag(args: ParsedArgs): string {
+function storeFlag(args: ParsedArgs): string {
   const store = stringFlag(args, 'store', DEFAULT_STORE);
   const label = flagLabel(args, 'store');
   if (/^rediss?:\/\//i.test(store)) {

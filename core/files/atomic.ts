@@ -38,7 +38,7 @@ type BeforeRename<T> = (temp: string) => T;
 let written = 0;
 
 /** A fresh temp path beside `path` (see the module comment for its shape). */
-export function tempPath(path: string): string {
+function tempPath(path: string): string {
   return `${path}.${++written}.${process.pid}.tmp`;
 }
 

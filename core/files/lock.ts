@@ -57,7 +57,7 @@ export function describeHolder(holder: LockHolder | null): string {
 export const UNREADABLE_GRACE_MS = 10_000;
 
 /** File-system calls takeLock makes, replaceable in tests (a full disk, say). */
-export interface LockFs {
+interface LockFs {
   writeFile(path: string, data: string, opts: { flag: string; mode: number }): Promise<void>;
 }
 

@@ -13,7 +13,7 @@ export interface ManifestFileEntry {
   sha256: string;
 }
 
-export interface ManifestCounts {
+interface ManifestCounts {
   funds: number;
   observations: number;
   calendar_rows: number;

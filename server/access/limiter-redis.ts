@@ -51,7 +51,7 @@ end`;
  * exceeded, 2 rate limited; count and TAT are the values after its step. A request sees
  * the steps of those before it in the call (an account asked twice is counted twice).
  */
-export const ADMIT_SCRIPT = `
+const ADMIT_SCRIPT = `
 local out = {}
 ${forEachEntry(
   ['id', 'now', 'monthly', 'burst'],
@@ -89,7 +89,7 @@ return out
  * A count may be negative (a reservation released after its batch was added): only the
  * usage takes it back; the TAT never moves back.
  */
-export const RECONCILE_SCRIPT = `
+const RECONCILE_SCRIPT = `
 ${forEachEntry(
   ['id', 'c', 'burst', 'at'],
   `  redis.call('HINCRBY', KEYS[1], id, c)

@@ -32,7 +32,7 @@ export type Binding =
 
 const RESOURCE: Binding = { kind: 'resource' };
 
-export const BINDINGS: Record<RouteId, Binding> = {
+const BINDINGS: Record<RouteId, Binding> = {
   getHome: RESOURCE,
   getHealth: { kind: 'health' },
   getApiCatalog: RESOURCE,

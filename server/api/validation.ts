@@ -47,8 +47,6 @@ export {
   validateTrailingBatchBody,
 } from './validation-body.js';
 export {
-  CLIPPED,
-  ECHO_DEPTH_MAX,
   echoable,
   type Validated,
   validationErrorBody,

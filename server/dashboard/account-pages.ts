@@ -31,7 +31,7 @@ import type { PageResponse } from './page-http.js';
 import { page } from './page-layout.js';
 
 /** Days the usage chart shows. */
-export const CHART_DAYS = 90;
+const CHART_DAYS = 90;
 
 const DONE: Record<string, string> = {
   verified: 'Your email address is verified: you can create API keys.',

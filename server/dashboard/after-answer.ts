@@ -7,7 +7,7 @@
 export type AfterLog = (what: string, e: unknown) => void;
 
 /** Tasks started but not finished, at most; past it a task is dropped (and said). */
-export const MAX_AFTER_ANSWER = 1000;
+const MAX_AFTER_ANSWER = 1000;
 
 export class AfterAnswer {
   #running = new Set<Promise<void>>();

@@ -22,19 +22,19 @@ import { hashPassword, passwordProblem, verifyPassword, verifyUnknownAccount } f
 import { randomToken, secretId, sessionCookieName } from './session.js';
 
 /** An email link proving the address: single use, 24 hours. */
-export const VERIFY_TTL_MS = 24 * 60 * 60 * 1000;
+const VERIFY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A password-reset link: single use, one hour, and only until the password changes. */
-export const RESET_TTL_MS = 60 * 60 * 1000;
+const RESET_TTL_MS = 60 * 60 * 1000;
 
 const MINUTE_MS = 60 * 1000;
 const HOUR_MS = 60 * MINUTE_MS;
 /** Sign-in attempts per client, per address, and of everyone together (every server of the store). */
-export const SIGNIN_PER_CLIENT: Throttle = { limit: 50, windowMs: 15 * MINUTE_MS };
-export const SIGNIN_PER_EMAIL: Throttle = { limit: 10, windowMs: 15 * MINUTE_MS };
-export const SIGNIN_ALL: Throttle = { limit: 600, windowMs: 15 * MINUTE_MS };
+const SIGNIN_PER_CLIENT: Throttle = { limit: 50, windowMs: 15 * MINUTE_MS };
+const SIGNIN_PER_EMAIL: Throttle = { limit: 10, windowMs: 15 * MINUTE_MS };
+const SIGNIN_ALL: Throttle = { limit: 600, windowMs: 15 * MINUTE_MS };
 /** Emails one address may be sent (sign-up, reset, resend), and sign-up or reset forms one client may send. */
-export const MAILS_PER_EMAIL: Throttle = { limit: 5, windowMs: HOUR_MS };
-export const MAIL_FORMS_PER_CLIENT: Throttle = { limit: 30, windowMs: HOUR_MS };
+const MAILS_PER_EMAIL: Throttle = { limit: 5, windowMs: HOUR_MS };
+const MAIL_FORMS_PER_CLIENT: Throttle = { limit: 30, windowMs: HOUR_MS };
 
 function tooMany(c: PageContext, title: string, waitMs: number): PageResponse {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
@@ -69,7 +69,7 @@ function linkTo(c: PageContext, path: string, token: string): string {
   return `${c.deps.baseUrl}${path}?token=${encodeURIComponent(token)}`;
 }
 
-export async function sendVerification(c: PageContext, person: { id: string; email: string }): Promise<void> {
+async function sendVerification(c: PageContext, person: { id: string; email: string }): Promise<void> {
   const token = randomToken();
   await c.deps.store.putSecret(
     'verify',

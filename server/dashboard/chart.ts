@@ -6,7 +6,7 @@
 import type { DailyCount } from '../../accounts/model.js';
 import { type Html, html } from './html.js';
 
-export interface ChartSeries {
+interface ChartSeries {
   readonly label: string;
   /** Admitted requests per day, aligned with `days`. */
   readonly ok: readonly number[];

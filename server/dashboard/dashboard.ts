@@ -29,9 +29,9 @@ import {
 } from './session.js';
 
 /** For routes open to anyone, `person`/`session` may be absent: handlers of those check. */
-export const ROUTES: readonly PageRoute[] = [...authRoutes, ...accountRoutes, ...adminRoutes];
+const ROUTES: readonly PageRoute[] = [...authRoutes, ...accountRoutes, ...adminRoutes];
 
-export const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
+const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
   [
     'Content-Security-Policy',
     "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",

@@ -11,7 +11,7 @@ import { createTransport } from 'nodemailer';
 import { redactUrl } from '../../accounts/redact-url.js';
 import { escapeHtml } from '../../core/escape.js';
 
-export interface MailMessage {
+interface MailMessage {
   to: string;
   subject: string;
   text: string;

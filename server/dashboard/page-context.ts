@@ -66,7 +66,7 @@ export interface PersonContext extends PageContext {
   readonly person: Person;
 }
 
-export type Who = 'anyone' | 'person' | 'admin';
+type Who = 'anyone' | 'person' | 'admin';
 
 export interface PageRoute {
   readonly method: 'GET' | 'POST';

@@ -11,7 +11,7 @@ import { readBody, refusedFraming } from '../http/body.js';
 import { Call, clientOf } from '../http/call.js';
 import type { HttpRequest, HttpResponse } from '../http/uws.js';
 
-export type PageMethod = 'GET' | 'HEAD' | 'POST';
+type PageMethod = 'GET' | 'HEAD' | 'POST';
 
 export interface PageRequest {
   readonly method: PageMethod;
@@ -43,7 +43,7 @@ export interface PageResponse {
 
 export type PageHandler = (req: PageRequest) => Promise<PageResponse>;
 
-export const HTML_TYPE = 'text/html; charset=utf-8';
+const HTML_TYPE = 'text/html; charset=utf-8';
 
 /** Form bodies are small; a larger one is not a form of ours. */
 const MAX_FORM_BYTES = 64 * 1024;
@@ -68,7 +68,7 @@ function statusText(status: number): string {
   return `${status} ${REASONS[status] ?? ''}`.trim();
 }
 
-export function parseCookies(header: string): Map<string, string> {
+function parseCookies(header: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');

@@ -17,13 +17,13 @@ import { HashBusy, type Hasher, type HashJob } from './hash-pool.js';
  * are throttled per email and per client, so a burst of them cannot exhaust memory.
  */
 export const SCRYPT_N = 2 ** 15;
-export const SCRYPT_R = 8;
-export const SCRYPT_P = 1;
+const SCRYPT_R = 8;
+const SCRYPT_P = 1;
 const SALT_BYTES = 16;
 const KEY_BYTES = 32;
 
 /** The policy's bounds, for forms (`minlength`, `maxlength`) and messages. */
-export const MIN_PASSWORD_CHARS = 10;
+const MIN_PASSWORD_CHARS = 10;
 export const MAX_PASSWORD_BYTES = 1024;
 
 /**

@@ -58,7 +58,7 @@ export function readBody(
 }
 
 /** A request whose body length is ambiguous: the answer, after which its connection closes. */
-export interface FramingProblem {
+interface FramingProblem {
   status: '400 Bad Request' | '501 Not Implemented';
   body: string;
 }
@@ -71,7 +71,7 @@ export interface FramingProblem {
  * not last, are a 400; another transfer coding, which uWS does not decode, a 501.
  * Read with forEach, once per request with a body: uWS's getHeader sees only the first.
  */
-export function framingProblem(req: HttpRequest): FramingProblem | null {
+function framingProblem(req: HttpRequest): FramingProblem | null {
   let length: string | null = null;
   let conflicting = false;
   const codings: string[] = [];

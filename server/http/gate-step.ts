@@ -45,7 +45,7 @@ export function afterGate(call: Call, d: GateDecision | Promise<GateDecision>, n
 }
 
 /** Apply a gate decision: remember its headers (C29), or answer its refusal. */
-export function applyDecision(call: Call, d: GateDecision): boolean {
+function applyDecision(call: Call, d: GateDecision): boolean {
   call.extraHeaders = d.headers;
   if (d.ok) return true;
   call.reply(d.status, PROBLEM_JSON_TYPE, d.body(call.path));

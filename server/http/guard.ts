@@ -56,7 +56,7 @@ export function reportInternalError(error: unknown): void {
  * Answer 500 unless the response is gone: uWS throws on a response that was aborted
  * or already ended, and then nothing more may be written.
  */
-export function internalError(res: HttpResponse, error: unknown): void {
+function internalError(res: HttpResponse, error: unknown): void {
   reportInternalError(error);
   countInternalError();
   try {

@@ -14,7 +14,7 @@ export type {
   us_listen_socket,
 } from '@trufflesuite/uws-js-unofficial';
 
-export class NativeUwsMissing extends Error {
+class NativeUwsMissing extends Error {
   readonly code = 'UWS_NOT_NATIVE';
 }
 
@@ -46,6 +46,6 @@ export function loadUws(): typeof Uws {
 }
 
 /** The native binding's functions are C++; the fallback's are JavaScript. */
-export function isNative(uws: { App: unknown }): boolean {
+function isNative(uws: { App: unknown }): boolean {
   return typeof uws.App === 'function' && Function.prototype.toString.call(uws.App).includes('[native code]');
 }

@@ -280,7 +280,7 @@ type Args = Record<string, unknown>;
 
 const text = (t: string) => [{ type: 'text' as const, text: t }];
 
-export function errorResult(message: string): CallToolResult {
+function errorResult(message: string): CallToolResult {
   return { content: text(message), isError: true };
 }
 

@@ -40,7 +40,6 @@ const NB = LATENCY_BUCKETS.length + 1;
 
 /** Gate refusals, by reason (server/access/key-gate.ts). */
 export const GATE_REASONS = ['unauthorized', 'forbidden', 'rate-limited', 'quota-exceeded'] as const;
-export type GateReason = (typeof GATE_REASONS)[number];
 
 /** MCP tools in the order of their schemas (schemas/mcp.ts), each counted ok and error. */
 export const TOOL_LABELS = Object.keys(MCP_TOOL_INPUT_SCHEMAS) as readonly McpToolName[];

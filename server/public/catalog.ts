@@ -5,11 +5,11 @@
  */
 import { normalizeBaseUrl } from './response.js';
 
-export const API_CATALOG_PATH = '/.well-known/api-catalog';
+const API_CATALOG_PATH = '/.well-known/api-catalog';
 export const API_CATALOG_CONTENT_TYPE =
   'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
 /** RFC 9727: the catalog points at itself so a client holding any response can find it. */
-export const API_CATALOG_LINK = `<${API_CATALOG_PATH}>; rel="api-catalog"`;
+const API_CATALOG_LINK = `<${API_CATALOG_PATH}>; rel="api-catalog"`;
 
 export function apiCatalog(baseUrl: string): {
   status: 200;

@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-export const DEFAULT_CLAIM_NAME = 'glama';
+const DEFAULT_CLAIM_NAME = 'glama';
 
 // A claim is a few hundred bytes; a larger file is almost certainly the wrong path.
 const MAX_CLAIM_BYTES = 64 * 1024;

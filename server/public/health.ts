@@ -18,7 +18,7 @@ import { tradingDaysInRange } from '../../core/calendar.js';
 import { formatDay, parseDay } from '../../core/dates.js';
 import { lastClosedDay, usCloseUtc } from '../../core/us-close.js';
 
-export interface HealthSnapshotInput {
+interface HealthSnapshotInput {
   id: string;
   funds: number;
   loadedAt: Date;
@@ -35,7 +35,7 @@ export interface HealthInput {
   problem?: string | null;
 }
 
-export type HealthStatus = 'ok' | 'stale' | 'empty';
+type HealthStatus = 'ok' | 'stale' | 'empty';
 
 export interface HealthBody {
   status: HealthStatus;

@@ -6,7 +6,7 @@
 import { escapeHtml } from '../../core/escape.js';
 import { normalizeBaseUrl, type PublicResponse, type StaticRoute } from './response.js';
 
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 export type ProblemSlug = 'unauthorized' | 'forbidden' | 'rate-limited' | 'quota-exceeded';
 

@@ -15,8 +15,8 @@ export type ValidationIssue = {
   ctx?: Record<string, unknown>;
 };
 
-export const FIELD_REQUIRED = 'Field required';
-export const INT_PARSING = 'Input should be a valid integer, unable to parse string as an integer';
+const FIELD_REQUIRED = 'Field required';
+const INT_PARSING = 'Input should be a valid integer, unable to parse string as an integer';
 export const INT_PARSING_SIZE = 'Unable to parse input string as an integer, exceeded maximum size';
 export const INT_TYPE = 'Input should be a valid integer';
 export const INT_FROM_FLOAT = 'Input should be a valid integer, got a number with a fractional part';
@@ -28,7 +28,7 @@ export const MODEL_ATTRIBUTES_TYPE = 'Input should be a valid dictionary or obje
 export const JSON_INVALID = 'JSON decode error';
 export const FUND_TYPE_EXPECTED = "'ETF' or 'FUND'";
 
-export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** An issue in FastAPI's key order (type, loc, msg, input, ctx), as clients read it. */
 const issue = (

@@ -62,7 +62,7 @@ const SNAPSHOT_FILES: ReadonlySet<string> = new Set([MANIFEST_FILE, ...ARROW_FIL
 const DETAIL = ' (detail in the server log)';
 
 /** The public text for snapshot `id` refused with `e`; `named`: `id` is a directory of the snapshots directory. */
-export function refusalProblem(id: string, named: boolean, e: unknown): string {
+function refusalProblem(id: string, named: boolean, e: unknown): string {
   if (!named) return `SNAPSHOT_MISSING: CURRENT names no snapshot directory${DETAIL}`;
   if (!(e instanceof SnapshotError))
     return `SNAPSHOT_UNREADABLE: snapshot ${id} refused: it cannot be loaded${DETAIL}`;
@@ -71,7 +71,7 @@ export function refusalProblem(id: string, named: boolean, e: unknown): string {
 }
 
 /** The public text for a CURRENT that cannot be used. */
-export function currentProblem(e: unknown): string {
+function currentProblem(e: unknown): string {
   if (e instanceof CurrentError && e.code === 'CURRENT_INVALID')
     return `CURRENT_INVALID: CURRENT does not hold the name of a snapshot in the snapshots directory${DETAIL}`;
   return `CURRENT_UNREADABLE: CURRENT cannot be read${DETAIL}`;
