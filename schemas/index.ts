@@ -19,6 +19,7 @@ import {
   TrailingReturnsListSchema,
   TrailingReturnsSchema,
 } from './returns.js';
+import { FigureRowListSchema, FigureRowSchema, GrowthSchema, ScreenPageSchema } from './screen.js';
 
 export * from './common.js';
 export * from './errors.js';
@@ -27,6 +28,7 @@ export * from './health.js';
 export * from './mcp.js';
 export * from './requests.js';
 export * from './returns.js';
+export * from './screen.js';
 
 /**
  * Component name → schema: what the OpenAPI document refers to (the query and path
@@ -43,6 +45,10 @@ export const SCHEMAS = {
   CalendarReturnList: CalendarReturnListSchema,
   TrailingBatchRequest: TrailingBatchRequestSchema,
   CalendarBatchRequest: CalendarBatchRequestSchema,
+  FigureRow: FigureRowSchema,
+  ScreenPage: ScreenPageSchema,
+  FigureRowList: FigureRowListSchema,
+  Growth: GrowthSchema,
   ValidationError: ValidationErrorSchema,
   HTTPValidationError: HTTPValidationErrorSchema,
   AppError: AppErrorSchema,

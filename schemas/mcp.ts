@@ -14,6 +14,7 @@ import {
   TrailingBatchRequestSchema,
   TrailingQuerySchema,
 } from './requests.js';
+import { COMPARE_MAX_CODES, CompareQuerySchema, GrowthQuerySchema, ScreenQuerySchema } from './screen.js';
 
 const withCode = <P extends object>(properties: P) =>
   ({
@@ -22,6 +23,14 @@ const withCode = <P extends object>(properties: P) =>
     properties: { code: CodeSchema, ...properties },
     additionalProperties: false,
   }) as const;
+
+/** `fields` as an agent writes it: a list of figure names. */
+const FIGURE_NAMES = {
+  type: 'array',
+  items: { type: 'string' },
+  description: ScreenQuerySchema.properties.fields.description.replace('Comma-separated figure', 'Figure'),
+  examples: [['return_1y', 'return_5y']],
+} as const;
 
 export const MCP_TOOL_INPUT_SCHEMAS = {
   searchFunds: { type: 'object', properties: ListFundsQuerySchema.properties, additionalProperties: false },
@@ -40,6 +49,39 @@ export const MCP_TOOL_INPUT_SCHEMAS = {
     properties: CalendarBatchRequestSchema.properties,
     additionalProperties: false,
   },
+  screenFunds: {
+    type: 'object',
+    properties: {
+      ...ScreenQuerySchema.properties,
+      fields: FIGURE_NAMES,
+      limit: { ...ScreenQuerySchema.properties.limit, examples: [10] },
+    },
+    patternProperties: {
+      '^[a-z0-9_]+_(min|max)$': {
+        type: 'number',
+        description:
+          'A bound on a figure, inclusive: `return_5y_min: 8` keeps funds whose 5-year return is at least 8 %; a ' +
+          'fund without the figure never passes (C50).',
+      },
+    },
+    additionalProperties: false,
+  },
+  compareFunds: {
+    type: 'object',
+    required: ['codes'],
+    properties: {
+      codes: {
+        type: 'array',
+        minItems: 1,
+        maxItems: COMPARE_MAX_CODES,
+        items: CodeSchema,
+        description: CompareQuerySchema.properties.codes.description.replace('Comma-separated fund', 'Fund'),
+      },
+      fields: FIGURE_NAMES,
+    },
+    additionalProperties: false,
+  },
+  getGrowth: withCode(GrowthQuerySchema.properties),
 } as const;
 
 export type McpToolName = keyof typeof MCP_TOOL_INPUT_SCHEMAS;

@@ -76,6 +76,12 @@ describe('buildOpenApi contents', () => {
         'POST /v1/trailing-returns/batch',
         'GET /v1/funds/{code}/calendar-returns',
         'POST /v1/calendar-returns/batch',
+        'GET /v1/screen',
+        'HEAD /v1/screen',
+        'GET /v1/compare',
+        'HEAD /v1/compare',
+        'GET /v1/funds/{code}/growth',
+        'HEAD /v1/funds/{code}/growth',
         'POST /mcp',
       ].sort(),
     );

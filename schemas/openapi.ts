@@ -8,6 +8,14 @@ import { PROBLEM_SLUGS } from './errors.js';
 import { SCHEMAS, type SchemaName } from './index.js';
 import { CalendarQuerySchema, ListFundsQuerySchema, TrailingQuerySchema } from './requests.js';
 import { type OperationId, ROUTES, type RouteDecl } from './routes.js';
+import {
+  COMPARE_MAX_CODES,
+  CompareQuerySchema,
+  GROWTH_MAX_POINTS,
+  GrowthQuerySchema,
+  SCREEN_LIMIT_MAX,
+  ScreenQuerySchema,
+} from './screen.js';
 
 export interface OpenApiOptions {
   /** Public base URL, without a trailing slash (`servers[0].url`). */
@@ -441,6 +449,63 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
         'batch',
       ),
     },
+    screenFunds: {
+      tags: ['screen'],
+      summary: 'Screen and rank funds by their figures',
+      description:
+        'Funds passing every filter (AND): the metadata filters of /v1/funds, `inactive`, and an inclusive ' +
+        '`<figure>_min` / `<figure>_max` on any figure (`return_5y_min=8`, `history_years_min=5`, ' +
+        '`volatility_3y_max=15`); a fund without a filtered figure does not pass. Sorted by `sort` (nulls last, ' +
+        `ties by code), at most ${SCREEN_LIMIT_MAX} rows a page with a keyset cursor, each row \`code\`, \`name\`, ` +
+        '`type` and the `fields` asked for (C50–C52). Figures as served (rounded, C1) are what filters and sorts ' +
+        'compare. At the latest data only: an `as_of` screen would compute every figure of every fund for that ' +
+        'date per request (C56). A figure name that does not exist, or a minimum above its maximum, is a 422 ' +
+        'naming the parameter and listing the valid names (C54).',
+      parameters: [
+        ...queryParams(ScreenQuerySchema.properties),
+        {
+          name: 'filters',
+          in: 'query',
+          required: false,
+          style: 'form',
+          explode: true,
+          description:
+            'The bounds, one query parameter each: `<figure>_min` and `<figure>_max`, any figure `fields` ' +
+            "names, inclusive, in the figure's unit (percent for returns).",
+          schema: {
+            type: 'object',
+            patternProperties: { '^[a-z0-9_]+_(min|max)$': { type: 'number' } },
+            additionalProperties: false,
+          },
+          example: { return_5y_min: 8, history_years_min: 5 },
+        },
+      ],
+      responses: dataResponses(dataOk('One page of the screen.', 'ScreenPage', ex('screenFunds')), 'list'),
+    },
+    compareFunds: {
+      tags: ['screen'],
+      summary: `The same figures for up to ${COMPARE_MAX_CODES} funds`,
+      description:
+        'One row per known code, in the order asked, with `code`, `name`, `type` and the `fields` asked for, ' +
+        `in that order (C53). More than ${COMPARE_MAX_CODES} codes, or an unknown figure, is a 422 (C54).`,
+      parameters: queryParams(CompareQuerySchema.properties).map((p) =>
+        p.name === 'codes' ? { ...p, required: true } : p,
+      ),
+      responses: dataResponses(
+        dataOk('The rows, in request order.', 'FigureRowList', ex('compareFunds')),
+        'batch',
+      ),
+    },
+    getGrowth: {
+      tags: ['returns'],
+      summary: 'Growth of 10,000 over time',
+      description:
+        "The value of 10,000 invested at the fund's first observation on or after `from`, at each interval's " +
+        `last observation up to \`to\` (C55), for charts. At most ${GROWTH_MAX_POINTS} points: more is a 422 at ` +
+        '`interval` naming the limit, never a silently coarser series. No observation in the range: 404.',
+      parameters: [codePathParam, ...queryParams(GrowthQuerySchema.properties)],
+      responses: dataResponses(dataOk('The growth series.', 'Growth', ex('getGrowth')), 'single'),
+    },
     postMcp: {
       tags: ['meta'],
       summary: 'MCP endpoint (Streamable HTTP)',
@@ -509,6 +574,9 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
     headFund: headOfGet(ops.getFund, true),
     headTrailingReturns: headOfGet(ops.getTrailingReturns, true),
     headCalendarReturns: headOfGet(ops.getCalendarReturns, true),
+    headScreenFunds: headOfGet(ops.screenFunds, true),
+    headCompareFunds: headOfGet(ops.compareFunds, true),
+    headGrowth: headOfGet(ops.getGrowth, true),
   } satisfies Partial<Record<OperationId, Json>>;
 
   return {
@@ -544,6 +612,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
     tags: [
       { name: 'funds', description: 'Fund discovery and metadata.' },
       { name: 'returns', description: 'Trailing and calendar-year total returns.' },
+      { name: 'screen', description: 'Screening, ranking and comparing funds by their figures.' },
       { name: 'meta', description: 'Health, discovery documents and the MCP endpoint.' },
     ],
     paths: pathsOf({ ...ops, ...heads }),

@@ -9,6 +9,7 @@ import type { McpToolName } from '../schemas/mcp.js';
 import { ROUTES, type RouteDecl, type RouteId, routeId } from '../schemas/routes.js';
 import type { Answer, Params } from './answers.js';
 import * as answers from './answers.js';
+import * as screen from './screen/answers.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
 
@@ -45,6 +46,9 @@ export const BINDINGS: Record<RouteId, Binding> = {
   batchTrailingReturns: { kind: 'post', answer: answers.trailingBatch },
   getCalendarReturns: { kind: 'get', answer: answers.getCalendar, latest: RowKind.Calendar },
   batchCalendarReturns: { kind: 'post', answer: answers.calendarBatch },
+  screenFunds: { kind: 'get', answer: (snap, _code, params) => screen.screen(snap, params), latest: null },
+  compareFunds: { kind: 'get', answer: (snap, _code, params) => screen.compare(snap, params), latest: null },
+  getGrowth: { kind: 'get', answer: screen.growth, latest: null },
   postMcp: { kind: 'mcp' },
 };
 

@@ -9,6 +9,8 @@ import type { Manifest } from '../../core/snapshot/manifest.js';
 import { attachSnapshot } from '../../core/snapshot/reader.js';
 import { TRAILING_KEYS } from '../../core/types.js';
 import { type HeaderBlock, headerBlock } from '../http/headers.js';
+import { type RiskColumns, ScreenColumns } from '../screen/columns.js';
+import { FigureRowWriter } from '../screen/rows.js';
 import { FundSearch } from '../search.js';
 import { PreparedRows, type PreparedShared } from './prepared.js';
 
@@ -39,6 +41,26 @@ export class ServingSnapshot {
   /** Batch de-duplication marks per fund (C16), compared with a per-request stamp. */
   readonly marks: Int32Array;
   private stamp = 0;
+  /**
+   * Risk figures by screen name (`volatility_3y`), when the snapshot has them: set
+   * before the first screen, which builds its column registry from them.
+   */
+  riskColumns: RiskColumns | null = null;
+  private screenColumns: ScreenColumns | null = null;
+  private figureRowWriter: FigureRowWriter | null = null;
+
+  /** The screen's columns and their orders (C50), every one built on first use. */
+  get screen(): ScreenColumns {
+    if (this.screenColumns === null)
+      this.screenColumns = new ScreenColumns(this.lookup, this.riskColumns).prepareAll();
+    return this.screenColumns;
+  }
+
+  /** Figure rows of screens and comparisons (C51). */
+  get figureRows(): FigureRowWriter {
+    if (this.figureRowWriter === null) this.figureRowWriter = new FigureRowWriter(this.lookup);
+    return this.figureRowWriter;
+  }
 
   nextStamp(): number {
     if (this.stamp === 0x7fffffff) {
