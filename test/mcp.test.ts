@@ -41,6 +41,9 @@ const TOOL_NAMES = [
   'batchTrailingReturns',
   'getCalendarReturns',
   'batchCalendarReturns',
+  'screenFunds',
+  'compareFunds',
+  'getGrowth',
 ];
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
@@ -135,7 +138,7 @@ describe('protocol', () => {
     expect(await client.ping()).toEqual({});
   });
 
-  it('tools/list: six tools, valid JSON Schemas from schemas/, read-only annotations', async () => {
+  it('tools/list: every tool, valid JSON Schemas from schemas/, read-only annotations', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     const ajv = new Ajv2020({ strict: false });

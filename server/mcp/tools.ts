@@ -1,5 +1,5 @@
 /**
- * The six MCP tools (SPEC 4 "MCP endpoint"), transport-free: their definitions as
+ * The MCP tools (SPEC 4 "MCP endpoint", and the screen, compare and growth tools), transport-free: their definitions as
  * `tools/list` shows them and `callTool`, which answers one `tools/call` from a
  * snapshot. Every tool calls the same answer functions as the REST routes
  * (server/answers.ts), so an agent gets exactly the REST figures and errors.

@@ -7,7 +7,7 @@
  * showing the same figure are tied, broken by code (C50). Funds are indexed in code
  * order, so a stable order by (value, index) is (value, code).
  */
-import { formatPercent } from '../../core/format.js';
+import { c1Units } from '../../core/format.js';
 import type { SnapshotLookup } from '../../core/lookup.js';
 import { TRAILING_KEYS } from '../../core/types.js';
 import { HISTORY_YEARS } from '../../schemas/screen.js';
@@ -28,29 +28,43 @@ export interface ScreenColumn {
   readonly nonNull: number;
 }
 
-/** A figure rounded as C1 prints it, NaN kept. */
-function served(x: number): number {
-  const s = formatPercent(x);
-  return s === null ? Number.NaN : Number(s);
-}
-
 function columnOf(name: string, raw: ArrayLike<number>): ScreenColumn {
   const F = raw.length;
   const keys = new Float64Array(F);
+  const units = new Float64Array(F);
   let nonNull = 0;
+  let largest = 0;
   for (let i = 0; i < F; i++) {
-    keys[i] = served(raw[i]);
-    if (!Number.isNaN(keys[i])) nonNull++;
+    const u = c1Units(raw[i]);
+    units[i] = u;
+    // The double nearest the 4-decimal string: Number("12.3456") is 123456 / 10000.
+    keys[i] = u / 10000;
+    if (!Number.isNaN(u)) {
+      nonNull++;
+      largest = Math.max(largest, Math.abs(u));
+    }
   }
   const order = new Int32Array(F);
-  let a = 0;
   let b = nonNull;
-  for (let i = 0; i < F; i++) {
-    if (!Number.isNaN(keys[i])) order[a++] = i;
-    else order[b++] = i;
+  for (let i = 0; i < F; i++) if (Number.isNaN(units[i])) order[b++] = i;
+  // (units, index) packed in one double sorts natively, several times faster than a
+  // comparator; figures too large to pack (none a fund has) take the comparator.
+  let span = 1;
+  while (span < F) span *= 2;
+  if ((largest + 1) * span < 2 ** 53) {
+    const packed = new Float64Array(nonNull);
+    let a = 0;
+    for (let i = 0; i < F; i++) if (!Number.isNaN(units[i])) packed[a++] = units[i] * span + i;
+    packed.sort();
+    for (let p = 0; p < nonNull; p++) {
+      const v = packed[p];
+      order[p] = v - Math.floor(v / span) * span;
+    }
+  } else {
+    let a = 0;
+    for (let i = 0; i < F; i++) if (!Number.isNaN(units[i])) order[a++] = i;
+    order.subarray(0, nonNull).sort((x, y) => keys[x] - keys[y] || x - y);
   }
-  // Index order breaks ties: the sort need not be stable.
-  order.subarray(0, nonNull).sort((x, y) => keys[x] - keys[y] || x - y);
   return { name, keys, order, nonNull };
 }
 

@@ -202,10 +202,18 @@ describe('GET /v1/screen (C50–C52)', () => {
     dirs.push(s.dir);
     // Built here, independently: a figure with many ties and some nulls, as the risk map carries them.
     const vol = new Float64Array(40).map((_, i) => (i % 9 === 0 ? Number.NaN : (i % 4) * 2.5));
-    s.snap.riskColumns = new Map([
-      ['volatility_3y', vol],
-      ['volatility_5y', vol.map((v) => v * 2)],
-    ]);
+    // One figure too large to pack with its index: that column takes the comparator sort.
+    const huge = vol.map((v, i) => (i === 7 ? 1e13 : v * 2));
+    s.snap.useRiskColumns(
+      new Map([
+        ['volatility_3y', vol],
+        ['volatility_5y', huge],
+      ]),
+    );
+    const big = allPages(s.snap, { sort: '-volatility_5y', limit: '6', fields: 'volatility_5y' });
+    const bigWant = s.codes.map((code, i) => ({ code, v: Number.isNaN(huge[i]) ? null : huge[i] }));
+    expect(big.map((r) => r.code)).toEqual(expectedOrder(bigWant, true));
+    expect(big[0]).toMatchObject({ code: s.codes[7], volatility_5y: '10000000000000.0000' });
     const got = allPages(s.snap, {
       sort: '-volatility_3y',
       volatility_3y_max: '5',

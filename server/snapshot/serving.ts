@@ -42,18 +42,22 @@ export class ServingSnapshot {
   readonly marks: Int32Array;
   private stamp = 0;
   /**
-   * Risk figures by screen name (`volatility_3y`), when the snapshot has them: set
-   * before the first screen, which builds its column registry from them.
+   * The screen's columns and their sorted orders (C50), built with the snapshot, off
+   * the request path: about 4 ms a column at 32,000 funds.
    */
-  riskColumns: RiskColumns | null = null;
-  private screenColumns: ScreenColumns | null = null;
+  private screenColumns: ScreenColumns;
   private figureRowWriter: FigureRowWriter | null = null;
 
-  /** The screen's columns and their orders (C50), every one built on first use. */
   get screen(): ScreenColumns {
-    if (this.screenColumns === null)
-      this.screenColumns = new ScreenColumns(this.lookup, this.riskColumns).prepareAll();
     return this.screenColumns;
+  }
+
+  /**
+   * Adds the snapshot's risk figures by screen name (`volatility_3y`, aligned with
+   * the fund index, NaN for null) to the screen's columns.
+   */
+  useRiskColumns(risk: RiskColumns): void {
+    this.screenColumns = new ScreenColumns(this.lookup, risk).prepareAll();
   }
 
   /** Figure rows of screens and comparisons (C51). */
@@ -81,5 +85,6 @@ export class ServingSnapshot {
     this.funds = cols.funds.length;
     this.marks = new Int32Array(this.funds);
     this.dataHeaders = headerBlock([['X-Data-As-Of', this.asOf]]);
+    this.screenColumns = new ScreenColumns(this.lookup, null).prepareAll();
   }
 }
