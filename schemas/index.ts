@@ -19,7 +19,14 @@ import {
   TrailingReturnsListSchema,
   TrailingReturnsSchema,
 } from './returns.js';
-import { FigureRowListSchema, FigureRowSchema, GrowthSchema, ScreenPageSchema } from './screen.js';
+import {
+  FigureRowListSchema,
+  FigureRowSchema,
+  GrowthSchema,
+  PickedRowListSchema,
+  PickedRowSchema,
+  ScreenPageSchema,
+} from './screen.js';
 
 export * from './common.js';
 export * from './errors.js';
@@ -49,6 +56,8 @@ export const SCHEMAS = {
   ScreenPage: ScreenPageSchema,
   FigureRowList: FigureRowListSchema,
   Growth: GrowthSchema,
+  PickedRow: PickedRowSchema,
+  PickedRowList: PickedRowListSchema,
   ValidationError: ValidationErrorSchema,
   HTTPValidationError: HTTPValidationErrorSchema,
   AppError: AppErrorSchema,

@@ -16,6 +16,15 @@ import {
 } from './requests.js';
 import { COMPARE_MAX_CODES, CompareQuerySchema, GrowthQuerySchema, ScreenQuerySchema } from './screen.js';
 
+/**
+ * A schema's properties without `fields`: the single and batch tools answer whole
+ * rows (their outputSchema); an agent compares chosen figures with compareFunds.
+ */
+function noFields<P extends { fields?: unknown }>(properties: P): Omit<P, 'fields'> {
+  const { fields: _fields, ...rest } = properties;
+  return rest;
+}
+
 const withCode = <P extends object>(properties: P) =>
   ({
     type: 'object',
@@ -35,18 +44,18 @@ const FIGURE_NAMES = {
 export const MCP_TOOL_INPUT_SCHEMAS = {
   searchFunds: { type: 'object', properties: ListFundsQuerySchema.properties, additionalProperties: false },
   getFund: withCode({ market: MarketParamSchema }),
-  getTrailingReturns: withCode(TrailingQuerySchema.properties),
+  getTrailingReturns: withCode(noFields(TrailingQuerySchema.properties)),
   batchTrailingReturns: {
     type: 'object',
     required: TrailingBatchRequestSchema.required,
-    properties: TrailingBatchRequestSchema.properties,
+    properties: noFields(TrailingBatchRequestSchema.properties),
     additionalProperties: false,
   },
-  getCalendarReturns: withCode(CalendarQuerySchema.properties),
+  getCalendarReturns: withCode(noFields(CalendarQuerySchema.properties)),
   batchCalendarReturns: {
     type: 'object',
     required: CalendarBatchRequestSchema.required,
-    properties: CalendarBatchRequestSchema.properties,
+    properties: noFields(CalendarBatchRequestSchema.properties),
     additionalProperties: false,
   },
   screenFunds: {

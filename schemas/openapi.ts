@@ -6,7 +6,12 @@
 import { CodeSchema, MarketParamSchema } from './common.js';
 import { PROBLEM_SLUGS } from './errors.js';
 import { SCHEMAS, type SchemaName } from './index.js';
-import { CalendarQuerySchema, ListFundsQuerySchema, TrailingQuerySchema } from './requests.js';
+import {
+  CalendarQuerySchema,
+  FundQuerySchema,
+  ListFundsQuerySchema,
+  TrailingQuerySchema,
+} from './requests.js';
 import { type OperationId, ROUTES, type RouteDecl } from './routes.js';
 import {
   COMPARE_MAX_CODES,
@@ -74,29 +79,23 @@ const codePathParam = {
   schema: inline(CodeSchema),
 };
 
-const marketQueryParam = {
-  name: 'market',
-  in: 'query',
-  required: false,
-  description: MarketParamSchema.description,
-  schema: inline(MarketParamSchema),
-};
-
 const hdr = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const resp = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
 const LIMIT_HEADERS = { RateLimit: hdr('RateLimit'), 'RateLimit-Policy': hdr('RateLimit-Policy') };
 
 /** 200 of a data endpoint: JSON by default, MessagePack on `Accept: application/msgpack`. */
-function dataOk(description: string, schema: SchemaName, example: unknown): Json {
-  const json: Json = { schema: ref(schema) };
+function dataOk(description: string, schema: SchemaName, example: unknown, picked?: SchemaName): Json {
+  // With `fields` (C51) the row is the smaller one.
+  const body = picked === undefined ? ref(schema) : { anyOf: [ref(schema), ref(picked)] };
+  const json: Json = { schema: body };
   if (example !== undefined) json.example = example;
   return {
     description,
     headers: { 'X-Data-As-Of': hdr('X-Data-As-Of'), ...LIMIT_HEADERS },
     content: {
       'application/json': json,
-      'application/msgpack': { schema: ref(schema) },
+      'application/msgpack': { schema: body },
     },
   };
 }
@@ -396,8 +395,8 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
       tags: ['funds'],
       summary: 'One fund by code',
       description: 'Metadata of one fund. An unknown code is a 404; an impossible one (C15) a 422.',
-      parameters: [codePathParam, marketQueryParam],
-      responses: dataResponses(dataOk('The fund.', 'Fund', ex('getFund')), 'single'),
+      parameters: [codePathParam, ...queryParams(FundQuerySchema.properties)],
+      responses: dataResponses(dataOk('The fund.', 'Fund', ex('getFund'), 'PickedRow'), 'single'),
     },
     getTrailingReturns: {
       tags: ['returns'],
@@ -407,7 +406,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
         'Unknown code, or no observation on or before `as_of`: 404.',
       parameters: [codePathParam, ...queryParams(TrailingQuerySchema.properties)],
       responses: dataResponses(
-        dataOk('The trailing-returns row.', 'TrailingReturns', ex('getTrailingReturns')),
+        dataOk('The trailing-returns row.', 'TrailingReturns', ex('getTrailingReturns'), 'PickedRow'),
         'single',
       ),
     },
@@ -421,7 +420,12 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
         'JSON: 422 (C21).',
       requestBody: jsonBody('TrailingBatchRequest', 'Codes, and optionally an as-of date.'),
       responses: dataResponses(
-        dataOk('Rows found, in request order.', 'TrailingReturnsList', ex('batchTrailingReturns')),
+        dataOk(
+          'Rows found, in request order.',
+          'TrailingReturnsList',
+          ex('batchTrailingReturns'),
+          'PickedRowList',
+        ),
         'batch',
       ),
     },
@@ -433,7 +437,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
         '1900..2100 or not an integer: 422 (C13).',
       parameters: [codePathParam, ...queryParams(CalendarQuerySchema.properties)],
       responses: dataResponses(
-        dataOk('The calendar-year row.', 'CalendarReturn', ex('getCalendarReturns')),
+        dataOk('The calendar-year row.', 'CalendarReturn', ex('getCalendarReturns'), 'PickedRow'),
         'single',
       ),
     },
@@ -445,7 +449,12 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
         'left out, never a 404, more than 100 codes a 422 (C14, C16).',
       requestBody: jsonBody('CalendarBatchRequest', 'Codes, and optionally a year.'),
       responses: dataResponses(
-        dataOk('Rows found, in request order.', 'CalendarReturnList', ex('batchCalendarReturns')),
+        dataOk(
+          'Rows found, in request order.',
+          'CalendarReturnList',
+          ex('batchCalendarReturns'),
+          'PickedRowList',
+        ),
         'batch',
       ),
     },

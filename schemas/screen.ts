@@ -245,3 +245,22 @@ export interface Growth {
   end_date: string;
   points: Array<{ date: string; value: string }>;
 }
+
+/** A row reduced by `fields` on a single or batch endpoint (C51). */
+export const PickedRowSchema = {
+  title: 'PickedRow',
+  type: 'object',
+  description:
+    'A row with `fields`: the keys naming it (`code`, `market`, and `as_of_date` or `year` where the row has one), ' +
+    'then the figures asked for, in that order, as the whole row would give them (C51).',
+  required: ['code', 'market'],
+  properties: { code: CodeSchema, market: MarketResponseSchema },
+  additionalProperties: { type: ['string', 'integer', 'boolean', 'null'] },
+} as const;
+
+export const PickedRowListSchema = {
+  title: 'PickedRowList',
+  type: 'array',
+  description: 'The rows of a batch with `fields`, in request order (C16, C51).',
+  items: PickedRowSchema,
+} as const;

@@ -57,10 +57,15 @@ function choices(names: readonly string[]): string {
  * The issue for a name that is not a figure: a known figure with a window it does
  * not have names that figure's windows; anything else lists every figure.
  */
-export function unknownFigure(cols: ScreenColumns, loc: Loc, input: string, name: string): ValidationIssue {
+export function unknownFigure(
+  names: readonly string[],
+  loc: Loc,
+  input: string,
+  name: string,
+): ValidationIssue {
   const m = /^(.+)_([0-9]+[a-z])$/.exec(name);
   if (m !== null) {
-    const windows = cols.names.filter(
+    const windows = names.filter(
       (n) => n.startsWith(`${m[1]}_`) && /^[0-9]+[a-z]$/.test(n.slice(m[1].length + 1)),
     );
     if (windows.length > 0) {
@@ -68,7 +73,7 @@ export function unknownFigure(cols: ScreenColumns, loc: Loc, input: string, name
       return valueError(loc, input, `${m[1]} has no window ${m[2]}; its windows are ${list}`);
     }
   }
-  return literalError(loc, input, choices(cols.names));
+  return literalError(loc, input, choices(names));
 }
 
 /** `fields`: figure names, in order, each once; absent → the defaults. */
@@ -79,11 +84,25 @@ export function parseFields(
   issues: ValidationIssue[],
 ): string[] {
   if (raw === undefined) return DEFAULT_FIGURES.filter((n) => cols.has(n));
+  return parseFieldList(cols.names, raw, loc, issues);
+}
+
+/**
+ * A `fields` list (comma-separated text, or a JSON body's array): names of `names`, in
+ * the order given, each once (C51).
+ */
+export function parseFieldList(
+  names: readonly string[],
+  raw: string | readonly string[],
+  loc: Loc,
+  issues: ValidationIssue[],
+): string[] {
   const out: string[] = [];
-  for (const part of raw.split(',')) {
+  for (const part of typeof raw === 'string' ? raw.split(',') : raw) {
     const name = part.trim();
     if (name === '') continue;
-    if (!cols.has(name)) issues.push(unknownFigure(cols, loc, raw, name));
+    if (!names.includes(name))
+      issues.push(unknownFigure(names, loc, typeof raw === 'string' ? raw : name, name));
     else if (out.includes(name)) issues.push(valueError(loc, raw, `${name} is asked for twice`));
     else out.push(name);
   }
@@ -158,7 +177,7 @@ export function validateScreenQuery(cols: ScreenColumns, params: Params): Result
     if (cols.has(name)) {
       sort = name;
       desc = rawSort.startsWith('-');
-    } else issues.push(unknownFigure(cols, ['query', 'sort'], rawSort, name));
+    } else issues.push(unknownFigure(cols.names, ['query', 'sort'], rawSort, name));
   }
 
   const bounds = new Map<string, { min: number; max: number }>();
@@ -168,7 +187,7 @@ export function validateScreenQuery(cols: ScreenColumns, params: Params): Result
     if (m === null || raw === undefined) continue;
     const loc: Loc = ['query', key];
     if (!cols.has(m[1])) {
-      issues.push(unknownFigure(cols, loc, raw, m[1]));
+      issues.push(unknownFigure(cols.names, loc, raw, m[1]));
       continue;
     }
     const n = parseBound(raw, loc, issues);
