@@ -96,11 +96,15 @@ describe('buildOpenApi contents', () => {
       content: {
         'application/json': {
           // With `fields` (C51) the row is a PickedRow.
-          schema: { anyOf: [{ $ref: '#/components/schemas/Fund' }, { $ref: '#/components/schemas/PickedRow' }] },
+          schema: {
+            anyOf: [{ $ref: '#/components/schemas/Fund' }, { $ref: '#/components/schemas/PickedRow' }],
+          },
           example: { code: 'VTI' },
         },
         'application/msgpack': {
-          schema: { anyOf: [{ $ref: '#/components/schemas/Fund' }, { $ref: '#/components/schemas/PickedRow' }] },
+          schema: {
+            anyOf: [{ $ref: '#/components/schemas/Fund' }, { $ref: '#/components/schemas/PickedRow' }],
+          },
         },
       },
       headers: { 'X-Data-As-Of': {} },
