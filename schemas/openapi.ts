@@ -511,7 +511,8 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
       description:
         "The value of 10,000 invested at the fund's first observation on or after `from`, at each interval's " +
         `last observation up to \`to\` (C55), for charts. At most ${GROWTH_MAX_POINTS} points: more is a 422 at ` +
-        '`interval` naming the limit, never a silently coarser series. No observation in the range: 404.',
+        '`interval` naming the limit, never a silently coarser series. No observation in the range: 404.\n\n' +
+        "![The example fund's growth of 10,000, monthly, drawn from this server's data](docs/growth-example.svg)",
       parameters: [codePathParam, ...queryParams(GrowthQuerySchema.properties)],
       responses: dataResponses(dataOk('The growth series.', 'Growth', ex('getGrowth')), 'single'),
     },

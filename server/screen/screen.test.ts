@@ -17,6 +17,7 @@ import {
 } from '../../schemas/index.js';
 import { ajv } from '../ajv.js';
 import type { Answer } from '../answers.js';
+import { growthSvgResource } from '../resources.js';
 import { RowKind } from '../snapshot/prepared.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import { syntheticServing } from '../snapshot/testing.js';
@@ -292,5 +293,18 @@ describe('GET /v1/funds/{code}/growth (C55)', () => {
     expect(a[0]).toMatchObject({ loc: ['query', 'interval'] });
     expect(a[0].msg).toContain('more than the 5000 one answer holds');
     expect(growth(s.snap, s.codes[longest], { interval: 'week' }).status).toBe(200);
+  });
+});
+
+describe('growth drawn (C55)', () => {
+  it('the example SVG is one polyline through every monthly point, no script, nothing fetched', () => {
+    const svg = growthSvgResource(snap).body.toString();
+    const g = json<Growth>(growth(snap, codes[0], {}));
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    const points = /<polyline[^>]* points="([^"]+)"/.exec(svg)![1].split(' ');
+    expect(points.length).toBeGreaterThan(1);
+    expect(svg).not.toMatch(/<script|href=|url\(/);
+    expect(growthSvgResource(null).body.toString()).toContain('No data loaded');
+    expect(g.points.length).toBeGreaterThan(1);
   });
 });
