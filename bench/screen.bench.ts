@@ -33,6 +33,14 @@ const rand = seededRandom(7);
 const compareSets = Array.from({ length: 64 }, () =>
   Array.from({ length: 10 }, () => codes[Math.floor(rand() * n)]).join(','),
 );
+/** What `fundreturns bench`'s screen scenario asks (cli/bench/workload.ts): 20 rows, bounds and sort drawn. */
+const SORTS = ['-return_5y', '-return_1y', 'return_3y', '-return_10y'];
+const typical = Array.from({ length: 64 }, () => ({
+  return_1y_min: String(Math.floor(rand() * 30) - 10),
+  history_years_min: String(1 + Math.floor(rand() * 15)),
+  sort: SORTS[Math.floor(rand() * SORTS.length)],
+  limit: '20',
+}));
 let k = 0;
 let sink = 0;
 const size = (b: Uint8Array | string) => (typeof b === 'string' ? b.length : b.byteLength);
@@ -47,6 +55,9 @@ const bench = new Bench({ time: 2000 });
 bench
   .add('screen: two filters (return_1y_min, history_years_min), sort -return_5y, 100 rows', () => {
     sink += size(screen(snap, TWO_FILTERS_AND_SORT).body);
+  })
+  .add("screen: fundreturns bench's screens (two bounds drawn, a sort drawn, 20 rows)", () => {
+    sink += size(screen(snap, typical[k++ & 63]).body);
   })
   .add('screen: the same, second page (cursor)', () => {
     sink += size(screen(snap, { ...TWO_FILTERS_AND_SORT, cursor }).body);

@@ -8,6 +8,7 @@
  * nesting).
  */
 import { TRAILING_KEYS } from '../core/types.js';
+import { CalendarReturnSchema, FundSchema } from '../schemas/index.js';
 import type { Loc, ValidationIssue } from './pydantic/messages.js';
 import { parseFieldList } from './screen/params.js';
 
@@ -18,29 +19,18 @@ export interface RowFields {
   readonly figures: readonly string[];
 }
 
+/** The row's keys after its identity ones: a schema's required keys are the row's, in order. */
+const after = (keys: readonly string[], identity: readonly string[]): RowFields => ({
+  identity,
+  figures: keys.filter((k) => !identity.includes(k)),
+});
+
 export const TRAILING_FIELDS: RowFields = {
   identity: ['code', 'market', 'as_of_date'],
   figures: TRAILING_KEYS,
 };
-export const CALENDAR_FIELDS: RowFields = {
-  identity: ['code', 'market', 'year'],
-  figures: ['total_return', 'start_date', 'end_date', 'is_partial'],
-};
-export const FUND_FIELDS: RowFields = {
-  identity: ['code', 'market'],
-  figures: [
-    'name',
-    'country',
-    'exchange',
-    'currency',
-    'type',
-    'isin',
-    'is_inactive',
-    'inactive_date',
-    'min_return_date',
-    'max_return_date',
-  ],
-};
+export const CALENDAR_FIELDS = after(CalendarReturnSchema.required, ['code', 'market', 'year']);
+export const FUND_FIELDS = after(FundSchema.required, ['code', 'market']);
 
 /** The `fields` asked for, or null when absent; bad names go to `issues` (C54). */
 export function fieldsOf(
