@@ -661,7 +661,7 @@ describe('errors', () => {
   it('no snapshot: initialize and tools/list work, tools/call is HTTP 503 No data loaded (C24)', async () => {
     const c = await connect(empty.url, emptyAccess.headers);
     try {
-      expect((await c.listTools()).tools).toHaveLength(6);
+      expect((await c.listTools()).tools).toHaveLength(TOOL_NAMES.length);
       const e = await c.callTool({ name: 'getFund', arguments: { code: 'A' } }).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(StreamableHTTPError);
       expect((e as StreamableHTTPError).code).toBe(503);
