@@ -83,6 +83,8 @@ const CASES: Array<{ name: string; label: string; from: ScenarioName | 'mcp-list
   { name: 'batch-trailing', label: 'batch of 100 trailing', from: 'batch-trailing' },
   { name: 'batch-calendar', label: 'batch of 100 calendar', from: 'batch-calendar' },
   { name: 'mcp', label: 'MCP tools/call (a lookup)', from: 'mcp' },
+  { name: 'screen', label: 'screen, 2 bounds and a sort, 20 rows', from: 'screen' },
+  { name: 'compare', label: 'compare 10 funds × 6 figures', from: 'compare' },
   { name: 'mcp-list', label: 'MCP tools/list', from: 'mcp-list' },
 ];
 const cases = CASES.filter((c) => only === null || only.includes(c.name));

@@ -42,6 +42,16 @@ function roundedUnits(x: number): number {
 }
 
 /**
+ * A finite x as C1 prints it, in whole 10^-4 units (an integer, exact below 2^53
+ * units); NaN for NaN. What a screen compares and sorts on: the figure as served.
+ */
+export function c1Units(x: number): number {
+  if (!Number.isFinite(x)) return Number.NaN;
+  const n = roundedUnits(x);
+  return Number.isNaN(n) ? Math.round(Number(slowFormat(x)) * 10000) : n;
+}
+
+/**
  * The most bytes `writePercentJson` can write: exact formatting of the largest
  * double, 309 digits, a sign, ".0000" and the quotes (below 10^21 toFixed prints at
  * most 21 digits).

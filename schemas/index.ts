@@ -25,6 +25,14 @@ import {
   RiskFiguresSchema,
   RiskWindowSchema,
 } from './risk.js';
+import {
+  FigureRowListSchema,
+  FigureRowSchema,
+  GrowthSchema,
+  PickedRowListSchema,
+  PickedRowSchema,
+  ScreenPageSchema,
+} from './screen.js';
 
 export * from './common.js';
 export * from './error-bodies.js';
@@ -34,6 +42,7 @@ export * from './mcp.js';
 export * from './requests.js';
 export * from './returns.js';
 export * from './risk.js';
+export * from './screen.js';
 
 /**
  * Component name → schema: what the OpenAPI document refers to (the query and path
@@ -54,6 +63,12 @@ export const SCHEMAS = {
   RiskFigures: RiskFiguresSchema,
   RiskFiguresList: RiskFiguresListSchema,
   RiskBatchRequest: RiskBatchRequestSchema,
+  FigureRow: FigureRowSchema,
+  ScreenPage: ScreenPageSchema,
+  FigureRowList: FigureRowListSchema,
+  Growth: GrowthSchema,
+  PickedRow: PickedRowSchema,
+  PickedRowList: PickedRowListSchema,
   ValidationError: ValidationErrorSchema,
   HTTPValidationError: HTTPValidationErrorSchema,
   AppError: AppErrorSchema,

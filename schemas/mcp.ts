@@ -15,6 +15,16 @@ import {
   TrailingQuerySchema,
 } from './requests.js';
 import { RiskBatchRequestSchema } from './risk.js';
+import { COMPARE_MAX_CODES, CompareQuerySchema, GrowthQuerySchema, ScreenQuerySchema } from './screen.js';
+
+/**
+ * A schema's properties without `fields`: the single and batch tools answer whole
+ * rows (their outputSchema); an agent compares chosen figures with compareFunds.
+ */
+function noFields<P extends { fields?: unknown }>(properties: P): Omit<P, 'fields'> {
+  const { fields: _fields, ...rest } = properties;
+  return rest;
+}
 
 const withCode = <P extends object>(properties: P) =>
   ({
@@ -24,21 +34,29 @@ const withCode = <P extends object>(properties: P) =>
     additionalProperties: false,
   }) as const;
 
+/** `fields` as an agent writes it: a list of figure names. */
+const FIGURE_NAMES = {
+  type: 'array',
+  items: { type: 'string' },
+  description: ScreenQuerySchema.properties.fields.description.replace('Comma-separated figure', 'Figure'),
+  examples: [['return_1y', 'return_5y']],
+} as const;
+
 export const MCP_TOOL_INPUT_SCHEMAS = {
   searchFunds: { type: 'object', properties: ListFundsQuerySchema.properties, additionalProperties: false },
   getFund: withCode({ market: MarketParamSchema }),
-  getTrailingReturns: withCode(TrailingQuerySchema.properties),
+  getTrailingReturns: withCode(noFields(TrailingQuerySchema.properties)),
   batchTrailingReturns: {
     type: 'object',
     required: TrailingBatchRequestSchema.required,
-    properties: TrailingBatchRequestSchema.properties,
+    properties: noFields(TrailingBatchRequestSchema.properties),
     additionalProperties: false,
   },
-  getCalendarReturns: withCode(CalendarQuerySchema.properties),
+  getCalendarReturns: withCode(noFields(CalendarQuerySchema.properties)),
   batchCalendarReturns: {
     type: 'object',
     required: CalendarBatchRequestSchema.required,
-    properties: CalendarBatchRequestSchema.properties,
+    properties: noFields(CalendarBatchRequestSchema.properties),
     additionalProperties: false,
   },
   /** One fund (`code`) or up to 100 (`codes`): the batch route's answer either way. */
@@ -54,6 +72,39 @@ export const MCP_TOOL_INPUT_SCHEMAS = {
     ],
     additionalProperties: false,
   },
+  screenFunds: {
+    type: 'object',
+    properties: {
+      ...ScreenQuerySchema.properties,
+      fields: FIGURE_NAMES,
+      limit: { ...ScreenQuerySchema.properties.limit, examples: [10] },
+    },
+    patternProperties: {
+      '^[a-z0-9_]+_(min|max)$': {
+        type: 'number',
+        description:
+          'A bound on a figure, inclusive: `return_5y_min: 8` keeps funds whose 5-year return is at least 8 %; a ' +
+          'fund without the figure never passes (C50).',
+      },
+    },
+    additionalProperties: false,
+  },
+  compareFunds: {
+    type: 'object',
+    required: ['codes'],
+    properties: {
+      codes: {
+        type: 'array',
+        minItems: 1,
+        maxItems: COMPARE_MAX_CODES,
+        items: CodeSchema,
+        description: CompareQuerySchema.properties.codes.description.replace('Comma-separated fund', 'Fund'),
+      },
+      fields: FIGURE_NAMES,
+    },
+    additionalProperties: false,
+  },
+  getGrowth: withCode(GrowthQuerySchema.properties),
 } as const;
 
 export type McpToolName = keyof typeof MCP_TOOL_INPUT_SCHEMAS;

@@ -3,7 +3,7 @@
  * data route, problem examples and the HEAD twin of a GET, shared by its operations
  * (openapi-operations.ts) and components (openapi-components.ts).
  */
-import { CodeSchema, MarketParamSchema } from './common.js';
+import { CodeSchema } from './common.js';
 import type { PROBLEM_SLUGS } from './error-bodies.js';
 import { SCHEMAS, type SchemaName } from './index.js';
 import { ROUTES, type RouteDecl } from './routes.js';
@@ -51,29 +51,23 @@ export const codePathParam = {
   schema: inline(CodeSchema),
 };
 
-export const marketQueryParam = {
-  name: 'market',
-  in: 'query',
-  required: false,
-  description: MarketParamSchema.description,
-  schema: inline(MarketParamSchema),
-};
-
 export const hdr = (name: string) => ({ $ref: `#/components/headers/${name}` });
 export const resp = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
 export const LIMIT_HEADERS = { RateLimit: hdr('RateLimit'), 'RateLimit-Policy': hdr('RateLimit-Policy') };
 
 /** 200 of a data endpoint: JSON by default, MessagePack on `Accept: application/msgpack`. */
-export function dataOk(description: string, schema: SchemaName, example: unknown): Json {
-  const json: Json = { schema: ref(schema) };
+export function dataOk(description: string, schema: SchemaName, example: unknown, picked?: SchemaName): Json {
+  // With `fields` (C51) the row is the smaller one.
+  const body = picked === undefined ? ref(schema) : { anyOf: [ref(schema), ref(picked)] };
+  const json: Json = { schema: body };
   if (example !== undefined) json.example = example;
   return {
     description,
     headers: { 'X-Data-As-Of': hdr('X-Data-As-Of'), ...LIMIT_HEADERS },
     content: {
       'application/json': json,
-      'application/msgpack': { schema: ref(schema) },
+      'application/msgpack': { schema: body },
     },
   };
 }

@@ -21,16 +21,28 @@ import {
   jsonRpcError,
   LIMIT_HEADERS,
   MCP_TOOLS,
-  marketQueryParam,
   NOT_FOUND_DETAIL,
   PUBLIC,
   queryParams,
   ref,
   resp,
 } from './openapi-blocks.js';
-import { CalendarQuerySchema, ListFundsQuerySchema, TrailingQuerySchema } from './requests.js';
+import {
+  CalendarQuerySchema,
+  FundQuerySchema,
+  ListFundsQuerySchema,
+  TrailingQuerySchema,
+} from './requests.js';
 import { RiskQuerySchema } from './risk.js';
 import type { OperationId } from './routes.js';
+import {
+  COMPARE_MAX_CODES,
+  CompareQuerySchema,
+  GROWTH_MAX_POINTS,
+  GrowthQuerySchema,
+  SCREEN_LIMIT_MAX,
+  ScreenQuerySchema,
+} from './screen.js';
 
 /** Example 200 bodies by operationId (the server fills them from real data). */
 type Examples = (operationId: string) => unknown;
@@ -174,8 +186,8 @@ function discoveryOperations() {
   } satisfies Partial<Record<OperationId, Json>>;
 }
 
-/** The data routes under /v1 (their 200 examples are real answers). */
-function dataOperations(ex: Examples) {
+/** The fund routes under /v1 (their 200 examples are real answers). */
+function fundOperations(ex: Examples) {
   return {
     listFunds: {
       tags: ['funds'],
@@ -190,9 +202,15 @@ function dataOperations(ex: Examples) {
       tags: ['funds'],
       summary: 'One fund by code',
       description: 'Metadata of one fund. An unknown code is a 404; an impossible one (C15) a 422.',
-      parameters: [codePathParam, marketQueryParam],
-      responses: dataResponses(dataOk('The fund.', 'Fund', ex('getFund')), 'single'),
+      parameters: [codePathParam, ...queryParams(FundQuerySchema.properties)],
+      responses: dataResponses(dataOk('The fund.', 'Fund', ex('getFund'), 'PickedRow'), 'single'),
     },
+  } satisfies Partial<Record<OperationId, Json>>;
+}
+
+/** The return routes under /v1 (their 200 examples are real answers). */
+function returnOperations(ex: Examples) {
+  return {
     getTrailingReturns: {
       tags: ['returns'],
       summary: 'Trailing returns of one fund',
@@ -201,7 +219,7 @@ function dataOperations(ex: Examples) {
         'Unknown code, or no observation on or before `as_of`: 404.',
       parameters: [codePathParam, ...queryParams(TrailingQuerySchema.properties)],
       responses: dataResponses(
-        dataOk('The trailing-returns row.', 'TrailingReturns', ex('getTrailingReturns')),
+        dataOk('The trailing-returns row.', 'TrailingReturns', ex('getTrailingReturns'), 'PickedRow'),
         'single',
       ),
     },
@@ -215,7 +233,12 @@ function dataOperations(ex: Examples) {
         'JSON: 422 (C21).',
       requestBody: jsonBody('TrailingBatchRequest', 'Codes, and optionally an as-of date.'),
       responses: dataResponses(
-        dataOk('Rows found, in request order.', 'TrailingReturnsList', ex('batchTrailingReturns')),
+        dataOk(
+          'Rows found, in request order.',
+          'TrailingReturnsList',
+          ex('batchTrailingReturns'),
+          'PickedRowList',
+        ),
         'batch',
       ),
     },
@@ -227,7 +250,7 @@ function dataOperations(ex: Examples) {
         '1900..2100 or not an integer: 422 (C13).',
       parameters: [codePathParam, ...queryParams(CalendarQuerySchema.properties)],
       responses: dataResponses(
-        dataOk('The calendar-year row.', 'CalendarReturn', ex('getCalendarReturns')),
+        dataOk('The calendar-year row.', 'CalendarReturn', ex('getCalendarReturns'), 'PickedRow'),
         'single',
       ),
     },
@@ -239,7 +262,12 @@ function dataOperations(ex: Examples) {
         `left out, never a 404, more than ${BATCH_MAX_CODES} codes a 422 (C14, C16).`,
       requestBody: jsonBody('CalendarBatchRequest', 'Codes, and optionally a year.'),
       responses: dataResponses(
-        dataOk('Rows found, in request order.', 'CalendarReturnList', ex('batchCalendarReturns')),
+        dataOk(
+          'Rows found, in request order.',
+          'CalendarReturnList',
+          ex('batchCalendarReturns'),
+          'PickedRowList',
+        ),
         'batch',
       ),
     },
@@ -273,6 +301,70 @@ function riskOperations(ex: Examples) {
         dataOk('Rows found, in request order.', 'RiskFiguresList', ex('batchRiskFigures')),
         'batch',
       ),
+    },
+  } satisfies Partial<Record<OperationId, Json>>;
+}
+
+/** Screening, comparing and growth of 10,000 (C50–C56). */
+function screenOperations(ex: Examples) {
+  return {
+    screenFunds: {
+      tags: ['screen'],
+      summary: 'Screen and rank funds by their figures',
+      description:
+        'Funds passing every filter (AND): the metadata filters of /v1/funds, `inactive`, and an inclusive ' +
+        '`<figure>_min` / `<figure>_max` on any figure (`return_5y_min=8`, `history_years_min=5`, ' +
+        '`volatility_3y_max=15`); a fund without a filtered figure does not pass. Sorted by `sort` (nulls last, ' +
+        `ties by code), at most ${SCREEN_LIMIT_MAX} rows a page with a keyset cursor, each row \`code\`, \`name\`, ` +
+        '`type` and the `fields` asked for (C50–C52). Figures as served (rounded, C1) are what filters and sorts ' +
+        'compare. At the latest data only: an `as_of` screen would compute every figure of every fund for that ' +
+        'date per request (C56). A figure name that does not exist, or a minimum above its maximum, is a 422 ' +
+        'naming the parameter and listing the valid names (C54).',
+      parameters: [
+        ...queryParams(ScreenQuerySchema.properties),
+        {
+          name: 'filters',
+          in: 'query',
+          required: false,
+          style: 'form',
+          explode: true,
+          description:
+            'The bounds, one query parameter each: `<figure>_min` and `<figure>_max`, any figure `fields` ' +
+            "names, inclusive, in the figure's unit (percent for returns).",
+          schema: {
+            type: 'object',
+            patternProperties: { '^[a-z0-9_]+_(min|max)$': { type: 'number' } },
+            additionalProperties: false,
+          },
+          example: { return_5y_min: 8, history_years_min: 5 },
+        },
+      ],
+      responses: dataResponses(dataOk('One page of the screen.', 'ScreenPage', ex('screenFunds')), 'list'),
+    },
+    compareFunds: {
+      tags: ['screen'],
+      summary: `The same figures for up to ${COMPARE_MAX_CODES} funds`,
+      description:
+        'One row per known code, in the order asked, with `code`, `name`, `type` and the `fields` asked for, ' +
+        `in that order (C53). More than ${COMPARE_MAX_CODES} codes, or an unknown figure, is a 422 (C54).`,
+      parameters: queryParams(CompareQuerySchema.properties).map((p) =>
+        p.name === 'codes' ? { ...p, required: true } : p,
+      ),
+      responses: dataResponses(
+        dataOk('The rows, in request order.', 'FigureRowList', ex('compareFunds')),
+        'batch',
+      ),
+    },
+    getGrowth: {
+      tags: ['returns'],
+      summary: 'Growth of 10,000 over time',
+      description:
+        "The value of 10,000 invested at the fund's first observation on or after `from`, at each interval's " +
+        `last observation up to \`to\` (C55), for charts. At most ${GROWTH_MAX_POINTS} points: more is a 422 at ` +
+        '`interval` naming the limit, never a silently coarser series. No observation in the range: 404.\n\n' +
+        "![The example fund's growth of 10,000, monthly, drawn from this server's data](docs/growth-example.svg)",
+      parameters: [codePathParam, ...queryParams(GrowthQuerySchema.properties)],
+      responses: dataResponses(dataOk('The growth series.', 'Growth', ex('getGrowth')), 'single'),
     },
   } satisfies Partial<Record<OperationId, Json>>;
 }
@@ -348,8 +440,10 @@ export function operations(ex: Examples): Record<OperationId, Json> {
   const ops = {
     ...homeOperations(),
     ...discoveryOperations(),
-    ...dataOperations(ex),
+    ...fundOperations(ex),
+    ...returnOperations(ex),
     ...riskOperations(ex),
+    ...screenOperations(ex),
     ...mcpOperations(),
   };
   const heads = {
@@ -360,6 +454,9 @@ export function operations(ex: Examples): Record<OperationId, Json> {
     headTrailingReturns: headOfGet(ops.getTrailingReturns, true),
     headCalendarReturns: headOfGet(ops.getCalendarReturns, true),
     headRiskFigures: headOfGet(ops.getRiskFigures, true),
+    headScreenFunds: headOfGet(ops.screenFunds, true),
+    headCompareFunds: headOfGet(ops.compareFunds, true),
+    headGrowth: headOfGet(ops.getGrowth, true),
   } satisfies Partial<Record<OperationId, Json>>;
   return { ...ops, ...heads };
 }

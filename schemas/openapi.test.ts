@@ -79,6 +79,12 @@ describe('buildOpenApi contents', () => {
         'GET /v1/funds/{code}/risk',
         'HEAD /v1/funds/{code}/risk',
         'POST /v1/risk/batch',
+        'GET /v1/screen',
+        'HEAD /v1/screen',
+        'GET /v1/compare',
+        'HEAD /v1/compare',
+        'GET /v1/funds/{code}/growth',
+        'HEAD /v1/funds/{code}/growth',
         'POST /mcp',
       ].sort(),
     );
@@ -91,8 +97,18 @@ describe('buildOpenApi contents', () => {
     expect(Object.keys(batch.responses)).toEqual(['200', '401', '403', '413', '422', '429', '503']);
     expect(get.responses['200']).toMatchObject({
       content: {
-        'application/json': { schema: { $ref: '#/components/schemas/Fund' }, example: { code: 'VTI' } },
-        'application/msgpack': { schema: { $ref: '#/components/schemas/Fund' } },
+        'application/json': {
+          // With `fields` (C51) the row is a PickedRow.
+          schema: {
+            anyOf: [{ $ref: '#/components/schemas/Fund' }, { $ref: '#/components/schemas/PickedRow' }],
+          },
+          example: { code: 'VTI' },
+        },
+        'application/msgpack': {
+          schema: {
+            anyOf: [{ $ref: '#/components/schemas/Fund' }, { $ref: '#/components/schemas/PickedRow' }],
+          },
+        },
       },
       headers: { 'X-Data-As-Of': {} },
     });

@@ -60,7 +60,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
       { name: 'funds', description: 'Fund discovery and metadata.' },
       { name: 'returns', description: 'Trailing and calendar-year total returns.' },
       { name: 'risk', description: 'Risk figures over 1, 3, 5 and 10 years of monthly returns.' },
-      { name: 'risk', description: 'Risk figures over 1, 3, 5 and 10 years of monthly returns.' },
+      { name: 'screen', description: 'Screening, ranking and comparing funds by their figures.' },
       { name: 'meta', description: 'Health, discovery documents and the MCP endpoint.' },
     ],
     paths: pathsOf(operations((operationId) => opts.examples?.[operationId])),

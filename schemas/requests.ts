@@ -19,6 +19,31 @@ import {
   YEAR_MIN,
 } from './common.js';
 
+/** `fields` of a single endpoint (C51): comma-separated names of the row's own figures. */
+const fieldsParam = (names: string, example: string) =>
+  ({
+    type: 'string',
+    description:
+      `The figures to return, comma-separated, in the order wanted (C51): any of ${names}. The row then holds ` +
+      'the keys naming it and those figures only, `extra_returns` flattened; an unknown name is a 422 at ' +
+      '`fields` listing the valid ones. Absent: the whole row.',
+    examples: [example],
+  }) as const;
+
+const TRAILING_NAMES = 'the `return_…` keys of the row (`return_1y`, `return_mtd`, …)';
+const CALENDAR_NAMES = '`total_return`, `start_date`, `end_date`, `is_partial`';
+
+/** `fields` in a batch body: the same names as a list. */
+const fieldsBody = (names: string, example: string[]) =>
+  ({
+    type: ['array', 'null'],
+    items: { type: 'string' },
+    description:
+      `The figures to return for every row, in the order wanted (C51): any of ${names}. Each row then holds the ` +
+      'keys naming it and those figures only; an unknown name is a 422 at `fields` listing the valid ones.',
+    examples: [example],
+  }) as const;
+
 /** `market` in a batch body: the query parameter's rules, its default said in words only. */
 const { default: _marketDefault, ...marketBody } = MarketParamSchema;
 export const MarketBodySchema = marketBody;
@@ -69,6 +94,7 @@ export const TrailingBatchRequestSchema = {
     codes: CodesSchema,
     market: MarketBodySchema,
     as_of: AsOfSchema,
+    fields: fieldsBody(TRAILING_NAMES, ['return_1y', 'return_5y']),
   },
   examples: [{ codes: ['VTI', 'VFIAX'], as_of: '2024-03-28' }],
 } as const;
@@ -82,6 +108,7 @@ export const CalendarBatchRequestSchema = {
     codes: CodesSchema,
     market: MarketBodySchema,
     year: YearSchema,
+    fields: fieldsBody(CALENDAR_NAMES, ['total_return']),
   },
   examples: [{ codes: ['VTI', 'VFIAX'], year: 2023 }],
 } as const;
@@ -126,6 +153,19 @@ export const ListFundsQuerySchema = {
   },
 } as const;
 
+/** Query of GET /v1/funds/{code}. */
+export const FundQuerySchema = {
+  title: 'FundQuery',
+  type: 'object',
+  properties: {
+    market: MarketParamSchema,
+    fields: fieldsParam(
+      '`name`, `country`, `exchange`, `currency`, `type`, `isin`, `is_inactive`, `inactive_date`, `min_return_date`, `max_return_date`',
+      'name,type',
+    ),
+  },
+} as const;
+
 /** Query of GET /v1/funds/{code}/trailing-returns. */
 export const TrailingQuerySchema = {
   title: 'TrailingQuery',
@@ -138,6 +178,7 @@ export const TrailingQuerySchema = {
       examples: AsOfSchema.examples,
     },
     market: MarketParamSchema,
+    fields: fieldsParam(TRAILING_NAMES, 'return_1y,return_3y,return_5y'),
   },
 } as const;
 
@@ -154,6 +195,7 @@ export const CalendarQuerySchema = {
       examples: YearSchema.examples,
     },
     market: MarketParamSchema,
+    fields: fieldsParam(CALENDAR_NAMES, 'total_return'),
   },
 } as const;
 
@@ -163,6 +205,8 @@ export interface TrailingBatchRequest {
   market: string;
   /** `YYYY-MM-DD`, or null for each fund's latest row. */
   as_of: string | null;
+  /** The figures to return (C51), as sent; checked by the answer. */
+  fields?: unknown;
 }
 
 export interface CalendarBatchRequest {
@@ -170,6 +214,7 @@ export interface CalendarBatchRequest {
   market: string;
   /** 1900..2100, or null for each fund's default row (C12). */
   year: number | null;
+  fields?: unknown;
 }
 
 /** GET /v1/funds after validation and coercion. */

@@ -69,6 +69,13 @@ export const ROUTES = [
     ops: { get: 'getRiskFigures', head: 'headRiskFigures' },
   },
   { path: '/v1/risk/batch', ops: { post: 'batchRiskFigures' }, mcpTool: 'getRiskFigures' },
+  { path: '/v1/screen', ops: { get: 'screenFunds', head: 'headScreenFunds' }, mcpTool: 'screenFunds' },
+  { path: '/v1/compare', ops: { get: 'compareFunds', head: 'headCompareFunds' }, mcpTool: 'compareFunds' },
+  {
+    path: '/v1/funds/{code}/growth',
+    ops: { get: 'getGrowth', head: 'headGrowth' },
+    mcpTool: 'getGrowth',
+  },
   { path: '/mcp', ops: { post: 'postMcp' }, refused: { get: 'getMcp' } },
 ] as const satisfies readonly RouteDecl[];
 

@@ -6,6 +6,7 @@
 
 import { buildOpenApi } from '../schemas/openapi.js';
 import { getRisk } from './api/risk-answers.js';
+import { compare, growth, screen } from './api/screen-answers.js';
 import type { StaticResource } from './app-context.js';
 import type { ServeConfig } from './config.js';
 import { headerBlock } from './http/headers.js';
@@ -14,6 +15,7 @@ import { loadClaim } from './public/claim.js';
 import { DOCS_PATH, docsRoutes } from './public/docs.js';
 import { HOME_PATH, homePage } from './public/home.js';
 import { problemPage, problemTypes } from './public/problems.js';
+import { growthSvg } from './screen/growth-svg.js';
 import { RowKind } from './snapshot/prepared.js';
 import type { ServingSnapshot } from './snapshot/serving.js';
 
@@ -47,6 +49,7 @@ export function staticResources(config: ServeConfig): Map<string, StaticResource
     });
   }
   out.set('/openapi.json', openApiResource(config, null));
+  out.set(GROWTH_SVG_PATH, growthSvgResource(null));
   return out;
 }
 
@@ -71,9 +74,34 @@ export function openApiResource(config: ServeConfig, snap: ServingSnapshot | nul
       examples.getCalendarReturns = parse(calendar);
       examples.batchCalendarReturns = [parse(calendar)];
     }
+    const text = (b: Uint8Array | string) => (typeof b === 'string' ? b : Buffer.from(b).toString('utf8'));
+    const page = screen(snap, { return_1y_min: '0', sort: '-return_5y', limit: '3' });
+    if (page.status === 200) examples.screenFunds = JSON.parse(text(page.body));
+    const codes = snap.lookup.cols.funds.code;
+    const compared = compare(snap, { codes: [codes[i], ...codes.slice(0, 2)].join(',') });
+    if (compared.status === 200) examples.compareFunds = JSON.parse(text(compared.body));
+    const g = growth(snap, codes[i], { interval: 'month' });
+    if (g.status === 200) {
+      const all = JSON.parse(text(g.body));
+      // The document shows the first points; the drawing (GROWTH_SVG_PATH) all of them.
+      examples.getGrowth = { ...all, points: all.points.slice(0, 3) };
+    }
   }
   const doc = buildOpenApi({ baseUrl: config.baseUrl, baseUrlDerived: config.baseUrlDerived, examples });
   return { contentType: 'application/json', body: Buffer.from(JSON.stringify(doc)) };
+}
+
+/** The example fund's growth of 10,000 drawn, linked from the API reference (C55). */
+export const GROWTH_SVG_PATH = '/docs/growth-example.svg';
+
+export function growthSvgResource(snap: ServingSnapshot | null): StaticResource {
+  const text = (b: Uint8Array | string) => (typeof b === 'string' ? b : Buffer.from(b).toString('utf8'));
+  const g = snap && snap.funds > 0 ? growth(snap, snap.lookup.cols.funds.code[exampleFund(snap)], {}) : null;
+  const body =
+    g?.status === 200
+      ? growthSvg(JSON.parse(text(g.body)))
+      : '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="40"><text x="8" y="24">No data loaded</text></svg>\n';
+  return { contentType: 'image/svg+xml', body: Buffer.from(body) };
 }
 
 /** A fund with a long history shows more non-null figures: prefer the one with most observations among the first 200. */

@@ -31,7 +31,7 @@ import { serverInfo } from './mcp/server.js';
 import { useCounters } from './metrics/counters.js';
 import { type RedisState, startSampler } from './metrics/sampler.js';
 import { healthBody } from './public/health.js';
-import { openApiResource, staticResources } from './resources.js';
+import { GROWTH_SVG_PATH, growthSvgResource, openApiResource, staticResources } from './resources.js';
 import { ServingSnapshot, type SnapshotMessage } from './snapshot/serving.js';
 
 export interface WorkerInput {
@@ -94,6 +94,7 @@ if (input.snapshot !== null) {
   // Attached before listening; a snapshot the main thread verified but this thread cannot attach fails the start.
   current = new ServingSnapshot(input.snapshot, config.benchmark);
   resources.set('/openapi.json', openApiResource(config, current));
+  resources.set(GROWTH_SVG_PATH, growthSvgResource(current));
   // workerData lives as long as the thread: without this the first snapshot's buffers never go after a swap.
   input.snapshot = null;
 }
@@ -264,6 +265,7 @@ parentPort!.on('message', (m: ToWorker) => {
     try {
       const next = new ServingSnapshot(m, config.benchmark);
       resources.set('/openapi.json', openApiResource(config, next));
+      resources.set(GROWTH_SVG_PATH, growthSvgResource(next));
       current = next;
       parentPort!.postMessage({ type: 'swapped', id: m.id } satisfies FromWorker);
     } catch (e) {

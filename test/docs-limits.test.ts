@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { CODE_MAX_LENGTH, CODE_MIN_LENGTH } from '../core/codes.js';
 import { BATCH_MAX_CODES, MAX_BODY_BYTES } from '../schemas/common.js';
 import { buildOpenApi } from '../schemas/openapi.js';
+import { COMPARE_MAX_CODES } from '../schemas/screen.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOCS = join(ROOT, 'docs');
@@ -44,8 +45,13 @@ const LIMITS: Array<{ what: string; value: number; patterns: RegExp[] }> = [
       /codes: string\[1\.\.(\d+)\]/g,
       /up to (\d+) rows/g,
       /more than (\d+) codes/g,
-      /1 to (\d+) codes/g,
+      /1 to (\d+) codes(?! to compare)/g,
     ],
+  },
+  {
+    what: 'codes to compare (C53)',
+    value: COMPARE_MAX_CODES,
+    patterns: [/1 to (\d+) codes to compare/g, /figures of up to (\d+) funds/g, /takes up to (\d+) `codes`/g],
   },
   {
     what: 'the longest code, in characters (C15)',
@@ -69,8 +75,11 @@ describe('limits in the guides agree with the constants', () => {
     expect(text).toContain(`Request body too large: the limit is ${MAX_BODY_BYTES / (1 << 20)} MiB`);
     expect(text).toContain(`more than ${BATCH_MAX_CODES} codes`);
     expect(text).toContain(`${CODE_MIN_LENGTH} to ${CODE_MAX_LENGTH} characters without control characters`);
+    expect(text).toContain(`The same figures for up to ${COMPARE_MAX_CODES} funds`);
+    // Every other count of codes or funds is the batch limit.
     expect(
       text
+        .replaceAll(`The same figures for up to ${COMPARE_MAX_CODES} funds`, '')
         .match(/(?:more than|up to) (\d+) (?:codes|funds)/g)
         ?.every((s) => s.endsWith(` ${BATCH_MAX_CODES} codes`) || s.endsWith(` ${BATCH_MAX_CODES} funds`)),
     ).toBe(true);

@@ -42,6 +42,9 @@ const TOOL_NAMES = [
   'getCalendarReturns',
   'batchCalendarReturns',
   'getRiskFigures',
+  'screenFunds',
+  'compareFunds',
+  'getGrowth',
 ];
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
@@ -438,6 +441,35 @@ describe('tools equal REST', () => {
     expect(next.structuredContent).toEqual(
       await rest(`/v1/funds?type=ETF&limit=5&cursor=${encodeURIComponent(page.next_cursor)}`),
     );
+  });
+
+  it('screenFunds, compareFunds and getGrowth equal their REST routes, validated by the SDK against outputSchema', async () => {
+    // After tools/list the SDK's client checks each call's structuredContent against the tool's outputSchema.
+    await client.listTools();
+    const screen = await call('screenFunds', {
+      return_1y_min: -20,
+      sort: '-return_5y',
+      limit: 5,
+      fields: ['return_5y', 'history_years'],
+    });
+    expect(screen.isError, textOf(screen)).toBeFalsy();
+    expect(screen.structuredContent).toEqual(
+      await rest('/v1/screen?return_1y_min=-20&sort=-return_5y&limit=5&fields=return_5y,history_years'),
+    );
+    const some = codes.slice(0, 3);
+    const compared = await call('compareFunds', { codes: some, fields: ['return_1y', 'return_3y'] });
+    expect(compared.structuredContent).toEqual({
+      rows: await rest(
+        `/v1/compare?codes=${some.map(encodeURIComponent).join(',')}&fields=return_1y,return_3y`,
+      ),
+    });
+    const growth = await call('getGrowth', { code: codes[0], interval: 'week' });
+    expect(growth.structuredContent).toEqual(
+      await rest(`/v1/funds/${encodeURIComponent(codes[0])}/growth?interval=week`),
+    );
+    const bad = await call('screenFunds', { sort: '-volatility_2y' });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^Invalid arguments for screenFunds: sort: Input should be 'return_1d'/);
   });
 
   it('every answer also carries its structured content serialized, as the first text block (MCP 2025-06-18)', async () => {

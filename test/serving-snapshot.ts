@@ -14,9 +14,10 @@ import { syntheticColumns } from './synthetic-columns.js';
 
 export async function syntheticServing(
   funds = 30,
+  observationsPerFund = 800,
 ): Promise<{ dir: string; snap: ServingSnapshot; codes: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'serving-test-'));
-  const cols = syntheticColumns({ funds, observations: funds * 800, seed: 3 });
+  const cols = syntheticColumns({ funds, observations: funds * observationsPerFund, seed: 3 });
   let last = 0;
   for (let i = 0; i < cols.funds.length; i++)
     last = Math.max(last, cols.series.date[cols.funds.seriesOffset[i] + cols.funds.seriesLength[i] - 1]);

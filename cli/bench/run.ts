@@ -37,6 +37,9 @@ import {
 } from './result.js';
 import { fetchUniverse, SCENARIOS, type ScenarioName, scenarioRequests } from './workload.js';
 
+/** Scenarios whose answers are several KB: their baseline answers with a body of the same size. */
+const SIZED_SCENARIOS: ReadonlySet<ScenarioName> = new Set(['screen', 'compare']);
+
 /** A plans file no run reaches, yet with small integers like every real plan's (C26). */
 const PLANS = { business: { burst: 1_000_000_000, monthly: 1_000_000_000 } };
 
@@ -128,8 +131,13 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     }
 
     const scenarios: ScenarioResult[] = [];
-    for (const name of wanted)
-      scenarios.push(await measurePairs(name, o.pairs, baseline?.url ?? null, url, lists[name], load, step));
+    for (const name of wanted) {
+      const baseRequests =
+        baseline && SIZED_SCENARIOS.has(name) ? await sizedRequests(url, lists[name], headers) : lists[name];
+      scenarios.push(
+        await measurePairs(name, o.pairs, baseline?.url ?? null, url, lists[name], baseRequests, load, step),
+      );
+    }
     if (baseline) await baseline.proc.stop();
     const rss = local === null ? null : rssMiB(local.server.child.pid!);
 
@@ -244,6 +252,7 @@ async function measurePairs(
   baselineUrl: string | null,
   url: string,
   requests: readonly BenchRequest[],
+  baselineRequests: readonly BenchRequest[],
   load: Load,
   step: (what: string) => void,
 ): Promise<ScenarioResult> {
@@ -252,12 +261,23 @@ async function measurePairs(
   for (let p = 0; p < pairs; p++) {
     if (baselineUrl !== null) {
       step(`${name}: baseline, pair ${p + 1}/${pairs}`);
-      base.push(await load(baselineUrl, `${name}-baseline`, requests));
+      base.push(await load(baselineUrl, `${name}-baseline`, baselineRequests));
     }
     step(`${name}${baselineUrl !== null ? `: ours, pair ${p + 1}/${pairs}` : `: run ${p + 1}/${pairs}`}`);
     ours.push(await load(url, name, requests));
   }
   return scenarioResult(name, ours, base);
+}
+
+/** The baseline's requests for answers of several KB: a body of the same size (/sized/N), not its small one. */
+async function sizedRequests(
+  url: string,
+  requests: readonly BenchRequest[],
+  headers: Record<string, string>,
+): Promise<BenchRequest[]> {
+  const res = await fetch(`${url}${requests[0].path}`, { headers });
+  const bytes = (await res.arrayBuffer()).byteLength;
+  return requests.map(() => ({ method: 'GET', path: `/sized/${bytes}` }));
 }
 
 async function healthId(url: string): Promise<string | null> {

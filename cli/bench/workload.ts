@@ -59,6 +59,8 @@ export const SCENARIOS = [
   'batch-trailing',
   'batch-calendar',
   'mcp',
+  'screen',
+  'compare',
   'mixed',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -72,6 +74,8 @@ export const SCENARIO_LABELS: Record<ScenarioName, string> = {
   'batch-trailing': 'batch of 100, trailing',
   'batch-calendar': 'batch of 100, calendar',
   mcp: 'MCP tools/call',
+  screen: 'screen: 2 filters, sort, 20 rows',
+  compare: 'compare 10 funds × 6 figures',
   mixed: 'mixed workload',
 };
 
@@ -88,6 +92,9 @@ const MIXED_WEIGHTS: Readonly<Record<Exclude<ScenarioName, 'mixed'>, number>> = 
   'batch-trailing': 5,
   'batch-calendar': 3,
   mcp: 7,
+  // Newer than the measured mix: kept out of it so its figures stay comparable.
+  screen: 0,
+  compare: 0,
 };
 
 /** Requests per scenario list: long enough that a rotation spreads over the universe. */
@@ -98,6 +105,7 @@ const BATCH_LIST = 100;
 const BENCH_STREAM = 0xbe;
 
 const MCP_TOOLS = ['getTrailingReturns', 'getFund', 'getCalendarReturns'] as const;
+const SCREEN_SORTS = ['-return_5y', '-return_1y', 'return_3y', '-return_10y'] as const;
 
 /** The requests of every scenario, over `funds`. */
 export function scenarioRequests(
@@ -158,6 +166,17 @@ export function scenarioRequests(
     'batch-trailing': () => ({ method: 'POST', path: '/v1/trailing-returns/batch', body: batch() }),
     'batch-calendar': () => ({ method: 'POST', path: '/v1/calendar-returns/batch', body: batch() }),
     mcp,
+    // Two figure bounds and a sort, drawn so pages differ: what a screening client asks.
+    screen: () => ({
+      method: 'GET',
+      path:
+        `/v1/screen?return_1y_min=${Math.floor(rand() * 30) - 10}&history_years_min=${1 + Math.floor(rand() * 15)}` +
+        `&sort=${pick(SCREEN_SORTS)}&limit=20`,
+    }),
+    compare: () => ({
+      method: 'GET',
+      path: `/v1/compare?codes=${times(10, code).join(',')}&fields=return_1m,return_ytd,return_1y,return_3y,return_5y,history_years`,
+    }),
   };
   const out = {} as Record<ScenarioName, BenchRequest[]>;
   for (const [name, make] of Object.entries(single) as Array<

@@ -13,6 +13,15 @@ import type { ServingSnapshot } from '../snapshot/serving.js';
 import { codeRanges, scanPlainCodes } from './batch-scan.js';
 import { cursorLength, writeCursor } from './cursor.js';
 import {
+  CALENDAR_FIELDS,
+  FUND_FIELDS,
+  fieldsOf,
+  pickRow,
+  pickRows,
+  type RowFields,
+  TRAILING_FIELDS,
+} from './fields.js';
+import {
   isJsonContentType,
   type ValidationIssue,
   validateCalendarBatchBody,
@@ -78,8 +87,34 @@ function listTail(lastCode: string): Uint8Array {
   return b.subarray(0, at);
 }
 
+/**
+ * An answer reduced to the `fields` asked for (C51): a bad name is a 422 beside the
+ * request's other issues; a 404 stays a 404.
+ */
+function picked(a: Answer, kind: RowFields, raw: string): Answer {
+  const issues: ValidationIssue[] = a.status === 422 ? [...a.issues] : [];
+  const fields = fieldsOf(kind, raw, ['query', 'fields'], issues);
+  if (issues.length > 0) return invalid(issues);
+  if (a.status !== 200 || fields === null) return a;
+  return { status: 200, body: pickRow(a.body, kind, fields) };
+}
+
+function pickedBatch(a: Answer, kind: RowFields, raw: unknown): Answer {
+  const issues: ValidationIssue[] = [];
+  const fields = fieldsOf(kind, raw, ['body', 'fields'], issues);
+  if (issues.length > 0) return invalid(issues);
+  if (a.status !== 200 || fields === null) return a;
+  return { status: 200, body: pickRows(a.body, kind, fields) };
+}
+
 /** GET /v1/funds/{code}. `code` null: a path segment that does not even decode. */
 export function getFund(snap: ServingSnapshot, code: string | null, params: Params): Answer {
+  return params.fields === undefined
+    ? getFundAll(snap, code, params)
+    : picked(getFundAll(snap, code, params), FUND_FIELDS, params.fields);
+}
+
+function getFundAll(snap: ServingSnapshot, code: string | null, params: Params): Answer {
   const v = validateFundParams(code ?? '\u0000', params);
   if (!v.ok) return invalid(v.issues);
   const i = snap.lookup.find(v.value.code);
@@ -89,6 +124,12 @@ export function getFund(snap: ServingSnapshot, code: string | null, params: Para
 
 /** GET /v1/funds/{code}/trailing-returns (C3). */
 export function getTrailing(snap: ServingSnapshot, code: string | null, params: Params): Answer {
+  return params.fields === undefined
+    ? getTrailingAll(snap, code, params)
+    : picked(getTrailingAll(snap, code, params), TRAILING_FIELDS, params.fields);
+}
+
+function getTrailingAll(snap: ServingSnapshot, code: string | null, params: Params): Answer {
   const v = validateTrailingParams(code ?? '\u0000', params);
   if (!v.ok) return invalid(v.issues);
   const i = snap.lookup.find(v.value.code);
@@ -102,6 +143,12 @@ export function getTrailing(snap: ServingSnapshot, code: string | null, params: 
 
 /** GET /v1/funds/{code}/calendar-returns (C12, C13). */
 export function getCalendar(snap: ServingSnapshot, code: string | null, params: Params): Answer {
+  return params.fields === undefined
+    ? getCalendarAll(snap, code, params)
+    : picked(getCalendarAll(snap, code, params), CALENDAR_FIELDS, params.fields);
+}
+
+function getCalendarAll(snap: ServingSnapshot, code: string | null, params: Params): Answer {
   const v = validateCalendarParams(code ?? '\u0000', params);
   if (!v.ok) return invalid(v.issues);
   const i = snap.lookup.find(v.value.code);
@@ -126,6 +173,10 @@ export function trailingBatch(
   if (plain !== null) return plain;
   const v = validateTrailingBatchBody(body, contentType);
   if (!v.ok) return invalid(v.issues);
+  if (v.value.fields !== undefined) {
+    const { fields, ...rest } = v.value;
+    return pickedBatch(trailingBatch(snap, JSON.stringify(rest), undefined), TRAILING_FIELDS, fields);
+  }
   const asOf = v.value.as_of ?? null;
   const funds = batchFunds(v.value.codes, snap);
   if (asOf === null) return { status: 200, body: joinPrepared(snap, RowKind.Trailing, funds) };
@@ -156,6 +207,10 @@ export function calendarBatch(
   if (plain !== null) return plain;
   const v = validateCalendarBatchBody(body, contentType);
   if (!v.ok) return invalid(v.issues);
+  if (v.value.fields !== undefined) {
+    const { fields, ...rest } = v.value;
+    return pickedBatch(calendarBatch(snap, JSON.stringify(rest), undefined), CALENDAR_FIELDS, fields);
+  }
   const year = v.value.year ?? null;
   const funds = batchFunds(v.value.codes, snap);
   // Funds without any calendar row have an empty prepared row: left out like misses.

@@ -94,3 +94,52 @@ export function decodeCursor(s: string): string | null {
   }
   return isPossibleCode(code) ? code : null;
 }
+
+/** Version byte of a screen cursor (C52): it carries the sort and the last row's sort value. */
+const SCREEN_VERSION = 2;
+
+/** Where a screen page ended: the sort it was issued for (`-return_5y`, '' for code order), the value, the code. */
+export interface ScreenCursor {
+  readonly sort: string;
+  /** The last row's sort value as served; NaN when it had none (or the sort is by code). */
+  readonly key: number;
+  readonly code: string;
+}
+
+/**
+ * A screen's `next_cursor`: base64url of [2, sort length, sort (ASCII), 8 bytes of the
+ * value (float64, big-endian), the code in UTF-8]. Off the per-row path (one per
+ * page), so it is built plainly.
+ */
+export function encodeScreenCursor(c: ScreenCursor): string {
+  const sort = Buffer.from(c.sort, 'latin1');
+  const code = Buffer.from(c.code, 'utf8');
+  const b = Buffer.alloc(2 + sort.length + 8 + code.length);
+  b[0] = SCREEN_VERSION;
+  b[1] = sort.length;
+  sort.copy(b, 2);
+  b.writeDoubleBE(c.key, 2 + sort.length);
+  code.copy(b, 10 + sort.length);
+  return b.toString('base64url');
+}
+
+const SORT_RE = /^-?[a-z0-9_]*$/;
+
+/** The screen cursor a string encodes, or null when this server could not have issued it. */
+export function decodeScreenCursor(s: string): ScreenCursor | null {
+  if (s.length < 3 || s.length > 512 || !BASE64URL_RE.test(s)) return null;
+  const b = Buffer.from(s, 'base64url');
+  if (b.toString('base64url') !== s || b[0] !== SCREEN_VERSION || b.length < 2) return null;
+  const sortEnd = 2 + b[1];
+  if (b.length < sortEnd + 8) return null;
+  const sort = b.toString('latin1', 2, sortEnd);
+  if (!SORT_RE.test(sort)) return null;
+  const key = b.readDoubleBE(sortEnd);
+  let code: string;
+  try {
+    code = utf8.decode(b.subarray(sortEnd + 8));
+  } catch {
+    return null;
+  }
+  return isPossibleCode(code) ? { sort, key, code } : null;
+}

@@ -12,6 +12,7 @@ import type { ServingSnapshot } from '../snapshot/serving.js';
 import type { Answer, Params } from './answers.js';
 import * as answers from './answers.js';
 import { getRisk, riskBatch } from './risk-answers.js';
+import * as screen from './screen-answers.js';
 
 /** A GET data route's answer: the path's code (null on a route without one) and the query. */
 export type GetAnswer = (snap: ServingSnapshot, code: string | null, params: Params) => Answer;
@@ -48,6 +49,9 @@ const BINDINGS: Record<RouteId, Binding> = {
   batchCalendarReturns: { kind: 'post', answer: answers.calendarBatch },
   getRiskFigures: { kind: 'get', answer: getRisk, latest: null },
   batchRiskFigures: { kind: 'post', answer: riskBatch },
+  screenFunds: { kind: 'get', answer: (snap, _code, params) => screen.screen(snap, params), latest: null },
+  compareFunds: { kind: 'get', answer: (snap, _code, params) => screen.compare(snap, params), latest: null },
+  getGrowth: { kind: 'get', answer: screen.growth, latest: null },
   postMcp: { kind: 'mcp' },
 };
 

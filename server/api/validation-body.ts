@@ -336,7 +336,10 @@ export function validateTrailingBatchBody(
   const market = marketOf(body, issues);
   const as_of = bodyAsOf(body, issues);
   if (issues.length > 0) return { ok: false, issues: withPythonNumbers(issues, parsed.text) };
-  return { ok: true, value: { codes: body.codes as string[], market, as_of } };
+  const value: TrailingBatchRequest = { codes: body.codes as string[], market, as_of };
+  // `fields` is read by the answer (server/api/fields.ts), against the row's own figure names.
+  if (body.fields !== undefined) value.fields = body.fields;
+  return { ok: true, value };
 }
 
 /** POST /v1/calendar-returns/batch body (C14). */
@@ -353,7 +356,9 @@ export function validateCalendarBatchBody(
   const python = pythonReading(parsed.text);
   const year = bodyYear(body, issues, python);
   if (issues.length > 0) return { ok: false, issues: withPythonNumbers(issues, parsed.text, python) };
-  return { ok: true, value: { codes: body.codes as string[], market, year } };
+  const value: CalendarBatchRequest = { codes: body.codes as string[], market, year };
+  if (body.fields !== undefined) value.fields = body.fields;
+  return { ok: true, value };
 }
 
 // ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 /**
- * `fundreturns mcp --stdio`: the same six tools over stdin/stdout against a local
+ * `fundreturns mcp --stdio`: the same tools over stdin/stdout against a local
  * snapshot directory, for desktop agents that start local servers. No key and no
  * limits (the caller owns the machine and the data). stdout carries JSON-RPC only;
  * every log line goes to stderr. The snapshot is followed like `serve` does

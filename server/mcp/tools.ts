@@ -1,5 +1,5 @@
 /**
- * The six MCP tools (SPEC 4 "MCP endpoint"), transport-free: their definitions as
+ * The MCP tools (SPEC 4 "MCP endpoint", and the screen, compare and growth tools), transport-free: their definitions as
  * `tools/list` shows them and `callTool`, which answers one `tools/call` from a
  * snapshot. Every tool calls the same answer functions as the REST routes
  * (server/api/answers.ts), so an agent gets exactly the REST figures and errors.
@@ -15,16 +15,24 @@ import {
   type CalendarReturn,
   CalendarReturnListSchema,
   CalendarReturnSchema,
+  COMPARE_MAX_CODES,
+  type FigureRow,
+  FigureRowListSchema,
   type Fund,
   type FundList,
   FundListSchema,
   FundSchema,
+  type Growth,
+  GrowthSchema,
   LIMIT_MAX,
   MCP_TOOL_INPUT_SCHEMAS,
   type McpToolName,
   mcpOutputSchema,
   type RiskFigures,
   RiskFiguresListSchema,
+  SCREEN_LIMIT_MAX,
+  type ScreenPage,
+  ScreenPageSchema,
   type TrailingReturns,
   TrailingReturnsListSchema,
   TrailingReturnsSchema,
@@ -172,6 +180,44 @@ export const TOOLS: Tool[] = [
     inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.getRiskFigures),
     outputSchema: schema(mcpOutputSchema(rowsOf(RiskFiguresListSchema))),
     annotations: { title: 'Risk figures of one or many funds', ...READ_ONLY },
+  },
+  {
+    name: 'screenFunds',
+    title: 'Screen and rank funds',
+    description:
+      'Find funds by their figures: bounds such as `return_5y_min: 8`, `history_years_min: 10` or ' +
+      '`volatility_3y_max: 15` (inclusive; a fund without the figure is left out), the searchFunds filters (q, ' +
+      'type, country, exchange) and `inactive`, sorted by `sort` (a figure name, `-` first for descending; funds ' +
+      `without it last, ties by code). Up to ${SCREEN_LIMIT_MAX} rows a page (\`limit\`), each code, name, type and ` +
+      'the `fields` asked for (default the 1, 3, 5 and 10-year returns plus the sorted and filtered figures); pass ' +
+      `\`next_cursor\` back as \`cursor\` with the same sort. Latest data only. ${UNITS} ${NOT_ADVICE}`,
+    inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.screenFunds),
+    outputSchema: schema(mcpOutputSchema(ScreenPageSchema)),
+    annotations: { title: 'Screen and rank funds', ...READ_ONLY },
+  },
+  {
+    name: 'compareFunds',
+    title: 'Compare funds side by side',
+    description:
+      `The same figures for 1 to ${COMPARE_MAX_CODES} funds in one call, as one compact table (a header line, ` +
+      'one line per fund): `fields` lists the figures wanted in order (trailing returns such as return_1y, ' +
+      'history_years, and risk figures such as volatility_3y when the server has them; default the 1, 3, 5 and ' +
+      '10-year returns). Full rows in structuredContent `rows`, in the order asked; unknown codes are left out ' +
+      `(the text lists them). ${UNITS} ${NOT_ADVICE}`,
+    inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.compareFunds),
+    outputSchema: schema(mcpOutputSchema(rowsOf(FigureRowListSchema))),
+    annotations: { title: 'Compare funds side by side', ...READ_ONLY },
+  },
+  {
+    name: 'getGrowth',
+    title: 'Growth of 10,000',
+    description:
+      "The value of 10,000 invested at the fund's first observation on or after `from`, at the end of each " +
+      'day, week or month (`interval`, default month) up to `to`: a chart series with dividends reinvested. At ' +
+      `most 5000 points; a longer series is an error asking for a longer interval. ${NOT_ADVICE}`,
+    inputSchema: schema(MCP_TOOL_INPUT_SCHEMAS.getGrowth),
+    outputSchema: schema(mcpOutputSchema(GrowthSchema)),
+    annotations: { title: 'Growth of 10,000', ...READ_ONLY },
   },
 ];
 
@@ -440,6 +486,30 @@ export function callTool(
       ];
       return result({ rows }, lines.filter((l) => l !== '').join('\n'));
     }
+    case 'screenFunds': {
+      const page = value as ScreenPage;
+      const more =
+        page.next_cursor === null
+          ? `${page.data.length} funds; no more pages.`
+          : `${page.data.length} funds shown; more match: pass cursor "${page.next_cursor}" with the same sort.`;
+      return result(page, `${figureTable(page.data)}\n${more}`);
+    }
+    case 'compareFunds': {
+      const rows = value as FigureRow[];
+      const lines = [figureTable(rows), missingLine(args.codes, rows)];
+      // The table alone: the rows are in structuredContent, and repeating them as JSON
+      // would triple what a model reads.
+      return { content: text(lines.filter((l) => l !== '').join('\n')), structuredContent: { rows } };
+    }
+    case 'getGrowth': {
+      const g = value as Growth;
+      const last = g.points[g.points.length - 1];
+      return result(
+        g,
+        `${g.code}: 10,000 invested on ${g.start_date} was worth ${last.value} on ${g.end_date} ` +
+          `(${g.points.length} ${g.interval} points, dividends reinvested).`,
+      );
+    }
   }
 }
 
@@ -464,6 +534,16 @@ function renderRisk(r: RiskFigures): string[] {
         `, positive months ${pct(w.positive_months)}, beta ${n(w.beta)}, correlation ${n(w.correlation)}`,
     ),
   ];
+}
+
+/** Figure rows as one tab-separated table: a header line, then a line per fund (n/a = no figure). */
+function figureTable(rows: readonly FigureRow[]): string {
+  if (rows.length === 0) return 'No funds match.';
+  const figures = Object.keys(rows[0]).filter((k) => k !== 'code' && k !== 'name' && k !== 'type');
+  const short = (n: string | null) => (n === null ? '' : n.length > 28 ? `${n.slice(0, 27)}…` : n);
+  const lines = [['code', 'name', ...figures].join('\t')];
+  for (const r of rows) lines.push([r.code, short(r.name), ...figures.map((f) => r[f] ?? 'n/a')].join('\t'));
+  return lines.join('\n');
 }
 
 /**
