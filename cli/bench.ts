@@ -76,6 +76,7 @@ export async function runBenchCommand(argv: string[], io: CliIo): Promise<number
     loadThreads: intFlag(args, 'load-threads', 2, 1, 64),
     maxRequests: intFlag(args, 'max-requests', 1_000_000, 1, 1_000_000_000),
     tool,
+    instructionRequests: intFlag(args, 'instructions', 500, 0, 100_000),
     onProgress: progress,
   });
   const paths = writeReports(result, resolve(stringFlag(args, 'out', './bench/results')));

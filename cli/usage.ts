@@ -261,6 +261,7 @@ export const COMMANDS: readonly CommandUse[] = [
           { name: 'load-threads', value: '2' },
           { name: 'max-requests', value: '1000000' },
           { name: 'tool', value: 'auto|wrk|autocannon' },
+          { name: 'instructions', value: '500' },
           { name: 'out', value: './bench/results' },
           JSON_OUT,
         ],

@@ -18,6 +18,16 @@ import { join, resolve } from 'node:path';
 import { now } from '../../core/clock.js';
 import { readCurrent, setCurrent } from '../../core/snapshot/directory.js';
 import {
+  type CountCase,
+  type CountSettings,
+  casesOf,
+  countBaseline,
+  countServer,
+  hasCallgrind,
+  INSTRUCTION_CASES,
+  instructionCases,
+} from './instructions.js';
+import {
   BenchError,
   type BenchRequest,
   checkTarget,
@@ -66,6 +76,11 @@ export interface BenchOptions {
   loadThreads: number;
   maxRequests: number;
   tool: LoadTool;
+  /**
+   * Requests per counted window of the instruction count (warm-up: ten times as many);
+   * 0: none. Counted only against a local server, where valgrind is installed.
+   */
+  instructionRequests: number;
   /** Called between runs with what it is doing (the progress line). */
   onProgress?: (done: number, total: number, what: string) => void;
 }
@@ -90,6 +105,22 @@ export interface ScenarioResult {
    * a URL). `compare` judges a drop against it.
    */
   spread: number;
+  /**
+   * Server instructions per request (callgrind, instructions.ts): the least of the
+   * counted windows, beside the trivial server's for a body of the same size; absent
+   * when not counted.
+   */
+  instructions?: InstructionFigures;
+}
+
+export interface InstructionFigures {
+  server: number;
+  baseline: number;
+  /** server ÷ baseline. */
+  ratio: number;
+  windows: number[];
+  baseline_windows: number[];
+  body_bytes: number;
 }
 
 export interface BenchResult {
@@ -122,6 +153,8 @@ export interface BenchResult {
     p99ms: number;
   } | null;
   cold_start: { ms: number; rss_mib: number } | null;
+  /** How the instructions were counted (each scenario's figures are with it); null: not counted. */
+  instructions?: { requests: number; warmup: number; windows: number } | null;
   /** Our server's RSS after the load runs (local). */
   rss_mib: number | null;
 }
@@ -144,7 +177,7 @@ interface Local {
   key: string;
   served: string;
   current: string;
-  serveArgs: (port: number) => string[];
+  serveArgs: (port: number, threads?: number) => string[];
 }
 
 /** A private snapshots directory linking to the snapshot to serve: the bench flips its CURRENT, never the operator's. */
@@ -167,7 +200,7 @@ async function startLocal(o: BenchOptions, work: string): Promise<Local> {
   mkdirSync(served);
   symlinkSync(join(source, current), join(served, current));
   setCurrent(served, current);
-  const serveArgs = (port: number) => [
+  const serveArgs = (port: number, threads = o.serverThreads) => [
     CLI_PATH,
     'serve',
     '--host',
@@ -175,7 +208,7 @@ async function startLocal(o: BenchOptions, work: string): Promise<Local> {
     '--port',
     String(port),
     '--threads',
-    String(o.serverThreads),
+    String(threads),
     '--snapshots',
     served,
     '--store',
@@ -242,7 +275,15 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     }
 
     const extra = EXTRA_SCENARIOS.filter((s) => local !== null && o.scenarios.includes(s));
-    const total = wanted.length * o.pairs * (baseline ? 2 : 1) + (wanted.length > 0 ? 1 : 0) + extra.length;
+    const counting =
+      local !== null && o.instructionRequests > 0 && hasCallgrind()
+        ? instructionCases(wanted.filter((s) => INSTRUCTION_CASES.some((c) => c.name === s)))
+        : [];
+    const total =
+      wanted.length * o.pairs * (baseline ? 2 : 1) +
+      (wanted.length > 0 ? 1 : 0) +
+      extra.length +
+      (counting.length > 0 ? 1 : 0);
     let done = 0;
     const step = (what: string) => o.onProgress?.(done++, total, what);
     const load = (target: string, name: string, requests: readonly BenchRequest[], seconds = o.seconds) =>
@@ -318,6 +359,17 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       step('cold start');
       coldStart = await coldStartOf(local, headers, lists.trailing[0].path, loose);
     }
+    let instructions: BenchResult['instructions'] = null;
+    if (local !== null && counting.length > 0) {
+      step('instructions per request under callgrind');
+      const settings = { requests: o.instructionRequests, warmup: o.instructionRequests * 10, windows: 5 };
+      const figures = await countInstructions(local, casesOf(counting, lists), settings, headers, work);
+      for (const s of scenarios) {
+        const f = figures.get(s.name);
+        if (f !== undefined) s.instructions = f;
+      }
+      instructions = settings;
+    }
     o.onProgress?.(total, total, 'done');
     return {
       format: 1,
@@ -345,6 +397,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       scenarios,
       hot_swap: hotSwap,
       cold_start: coldStart,
+      instructions,
       rss_mib: rss === null || Number.isNaN(rss) ? null : Math.round(rss),
     };
   } finally {
@@ -465,4 +518,44 @@ async function coldStartOf(
     });
     loose.delete(child);
   }
+}
+
+/**
+ * Each case counted on one server thread under callgrind (the served snapshot and
+ * store of the run), then on the trivial server for bodies of the same sizes.
+ */
+async function countInstructions(
+  local: Local,
+  cases: CountCase[],
+  settings: CountSettings,
+  headers: Record<string, string>,
+  work: string,
+): Promise<Map<string, InstructionFigures>> {
+  const dumps = join(work, 'callgrind');
+  mkdirSync(dumps);
+  const counted = await countServer(
+    (port) => [...local.serveArgs(port, 1), '--access-log-sample', '0'],
+    /serving on http/,
+    () => cases,
+    settings,
+    dumps,
+    headers,
+  );
+  const base = await countBaseline(counted, cases, settings, dumps);
+  const out = new Map<string, InstructionFigures>();
+  for (const c of counted) {
+    const b = base.find((x) => x.name === c.name);
+    if (b === undefined) continue;
+    const server = Math.min(...c.windows);
+    const baseline = Math.min(...b.windows);
+    out.set(c.name, {
+      server: Math.round(server),
+      baseline: Math.round(baseline),
+      ratio: server / baseline,
+      windows: c.windows.map(Math.round),
+      baseline_windows: b.windows.map(Math.round),
+      body_bytes: c.bodyBytes,
+    });
+  }
+  return out;
 }
