@@ -198,7 +198,7 @@ export class McpEndpoint {
     try {
       switch (m.method) {
         case 'tools/call':
-          return success(m.id, JSON.stringify(answerToolCall(this.snapshot(), m.params)));
+          return success(m.id, answerToolCall(this.snapshot(), m.params).json);
         case 'tools/list':
           return success(m.id, this.toolList);
         case 'ping':

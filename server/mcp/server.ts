@@ -20,7 +20,13 @@ import { z } from 'zod';
 import { countToolCall, TOOL_LABELS } from '../metrics/counters.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import { RpcError, readInitialize, readToolCall } from './messages.js';
-import { callTool, isToolName, LIST_TOOLS_RESULT, SERVER_INSTRUCTIONS } from './tools.js';
+import {
+  callToolJson,
+  isToolName,
+  LIST_TOOLS_RESULT,
+  SERVER_INSTRUCTIONS,
+  type ToolResultJson,
+} from './tools.js';
 
 export interface McpServerInfo {
   name: string;
@@ -82,7 +88,11 @@ export function createMcpServer(
   // that wrapper answered malformed params with a raw Zod dump as the message. Its other
   // work (task-augmented calls, which we do not offer; result checks) is not needed.
   const register = Object.getPrototypeOf(Server.prototype).setRequestHandler as Server['setRequestHandler'];
-  register.call(server, LOOSE_CALL_TOOL, (request) => answerToolCall(snapshot(), request.params));
+  register.call(
+    server,
+    LOOSE_CALL_TOOL,
+    (request) => JSON.parse(answerToolCall(snapshot(), request.params).json) as CallToolResult,
+  );
   return server;
 }
 
@@ -92,7 +102,7 @@ export function createMcpServer(
  * 2025-11-25), thrown as an RpcError: not McpError, whose message carries
  * "MCP error -32602: ", which the client's McpError adds again.
  */
-export function answerToolCall(snap: ServingSnapshot | null, params: unknown): CallToolResult {
+export function answerToolCall(snap: ServingSnapshot | null, params: unknown): ToolResultJson {
   const { name, arguments: args } = readToolCall(params);
   if (!isToolName(name))
     // Clipped as arguments are: a 900 KB name need not come back whole.
@@ -100,8 +110,8 @@ export function answerToolCall(snap: ServingSnapshot | null, params: unknown): C
       ErrorCode.InvalidParams,
       `Unknown tool: ${name.length > 60 ? `${name.slice(0, 57)}...` : name}`,
     );
-  const result = callTool(snap, name, args);
-  countToolCall(TOOL_LABELS.indexOf(name), result.isError === true);
+  const result = callToolJson(snap, name, args);
+  countToolCall(TOOL_LABELS.indexOf(name), result.isError);
   return result;
 }
 
