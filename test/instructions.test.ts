@@ -1,33 +1,32 @@
 /**
- * The guard against slow-downs: server instructions per request, counted by
- * valgrind's callgrind (cli/bench/instructions.ts), for latest trailing, `as_of` at
- * random dates, a batch of 100 and an MCP tools/call, against the budgets committed in
- * bench/instruction-budgets.json. Instructions repeat for the same code and input
- * whatever else the machine does (the least of a few windows, within about a percent),
- * so this is not a timed test: a change that adds more than the file's margin (10 %)
- * to a case fails here, with the figures. A change that makes a case much cheaper is
- * told to lower its budget, so the margin keeps guarding the new cost.
+ * The guard against slow-downs: `fundreturns bench` counts server instructions per
+ * request under valgrind's callgrind (cli/bench/instructions.ts) for latest trailing,
+ * `as_of` at random dates, a batch of 100 and an MCP tools/call, and each is held to
+ * the budget committed in bench/instruction-budgets.json. Instructions repeat for the
+ * same code and input whatever else the machine does (the least of five windows,
+ * within about a percent), so this is not a timed test: a change that adds more than
+ * the file's margin (10 %) to a case fails here, with the figures. One that makes a
+ * case much cheaper is told to lower its budget, so the margin keeps guarding it.
  *
- * The universe, the requests and the counting settings are fixed (the file's
- * `settings`); after a deliberate change, `FUNDRETURNS_WRITE_BUDGETS=1 npx vitest run
+ * The universe, the requests and the counting are fixed (the file's `settings`);
+ * after a deliberate change, `FUNDRETURNS_WRITE_BUDGETS=1 npx vitest run
  * test/instructions.test.ts` writes the figures measured as the new budgets.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CountedCase, casesOf, countServer, instructionCases } from '../cli/bench/instructions.js';
-import { fetchUniverse, scenarioRequests } from '../cli/bench/workload.js';
-import { CLI, generateAndBuild, ROOT, setupAccess, tempDir, testEnv } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { BenchResult } from '../cli/bench/run.js';
+import { cliAsync, generateAndBuild, ROOT, tempDir } from './harness.js';
 import { toolForTest } from './system-tool.js';
 
 interface Budgets {
-  /** A case fails when it measures more than budget × (1 + margin). */
+  /** A case fails above budget × (1 + margin), and asks for a new budget below budget × (1 − margin). */
   margin: number;
-  /** Below budget × (1 − margin) the budget is too loose to guard anything: lower it. */
-  settings: { funds: number; warmup: number; requests: number; windows: number };
+  /** The universe and `fundreturns bench --instructions N` (warm-up 10 N, five windows of N). */
+  settings: { funds: number; instructions: number };
+  /** The Node that measured the budgets (another V8 compiles to other instructions). */
   node: string;
-  /** Server instructions per request (the least window) per case. */
+  /** Server instructions per request (the least window) per scenario. */
   cases: Record<string, number>;
 }
 
@@ -37,59 +36,73 @@ const budgets = JSON.parse(readFileSync(BUDGETS, 'utf8')) as Budgets;
 // Under CI=true a missing valgrind fails rather than skips: make system-deps installs it.
 const hasValgrind = toolForTest('callgrind_control', 'valgrind', true);
 const dir = tempDir('instructions');
-let counted: CountedCase[] = [];
+let run: { status: number | null; stdout: string; stderr: string };
+let result: BenchResult;
 
 describe.skipIf(!hasValgrind)('server instructions per request against the committed budgets', () => {
   beforeAll(async () => {
     const { snapshots } = generateAndBuild(dir, budgets.settings.funds);
-    const access = setupAccess(dir);
-    const dumps = mkdtempSync(join(tmpdir(), 'fr-callgrind-test-'));
-    try {
-      counted = await countServer(
-        (port) => [
-          CLI,
-          'serve',
-          '--port',
-          String(port),
-          '--threads',
-          '1',
-          '--snapshots',
-          snapshots,
-          '--access-log-sample',
-          '0',
-          ...access.flags,
-        ],
-        /serving on http/,
-        async (url) =>
-          casesOf(
-            instructionCases(Object.keys(budgets.cases)),
-            scenarioRequests(await fetchUniverse(url, access.headers)),
-          ),
-        budgets.settings,
-        dumps,
-        access.headers,
-        undefined,
-        testEnv(),
-      );
-    } finally {
-      rmSync(dumps, { recursive: true, force: true });
-    }
+    run = await cliAsync(
+      [
+        'bench',
+        '--snapshots',
+        snapshots,
+        '--scenarios',
+        Object.keys(budgets.cases).join(','),
+        '--instructions',
+        String(budgets.settings.instructions),
+        '--duration',
+        '1',
+        '--pairs',
+        '1',
+        '--connections',
+        '4',
+        '--threads',
+        '1',
+        '--load-threads',
+        '1',
+        '--out',
+        join(dir, 'results'),
+        '--json',
+      ],
+      {},
+      840_000,
+    );
+    if (run.status !== 0) return;
+    result = JSON.parse(run.stdout) as BenchResult;
     if (process.env.FUNDRETURNS_WRITE_BUDGETS === '1') {
-      for (const c of counted) budgets.cases[c.name] = Math.round(Math.min(...c.windows));
+      for (const s of result.scenarios) if (s.instructions) budgets.cases[s.name] = s.instructions.server;
       budgets.node = process.version;
       writeFileSync(BUDGETS, `${JSON.stringify(budgets, null, 2)}\n`);
     }
   }, 900_000);
 
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  it('`fundreturns bench` counts instructions per request for each scenario, beside the baseline, and reports them', () => {
+    expect(run.status, run.stderr).toBe(0);
+    expect(result.instructions).toEqual({
+      requests: budgets.settings.instructions,
+      warmup: budgets.settings.instructions * 10,
+      windows: 5,
+    });
+    for (const s of result.scenarios) {
+      const f = s.instructions;
+      expect(f, s.name).toBeDefined();
+      expect(f?.windows, s.name).toHaveLength(5);
+      expect(f?.server, s.name).toBe(Math.min(...(f?.windows ?? [])));
+      expect(f?.ratio, s.name).toBeCloseTo((f?.server ?? 0) / (f?.baseline ?? 1), 2);
+    }
+    const name = readdirSync(join(dir, 'results')).find((f) => f.endsWith('.md')) ?? 'missing.md';
+    const md = readFileSync(join(dir, 'results', name), 'utf8');
+    expect(md).toContain('| scenario | body bytes | instructions | baseline instructions | ratio |');
+  });
 
   it('latest trailing, as_of, a batch of 100 and an MCP tools/call stay within 10 % of their budgets', () => {
-    expect(counted.map((c) => c.name)).toEqual(Object.keys(budgets.cases));
+    expect(result.scenarios.map((s) => s.name)).toEqual(Object.keys(budgets.cases));
     const int = (x: number) => Math.round(x).toLocaleString('en-US');
-    const rows = counted.map((c) => {
-      const least = Math.min(...c.windows);
-      const budget = budgets.cases[c.name];
-      const change = least / budget - 1;
+    const rows = result.scenarios.map((s) => {
+      const f = s.instructions as NonNullable<typeof s.instructions>;
+      const budget = budgets.cases[s.name];
+      const change = f.server / budget - 1;
       const verdict =
         change > budgets.margin
           ? `OVER the ${budgets.margin * 100} % margin`
@@ -97,8 +110,8 @@ describe.skipIf(!hasValgrind)('server instructions per request against the commi
             ? 'far under: lower the budget (FUNDRETURNS_WRITE_BUDGETS=1)'
             : 'ok';
       return {
-        over: verdict !== 'ok',
-        line: `${c.name}: ${int(least)} instructions per request (windows ${c.windows.map(int).join(', ')}), budget ${int(budget)}, ${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)} %: ${verdict}`,
+        off: verdict !== 'ok',
+        line: `${s.name}: ${int(f.server)} instructions per request (${f.ratio.toFixed(2)}× the baseline's; windows ${f.windows.map(int).join(', ')}), budget ${int(budget)}, ${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)} %: ${verdict}`,
       };
     });
     const report = [
@@ -106,7 +119,7 @@ describe.skipIf(!hasValgrind)('server instructions per request against the commi
       ...rows.map((r) => `  ${r.line}`),
     ].join('\n');
     expect(
-      rows.filter((r) => r.over),
+      rows.filter((r) => r.off),
       report,
     ).toEqual([]);
   });
