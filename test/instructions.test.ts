@@ -4,9 +4,11 @@
  * `as_of` at random dates, a batch of 100 and an MCP tools/call, and each is held to
  * the budget committed in bench/instruction-budgets.json. Instructions repeat for the
  * same code and input whatever else the machine does (the least of five windows,
- * within about a percent), so this is not a timed test: a change that adds more than
- * the file's margin (10 %) to a case fails here, with the figures. One that makes a
- * case much cheaper is told to lower its budget, so the margin keeps guarding it.
+ * within about a percent on a quiet machine), so this is not a timed test: a change that
+ * adds more than the file's margin (10 %) to a case fails here, with the figures. The
+ * budgets are the highest of four runs on the shared development machine at a load
+ * average of 20–25, where the least window still spread by up to 20 % from run to run
+ * (bench/reports/instructions.md); a case far under its budget is said in the output.
  *
  * The universe, the requests and the counting are fixed (the file's `settings`);
  * after a deliberate change, `FUNDRETURNS_WRITE_BUDGETS=1 npx vitest run
@@ -20,7 +22,7 @@ import { cliAsync, generateAndBuild, ROOT, tempDir } from './harness.js';
 import { toolForTest } from './system-tool.js';
 
 interface Budgets {
-  /** A case fails above budget × (1 + margin), and asks for a new budget below budget × (1 − margin). */
+  /** A case fails above budget × (1 + margin); below budget × (1 − margin) the output says to lower it. */
   margin: number;
   /** The universe and `fundreturns bench --instructions N` (warm-up 10 N, five windows of N). */
   settings: { funds: number; instructions: number };
@@ -110,7 +112,8 @@ describe.skipIf(!hasValgrind)('server instructions per request against the commi
             ? 'far under: lower the budget (FUNDRETURNS_WRITE_BUDGETS=1)'
             : 'ok';
       return {
-        off: verdict !== 'ok',
+        // Far under is said, not failed: runs on a loaded machine spread by up to 20 %.
+        off: change > budgets.margin,
         line: `${s.name}: ${int(f.server)} instructions per request (${f.ratio.toFixed(2)}× the baseline's; windows ${f.windows.map(int).join(', ')}), budget ${int(budget)}, ${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)} %: ${verdict}`,
       };
     });
