@@ -127,7 +127,7 @@ run: demo demo-person
 # which never downloads a browser (test/browser.ts); `fundreturns bench`'s tests load a
 # server with wrk (test/bench.test.ts). All from Debian's packages,
 # installed here when missing.
-SYSTEM_PACKAGES := redis-server:redis-server faketime:faketime promtool:prometheus nginx:nginx chromium:chromium wrk:wrk openssl:openssl
+SYSTEM_PACKAGES := redis-server:redis-server faketime:faketime promtool:prometheus nginx:nginx chromium:chromium wrk:wrk openssl:openssl valgrind:valgrind
 system-deps:
 	@missing=; for p in $(SYSTEM_PACKAGES); do command -v $${p%%:*} >/dev/null || missing="$$missing $${p#*:}"; done; \
 	if [ -n "$$missing" ]; then \

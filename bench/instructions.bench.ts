@@ -21,10 +21,18 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { countRequests, hasCallgrind, startCounted } from '../cli/bench/instructions.js';
-import type { BenchRequest } from '../cli/bench/load.js';
-import { baselineCommand, freePort } from '../cli/bench/processes.js';
-import { fetchUniverse, type ScenarioName, scenarioRequests } from '../cli/bench/workload.js';
+import {
+  type CountCase,
+  type CountedCase,
+  casesOf,
+  countBaseline,
+  countServer,
+  hasCallgrind,
+  INSTRUCTION_CASES,
+  instructionCases,
+  summarize,
+} from '../cli/bench/instructions.js';
+import { fetchUniverse, scenarioRequests } from '../cli/bench/workload.js';
 import { benchArgs } from './setup.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -39,6 +47,7 @@ const requests = Number(args.get('requests') ?? 500);
 const warmup = Number(args.get('warmup') ?? 5000);
 const funds = Number(args.get('funds') ?? 2000);
 const only = args.get('cases')?.split(',') ?? null;
+const CASES = INSTRUCTION_CASES;
 const outJson = args.get('out');
 
 if (!hasCallgrind()) {
@@ -73,140 +82,62 @@ const key = (
 ).key;
 const auth = { authorization: `Bearer ${key}` };
 
-/** What is counted: each kind `fundreturns bench` sends, and MCP's tools/list. */
-const CASES: Array<{ name: string; label: string; from: ScenarioName | 'mcp-list' }> = [
-  { name: 'trailing', label: 'latest trailing', from: 'trailing' },
-  { name: 'as-of', label: 'trailing as_of a random date', from: 'as-of' },
-  { name: 'fund', label: 'fund metadata', from: 'fund' },
-  { name: 'calendar', label: 'calendar returns', from: 'calendar' },
-  { name: 'search', label: 'search q, 10 rows', from: 'search' },
-  { name: 'batch-trailing', label: 'batch of 100 trailing', from: 'batch-trailing' },
-  { name: 'batch-calendar', label: 'batch of 100 calendar', from: 'batch-calendar' },
-  { name: 'mcp', label: 'MCP tools/call (a lookup)', from: 'mcp' },
-  { name: 'screen', label: 'screen, 2 bounds and a sort, 20 rows', from: 'screen' },
-  { name: 'compare', label: 'compare 10 funds × 6 figures', from: 'compare' },
-  { name: 'mcp-list', label: 'MCP tools/list', from: 'mcp-list' },
-];
-const cases = CASES.filter((c) => only === null || only.includes(c.name));
-
-/** Per run, each measured window's instructions per request. */
-interface Row {
-  server: number[][];
-  baseline: number[][];
-  bodyBytes: number;
-}
-const rows = new Map<string, Row>(cases.map((c) => [c.name, { server: [], baseline: [], bodyBytes: 0 }]));
-const live: Array<{ stop(): Promise<void>; child: { kill(s: NodeJS.Signals): boolean } }> = [];
-// A bench stopped half-way (Ctrl-C, an error) leaves no valgrind behind.
-process.on('exit', () => {
-  for (const p of live) p.child.kill('SIGKILL');
-});
+const cases = instructionCases(only ?? CASES.map((c) => c.name));
+const rows = new Map(
+  cases.map((c) => [c.name, { server: [] as number[][], baseline: [] as number[][], bodyBytes: 0 }]),
+);
 const dumps = mkdtempSync(join(tmpdir(), 'fr-callgrind-'));
-
+const settings = { warmup, requests };
+const serveArgs = (port: number) => [
+  cli,
+  'serve',
+  '--port',
+  String(port),
+  '--threads',
+  '1',
+  '--snapshots',
+  snapshots,
+  '--store',
+  join(store, 's'),
+  '--plans',
+  plans,
+  '--access-log-sample',
+  '0',
+];
+let lists: CountCase[] | null = null;
 for (let i = 0; i < runs; i++) {
-  const port = await freePort();
   console.error(`run ${i + 1}/${runs}: starting the server under valgrind …`);
-  const server = await startCounted(
-    [
-      cli,
-      'serve',
-      '--port',
-      String(port),
-      '--threads',
-      '1',
-      '--snapshots',
-      snapshots,
-      '--store',
-      join(store, 's'),
-      '--plans',
-      plans,
-      '--access-log-sample',
-      '0',
-    ],
-    dumps,
+  const counted = await countServer(
+    serveArgs,
     /serving on http/,
-  );
-  live.push(server);
-  const url = `http://127.0.0.1:${port}`;
-  const lists = scenarioRequests(await fetchUniverse(url, auth));
-  const mcpList: BenchRequest[] = [
-    { method: 'POST', path: '/mcp', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) },
-  ];
-  const sizes = new Map<string, { method: 'GET' | 'POST'; bytes: number; body?: string }>();
-  try {
-    for (const c of cases) {
-      const list = c.from === 'mcp-list' ? mcpList : lists[c.from];
-      const batch = c.name.startsWith('batch');
-      const n = batch ? Math.max(50, Math.round(requests / 4)) : requests;
-      const counted = await countRequests(server, dumps, url, list, {
-        warmup: batch ? Math.round(warmup / 10) : warmup,
-        requests: n,
-        headers: auth,
-        label: `server-${c.name}-${i + 1}`,
-      });
-      const row = rows.get(c.name) as Row;
-      row.server.push(counted.windows);
-      row.bodyBytes = Math.round(counted.bodyBytes);
-      sizes.set(c.name, { method: list[0].method, bytes: row.bodyBytes, body: list[0].body });
-      console.error(
-        `  ${c.label}: ${counted.windows.map((x) => Math.round(x).toLocaleString('en-US')).join(', ')}`,
-      );
-    }
-  } finally {
-    await server.stop();
-  }
-  const bport = await freePort();
-  const baseline = await startCounted(
-    [...baselineCommand(), String(bport), '1', '0'],
+    async (url) => {
+      lists ??= casesOf(cases, scenarioRequests(await fetchUniverse(url, auth)));
+      return lists;
+    },
+    settings,
     dumps,
-    /baseline listening/,
+    auth,
+    (c) =>
+      console.error(`  ${c.name}: ${c.windows.map((x) => Math.round(x).toLocaleString('en-US')).join(', ')}`),
   );
-  live.push(baseline);
-  try {
-    for (const c of cases) {
-      const s = sizes.get(c.name);
-      if (s === undefined) continue;
-      const list: BenchRequest[] = [{ method: s.method, path: `/sized/${s.bytes}`, body: s.body }];
-      const batch = c.name.startsWith('batch');
-      const n = batch ? Math.max(50, Math.round(requests / 4)) : requests;
-      const counted = await countRequests(baseline, dumps, `http://127.0.0.1:${bport}`, list, {
-        warmup: batch ? Math.round(warmup / 10) : warmup,
-        requests: n,
-      });
-      (rows.get(c.name) as Row).baseline.push(counted.windows);
-    }
-  } finally {
-    await baseline.stop();
+  const base = await countBaseline(counted, lists ?? [], settings, dumps);
+  for (const c of counted) {
+    const row = rows.get(c.name) as { server: number[][]; baseline: number[][]; bodyBytes: number };
+    row.server.push(c.windows);
+    row.bodyBytes = c.bodyBytes;
+    row.baseline.push((base.find((b) => b.name === c.name) as CountedCase).windows);
   }
 }
 if (process.env.FUNDRETURNS_KEEP_CALLGRIND === '1') console.error(`callgrind dumps kept in ${dumps}`);
 else rmSync(dumps, { recursive: true, force: true });
 rmSync(store, { recursive: true, force: true });
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const spread = (xs: number[]) => (Math.max(...xs) - Math.min(...xs)) / median(xs);
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
-// Per run: its smallest window (the request's own path: no collection fell into it) and
-// its median window (with the share of GC a request brings). Across runs: the median,
-// and the spread of the runs' figures.
-const summary = (runsOf: number[][]) => {
-  const least = runsOf.map((w) => Math.min(...w));
-  const typical = runsOf.map(median);
-  return {
-    least: median(least),
-    leastSpread: spread(least),
-    typical: median(typical),
-    typicalSpread: spread(typical),
-  };
-};
 const result = cases.map((c) => {
-  const r = rows.get(c.name) as Row;
-  const server = summary(r.server);
-  const baseline = summary(r.baseline);
+  const r = rows.get(c.name) as { server: number[][]; baseline: number[][]; bodyBytes: number };
+  const server = summarize(r.server);
+  const baseline = summarize(r.baseline);
   return {
     case: c.name,
     label: c.label,

@@ -1,9 +1,9 @@
 /**
  * What MCP costs on top of a lookup, for one fund's latest trailing returns:
- *   (a) a whole tools/call through the HTTP bridge minus the network: a web Request
- *       built the way the uWS route builds it, handleMcpPost (fresh Server and
- *       stateless transport, SDK message parsing, our argument check, the lookup,
- *       the text rendering), and the Response body read back;
+ *   (a) a whole tools/call through the endpoint minus the network and uWS: the body's
+ *       bytes to McpEndpoint.answer (server/mcp/rpc.ts: JSON parse, the ajv checks of
+ *       the message and the params, our argument check, the lookup, the text
+ *       rendering, the answer's JSON);
  *   (b) the lookup alone: answers.getTrailing, as the REST route calls it.
  * (a) − (b) is the per-request MCP overhead. Parts of (a) are measured too, to
  * show where it goes. With `--url http://host:port`, also the p50 of tools/call
@@ -11,15 +11,10 @@
  *
  *   npm run build && npx tsx bench/mcp.bench.ts [--snapshots /tmp/fr-bench/snapshots] [--url http://127.0.0.1:8080]
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Bench } from 'tinybench';
-import { z } from 'zod';
-import { MCP_TOOL_INPUT_SCHEMAS } from '../schemas/index.js';
 import * as answers from '../server/api/answers.js';
-import { handleMcpPost } from '../server/mcp/http.js';
-import { createMcpServer, serverInfo } from '../server/mcp/server.js';
+import { McpEndpoint } from '../server/mcp/rpc.js';
+import { serverInfo } from '../server/mcp/server.js';
 import { callTool } from '../server/mcp/tools.js';
 import { benchArgs, servingSnapshot } from './setup.js';
 
@@ -31,7 +26,9 @@ const info = serverInfo('bench');
 let k = 0;
 let sink = 0;
 
-/** The headers an SDK client sends after initialize (what the uWS route copies). */
+const endpoint = new McpEndpoint(info, () => snap);
+
+/** The headers an SDK client sends after initialize. */
 const HEADERS: Array<[string, string]> = [
   ['host', '127.0.0.1:8080'],
   ['accept', 'application/json, text/event-stream'],
@@ -48,19 +45,12 @@ const message = (code: string) => ({
 });
 const bodyOf = (code: string) => Buffer.from(JSON.stringify(message(code)));
 
-/** The McpServer route: our JSON Schemas converted to zod once, reused by every per-request server. */
-const ZOD_INPUTS = Object.entries(MCP_TOOL_INPUT_SCHEMAS).map(
-  // fromJSONSchema's parameter type does not accept deeply readonly consts; the values are plain JSON Schema.
-  ([name, s]) => [name, z.fromJSONSchema(s as unknown as Parameters<typeof z.fromJSONSchema>[0])] as const,
-);
-
 const bench = new Bench({ time: 2000, warmup: true });
 bench
-  .add('(a) tools/call getTrailingReturns through the bridge (no network)', async () => {
-    const raw = bodyOf(codes[k++ % n]);
-    const request = new Request('http://127.0.0.1:8080/mcp', { method: 'POST', headers: HEADERS });
-    const response = await handleMcpPost(request, JSON.parse(raw.toString('utf8')), snap, info);
-    sink += (await response.arrayBuffer()).byteLength;
+  .add('(a) tools/call getTrailingReturns through the endpoint (no network)', () => {
+    const reply = endpoint.answer(bodyOf(codes[k++ % n]), 'application/json', '2025-11-25');
+    if (reply instanceof Promise) throw new Error('tools/call went to the SDK server');
+    sink += reply.body.length;
   })
   .add('(b) lookup alone: answers.getTrailing', () => {
     const a = answers.getTrailing(snap, codes[k++ % n], {});
@@ -68,30 +58,6 @@ bench
   })
   .add('part: callTool (argument check + lookup + parse + text)', () => {
     sink += callTool(snap, 'getTrailingReturns', { code: codes[k++ % n] }).content.length;
-  })
-  .add('part: new Server + transport + connect', async () => {
-    const t = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
-    await createMcpServer(info, () => snap).connect(t);
-    sink++;
-  })
-  .add('alternative: new McpServer + 6 registerTool (zod built once) + connect', async () => {
-    const m = new McpServer(info);
-    for (const [name, inputSchema] of ZOD_INPUTS)
-      m.registerTool(name, { inputSchema }, () => ({ content: [] }));
-    await m.connect(new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true }));
-    sink++;
-  })
-  .add('alternative: new Server with its default validator + connect', async () => {
-    const m = new Server(info, { capabilities: { tools: {} } });
-    await m.connect(new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true }));
-    sink++;
-  })
-  .add('part: new Request + arrayBuffer of a Response', async () => {
-    const request = new Request('http://127.0.0.1:8080/mcp', { method: 'POST', headers: HEADERS });
-    const r = new Response('{"jsonrpc":"2.0","id":7,"result":{}}', {
-      headers: { 'content-type': 'application/json' },
-    });
-    sink += request.headers.get('accept')!.length + (await r.arrayBuffer()).byteLength;
   });
 await bench.run();
 

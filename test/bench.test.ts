@@ -57,6 +57,9 @@ describe.skipIf(!hasWrk)('fundreturns bench against a local test server', () => 
         '1',
         '--load-threads',
         '1',
+        // Counted in test/instructions.test.ts, which holds the figures to budgets.
+        '--instructions',
+        '0',
         '--out',
         out,
       ],

@@ -104,6 +104,7 @@ export function cli(
 export function cliAsync(
   args: string[],
   env: NodeJS.ProcessEnv = {},
+  timeoutMs = 60_000,
 ): Promise<{ status: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
@@ -120,7 +121,7 @@ export function cliAsync(
       stderr += d;
     });
     // A hang is a bug to report, never a hung suite.
-    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('exit', (status) => {
       clearTimeout(killer);
       resolve({ status, stdout, stderr, ms: Date.now() - started });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns, MIN_ALLOWED } from './compare.js';
+import { compareRuns, INSTRUCTIONS_ALLOWED, MIN_ALLOWED } from './compare.js';
 import type { BenchResult, ScenarioResult } from './result.js';
 
 const load = (rps: number) => ({
@@ -97,5 +97,38 @@ describe('bench compare', () => {
     const c = compareRuns(urlA, urlB);
     expect(c.rows[0]).toMatchObject({ metric: 'req/s', regression: true });
     expect(c.unmatched).toEqual(['mcp']);
+  });
+
+  it('compares instructions per request where both runs counted them: a rise over 5 % regresses, however steady the throughput', () => {
+    const counted = (name: ScenarioResult['name'], ratios: number[], server: number) => ({
+      ...scenario(name, ratios),
+      instructions: {
+        server,
+        baseline: 10_000,
+        ratio: server / 10_000,
+        windows: [server],
+        baseline_windows: [10_000],
+        body_bytes: 500,
+      },
+    });
+    const before = run([
+      counted('trailing', [0.8, 0.8, 0.8], 18_000),
+      counted('mcp', [0.1, 0.1, 0.1], 40_000),
+    ]);
+    // Throughput as good or better, but 10 % more instructions for trailing, 4 % for MCP.
+    const after = run([
+      counted('trailing', [0.9, 0.9, 0.9], 19_800),
+      counted('mcp', [0.3, 0.3, 0.3], 41_600),
+    ]);
+    const c = compareRuns(before, after);
+    expect(c.rows.map((r) => [r.scenario, r.metric, r.regression])).toEqual([
+      ['trailing', 'instructions', true],
+      ['mcp', 'instructions', false],
+    ]);
+    expect(c.rows[0].change).toBeCloseTo(0.1, 9);
+    expect(c.rows[0].allowed).toBe(INSTRUCTIONS_ALLOWED);
+    // Only one run counted them: its ratios are compared as before.
+    const plain = compareRuns(run([scenario('trailing', [0.8, 0.8, 0.8])]), after);
+    expect(plain.rows[0]).toMatchObject({ metric: 'ratio', regression: false });
   });
 });

@@ -1,9 +1,12 @@
 /**
  * `bench compare A.json B.json`: which scenarios got slower from run A to run B by
- * more than the runs' own noise. Each run measured its noise (the spread of its
- * alternating pairs); a drop counts as a regression when it exceeds `factor` times
- * the two spreads combined, and never below a floor, so two noiseless runs do not
- * flag a 1 % wobble.
+ * more than the runs' own noise. Where both runs counted server instructions per
+ * request (callgrind), those are compared: as a multiple of the trivial server's for
+ * the same body, they repeat within about a percent, so a rise beyond
+ * INSTRUCTIONS_ALLOWED is a regression. Otherwise each run measured its noise (the
+ * spread of its alternating pairs); a drop counts as a regression when it exceeds
+ * `factor` times the two spreads combined, and never below a floor, so two noiseless
+ * runs do not flag a 1 % wobble.
  */
 import { readFileSync } from 'node:fs';
 import { BenchError } from './load.js';
@@ -11,13 +14,16 @@ import type { BenchResult } from './result.js';
 
 interface Comparison {
   scenario: string;
-  /** 'ratio' when both runs have baseline ratios, else 'req/s'. */
-  metric: 'ratio' | 'req/s';
+  /**
+   * 'instructions' (server ÷ baseline instructions per request) when both runs counted
+   * them, else 'ratio' when both have baseline ratios, else 'req/s'.
+   */
+  metric: 'instructions' | 'ratio' | 'req/s';
   a: number;
   b: number;
   /** (b − a) / a. */
   change: number;
-  /** The drop beyond which this scenario regressed. */
+  /** The drop (a rise, for instructions) beyond which this scenario regressed. */
   allowed: number;
   regression: boolean;
 }
@@ -33,6 +39,13 @@ export interface CompareResult {
 
 /** The smallest drop ever flagged. */
 export const MIN_ALLOWED = 0.03;
+
+/**
+ * The rise in instructions flagged: a run's least window repeats within about a
+ * percent (bench/reports/instructions.md); the rest is room for a JIT that settled a
+ * little differently.
+ */
+export const INSTRUCTIONS_ALLOWED = 0.05;
 
 export function readRun(path: string): BenchResult {
   let r: Partial<BenchResult>;
@@ -56,6 +69,21 @@ export function compareRuns(a: BenchResult, b: BenchResult, factor = 2): Compare
     const sb = inB.get(sa.name);
     if (sb === undefined) {
       unmatched.push(sa.name);
+      continue;
+    }
+    if (sa.instructions !== undefined && sb.instructions !== undefined) {
+      const va = sa.instructions.ratio;
+      const vb = sb.instructions.ratio;
+      const change = (vb - va) / va;
+      rows.push({
+        scenario: sa.name,
+        metric: 'instructions',
+        a: va,
+        b: vb,
+        change,
+        allowed: INSTRUCTIONS_ALLOWED,
+        regression: change > INSTRUCTIONS_ALLOWED,
+      });
       continue;
     }
     const byRatio = sa.ratio !== null && sb.ratio !== null;
@@ -84,9 +112,14 @@ export function compareRuns(a: BenchResult, b: BenchResult, factor = 2): Compare
 
 export function compareText(c: CompareResult, aName: string, bName: string): string {
   const fmt = (r: Comparison, v: number) =>
-    r.metric === 'ratio' ? `${(v * 100).toFixed(1)} %` : `${Math.round(v).toLocaleString('en-US')}/s`;
+    r.metric === 'instructions'
+      ? `${v.toFixed(2)}× instr`
+      : r.metric === 'ratio'
+        ? `${(v * 100).toFixed(1)} %`
+        : `${Math.round(v).toLocaleString('en-US')}/s`;
   return [
-    `| scenario | ${aName} | ${bName} | change | allowed drop | verdict |`,
+    // Allowed: the drop in a ratio or req/s, the rise in instructions, that still passes.
+    `| scenario | ${aName} | ${bName} | change | allowed | verdict |`,
     '|---|---|---|---|---|---|',
     ...c.rows.map(
       (r) =>

@@ -19,6 +19,8 @@ import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { BenchError, type BenchRequest } from './load.js';
+import { baselineCommand, freePort } from './processes.js';
+import type { ScenarioName } from './workload.js';
 
 export function hasCallgrind(): boolean {
   return (
@@ -27,7 +29,7 @@ export function hasCallgrind(): boolean {
   );
 }
 
-export interface CountedProcess {
+interface CountedProcess {
   readonly child: ChildProcess;
   readonly pid: number;
   /** stdout and stderr so far (valgrind's own lines included). */
@@ -39,7 +41,7 @@ export interface CountedProcess {
  * `node --single-threaded ARGS` under callgrind, instrumentation off; resolves once a
  * line of its output matches `ready` (valgrind makes start-up some 50 times slower).
  */
-export async function startCounted(
+async function startCounted(
   nodeArgs: readonly string[],
   outDir: string,
   ready: RegExp,
@@ -53,8 +55,10 @@ export async function startCounted(
       '--instr-atstart=no',
       // One dump file per dump, named by pid and a counter: read back by `countRequests`.
       `--callgrind-out-file=${join(outDir, 'callgrind.out.%p')}`,
-      // Node's JIT writes code at run time: valgrind must notice, or it runs stale translations.
-      '--smc-check=all',
+      // Node's JIT writes code at run time into anonymous memory: valgrind must notice,
+      // or it runs stale translations. Code from files (node itself) never changes, and
+      // not checking it makes a run several times faster.
+      '--smc-check=all-non-file',
       // Count only inside uSockets' dispatch of a socket event: reading a request,
       // routing it, the JavaScript handler and the write (and the microtasks it runs),
       // not the timers and other threads that run meanwhile. Under valgrind a request
@@ -62,6 +66,12 @@ export async function startCounted(
       '--toggle-collect=us_internal_dispatch_ready_poll',
       process.execPath,
       '--single-threaded',
+      // A young generation large enough that a window of requests seldom holds a
+      // scavenge: with the default one, windows of 150 lookups held 0 or 1 and their
+      // least spread by 15 % from run to run. Collections are counted in the median
+      // window; the least is the request's own path.
+      '--min-semi-space-size=64',
+      '--max-semi-space-size=64',
       ...nodeArgs,
     ],
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
@@ -175,7 +185,7 @@ function dumpTotal(text: string): number {
   return Number(m[1]);
 }
 
-export interface CaseCount {
+interface CaseCount {
   /**
    * Instructions per request in each measured window, in order. A window that a
    * garbage collection (or a late JIT compile) falls into counts more: the smallest is
@@ -192,7 +202,7 @@ export interface CaseCount {
  * `requests` each (cycling through the list), instrumentation on only while a window's
  * requests are sent. Every answer must have `status`.
  */
-export async function countRequests(
+async function countRequests(
   proc: CountedProcess,
   outDir: string,
   baseUrl: string,
@@ -251,4 +261,168 @@ export async function countRequests(
   } finally {
     agent.destroy();
   }
+}
+
+/** One kind of request to count: its requests, cycled through. */
+export interface CountCase {
+  name: string;
+  requests: readonly BenchRequest[];
+  /**
+   * A batch runs its inner functions 100 times a request: a tenth of the warm-up and
+   * a quarter of the requests per window give the same settled JIT.
+   */
+  heavy?: boolean;
+}
+
+export interface CountSettings {
+  /** Requests before counting (JIT warm-up); heavy cases a tenth. */
+  warmup: number;
+  /** Requests per window; heavy cases a quarter. */
+  requests: number;
+  windows?: number;
+}
+
+/** Per case, each window's instructions per request, and the mean answer size. */
+export interface CountedCase {
+  name: string;
+  windows: number[];
+  bodyBytes: number;
+}
+
+const caseSettings = (c: CountCase, s: CountSettings) => ({
+  warmup: c.heavy ? Math.round(s.warmup / 10) : s.warmup,
+  requests: c.heavy ? Math.max(1, Math.round(s.requests / 4)) : s.requests,
+  windows: s.windows,
+});
+
+/**
+ * Start `nodeArgs(port)` under callgrind, count every case in turn on it, stop it.
+ * `cases` is asked once the server listens (the requests may depend on its universe).
+ */
+export async function countServer(
+  nodeArgs: (port: number) => string[],
+  ready: RegExp,
+  cases: (url: string) => Promise<readonly CountCase[]> | readonly CountCase[],
+  settings: CountSettings,
+  dumps: string,
+  headers: Record<string, string> = {},
+  onCase?: (c: CountedCase) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CountedCase[]> {
+  const port = await freePort();
+  const proc = await startCounted(nodeArgs(port), dumps, ready, env);
+  // A run stopped half-way (an error, Ctrl-C) leaves no valgrind behind.
+  const kill = () => proc.child.kill('SIGKILL');
+  process.once('exit', kill);
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    const out: CountedCase[] = [];
+    for (const c of await cases(url)) {
+      const counted = await countRequests(proc, dumps, url, c.requests, {
+        ...caseSettings(c, settings),
+        headers,
+        label: c.name,
+      });
+      const row = { name: c.name, windows: counted.windows, bodyBytes: Math.round(counted.bodyBytes) };
+      onCase?.(row);
+      out.push(row);
+    }
+    return out;
+  } finally {
+    await proc.stop();
+    process.off('exit', kill);
+  }
+}
+
+/**
+ * The trivial uWS server (baseline-server.ts) under callgrind answering, for each
+ * counted case, a body of the same size (/sized/N) with the same method: the
+ * instructions any server spends on such a request.
+ */
+export function countBaseline(
+  counted: readonly CountedCase[],
+  like: readonly CountCase[],
+  settings: CountSettings,
+  dumps: string,
+): Promise<CountedCase[]> {
+  const cases = counted.map((k) => {
+    const c = like.find((x) => x.name === k.name) as CountCase;
+    const r = c.requests[0];
+    return { ...c, requests: [{ method: r.method, path: `/sized/${k.bodyBytes}`, body: r.body }] };
+  });
+  return countServer(
+    (port) => [...baselineCommand(), String(port), '1', '0'],
+    /baseline listening/,
+    () => cases,
+    settings,
+    dumps,
+  );
+}
+
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/**
+ * Several runs' windows of one case: per run its least window (the request's own
+ * path: no collection fell into it) and its median window (with the share of GC a
+ * request brings); across runs the median of each and its spread ((max − min) / median).
+ */
+export function summarize(runs: readonly (readonly number[])[]) {
+  const least = runs.map((w) => Math.min(...w));
+  const typical = runs.map(median);
+  const spread = (xs: number[]) => (Math.max(...xs) - Math.min(...xs)) / median(xs);
+  return {
+    least: median(least),
+    leastSpread: spread(least),
+    typical: median(typical),
+    typicalSpread: spread(typical),
+  };
+}
+
+/** What can be counted: each kind `fundreturns bench` sends, and MCP's tools/list. */
+export const INSTRUCTION_CASES: ReadonlyArray<{
+  name: string;
+  label: string;
+  from: ScenarioName | 'mcp-list';
+}> = [
+  { name: 'trailing', label: 'latest trailing', from: 'trailing' },
+  { name: 'as-of', label: 'trailing as_of a random date', from: 'as-of' },
+  { name: 'fund', label: 'fund metadata', from: 'fund' },
+  { name: 'calendar', label: 'calendar returns', from: 'calendar' },
+  { name: 'search', label: 'search q, 10 rows', from: 'search' },
+  { name: 'batch-trailing', label: 'batch of 100 trailing', from: 'batch-trailing' },
+  { name: 'batch-calendar', label: 'batch of 100 calendar', from: 'batch-calendar' },
+  { name: 'mcp', label: 'MCP tools/call (a lookup)', from: 'mcp' },
+  { name: 'mcp-list', label: 'MCP tools/list', from: 'mcp-list' },
+];
+
+/** The cases named, in the table's order; an unknown name is an error. */
+export function instructionCases(names: readonly string[]): typeof INSTRUCTION_CASES {
+  for (const n of names)
+    if (!INSTRUCTION_CASES.some((c) => c.name === n))
+      throw new BenchError(
+        'BENCH_BAD_CASE',
+        `no instruction case ${JSON.stringify(n)}; there are ${INSTRUCTION_CASES.map((c) => c.name).join(', ')}`,
+      );
+  return INSTRUCTION_CASES.filter((c) => names.includes(c.name));
+}
+
+const TOOLS_LIST: BenchRequest = {
+  method: 'POST',
+  path: '/mcp',
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+};
+
+/** The cases' requests, from the scenarios' lists (workload.ts). */
+export function casesOf(
+  cases: typeof INSTRUCTION_CASES,
+  lists: Record<ScenarioName, BenchRequest[]>,
+): CountCase[] {
+  return cases.map((c) => ({
+    name: c.name,
+    requests: c.from === 'mcp-list' ? [TOOLS_LIST] : lists[c.from],
+    heavy: c.name.startsWith('batch'),
+  }));
 }

@@ -51,6 +51,7 @@ export function markdownReport(r: BenchResult): string {
     sep,
     ...rows,
     '',
+    ...instructionLines(r),
     h === null
       ? `Hot swap under load: not run${local ? '' : ' (a local server only)'}.`
       : `Hot swap under load: CURRENT flipped ${h.swaps} times during latest-trailing load; ${h.requests.toLocaleString('en-US')} requests, ${h.errors} socket errors, ${h.non2xx} non-2xx; served ${h.served.join(' → ') || 'n/a'}; ${int(h.rps)} req/s, p99 ${msText(h.p99ms)} ms.`,
@@ -74,6 +75,33 @@ export function markdownReport(r: BenchResult): string {
     .join('\n')
     .trimEnd()
     .concat('\n');
+}
+
+/**
+ * Server instructions per request (callgrind), when the run counted them: the
+ * figures that repeat whatever else the machine does.
+ */
+function instructionLines(r: BenchResult): string[] {
+  const counted = r.scenarios.filter((s) => s.instructions !== undefined);
+  const how = r.instructions;
+  if (counted.length === 0 || how === undefined || how === null)
+    return [
+      r.mode === 'local'
+        ? 'Instructions per request: not counted (valgrind is not installed, or --instructions 0).'
+        : '',
+      '',
+    ];
+  return [
+    `Server instructions per request (valgrind's callgrind, one server thread, ${int(how.warmup)} requests of warm-up, the least of ${how.windows} windows of ${int(how.requests)}; a batch a tenth and a quarter of those), beside the trivial uWS server's for a body of the same size:`,
+    '',
+    '| scenario | body bytes | instructions | baseline instructions | ratio |',
+    '|---|---|---|---|---|',
+    ...counted.map((s) => {
+      const f = s.instructions as NonNullable<ScenarioResult['instructions']>;
+      return `| ${s.label} | ${int(f.body_bytes)} | ${int(f.server)} | ${int(f.baseline)} | ${f.ratio.toFixed(2)}× |`;
+    }),
+    '',
+  ];
 }
 
 const esc = (s: string) =>

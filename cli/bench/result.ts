@@ -26,6 +26,11 @@ export interface BenchOptions {
   loadThreads: number;
   maxRequests: number;
   tool: LoadTool;
+  /**
+   * Requests per counted window of the instruction count (warm-up: ten times as many);
+   * 0: none. Counted only against a local server, where valgrind is installed.
+   */
+  instructionRequests: number;
   /** Called between runs with what it is doing (the progress line). */
   onProgress?: (done: number, total: number, what: string) => void;
 }
@@ -50,6 +55,22 @@ export interface ScenarioResult {
    * a URL). `compare` judges a drop against it.
    */
   spread: number;
+  /**
+   * Server instructions per request (callgrind, instructions.ts): the least of the
+   * counted windows, beside the trivial server's for a body of the same size; absent
+   * when not counted.
+   */
+  instructions?: InstructionFigures;
+}
+
+export interface InstructionFigures {
+  server: number;
+  baseline: number;
+  /** server ÷ baseline. */
+  ratio: number;
+  windows: number[];
+  baseline_windows: number[];
+  body_bytes: number;
 }
 
 export interface BenchResult {
@@ -82,6 +103,8 @@ export interface BenchResult {
     p99ms: number;
   } | null;
   cold_start: { ms: number; rss_mib: number } | null;
+  /** How the instructions were counted (each scenario's figures are with it); null: not counted. */
+  instructions?: { requests: number; warmup: number; windows: number } | null;
   /** Our server's RSS after the load runs (local). */
   rss_mib: number | null;
 }
@@ -127,6 +150,7 @@ interface Measured {
   scenarios: ScenarioResult[];
   hotSwap: BenchResult['hot_swap'];
   coldStart: BenchResult['cold_start'];
+  instructions: BenchResult['instructions'];
   rss: number | null;
 }
 
@@ -163,6 +187,7 @@ export function benchResult(
     scenarios: m.scenarios,
     hot_swap: m.hotSwap,
     cold_start: m.coldStart,
+    instructions: m.instructions,
     rss_mib: m.rss === null || Number.isNaN(m.rss) ? null : Math.round(m.rss),
   };
 }

@@ -17,6 +17,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { now } from '../../core/clock.js';
 import { readCurrent, setCurrent } from '../../core/snapshot/directory.js';
+import {
+  type CountCase,
+  type CountSettings,
+  casesOf,
+  countBaseline,
+  countServer,
+  hasCallgrind,
+  INSTRUCTION_CASES,
+  instructionCases,
+} from './instructions.js';
 import { BenchError, type BenchRequest, checkTarget, type LoadResult, runLoad } from './load.js';
 import {
   baselineCommand,
@@ -32,6 +42,7 @@ import {
   type BenchResult,
   benchResult,
   EXTRA_SCENARIOS,
+  type InstructionFigures,
   type ScenarioResult,
   scenarioResult,
 } from './result.js';
@@ -49,7 +60,7 @@ interface Local {
   key: string;
   served: string;
   current: string;
-  serveArgs: (port: number) => string[];
+  serveArgs: (port: number, threads?: number) => string[];
 }
 
 /** A private snapshots directory linking to the snapshot to serve: the bench flips its CURRENT, never the operator's. */
@@ -72,7 +83,7 @@ async function startLocal(o: BenchOptions, work: string): Promise<Local> {
   mkdirSync(served);
   symlinkSync(join(source, current), join(served, current));
   setCurrent(served, current);
-  const serveArgs = (port: number) => [
+  const serveArgs = (port: number, threads = o.serverThreads) => [
     CLI_PATH,
     'serve',
     '--host',
@@ -80,7 +91,7 @@ async function startLocal(o: BenchOptions, work: string): Promise<Local> {
     '--port',
     String(port),
     '--threads',
-    String(o.serverThreads),
+    String(threads),
     '--snapshots',
     served,
     '--store',
@@ -117,7 +128,15 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     }
 
     const extra = EXTRA_SCENARIOS.filter((s) => local !== null && o.scenarios.includes(s));
-    const total = wanted.length * o.pairs * (baseline ? 2 : 1) + (wanted.length > 0 ? 1 : 0) + extra.length;
+    const counting =
+      local !== null && o.instructionRequests > 0 && hasCallgrind()
+        ? instructionCases(wanted.filter((s) => INSTRUCTION_CASES.some((c) => c.name === s)))
+        : [];
+    const total =
+      wanted.length * o.pairs * (baseline ? 2 : 1) +
+      (wanted.length > 0 ? 1 : 0) +
+      extra.length +
+      (counting.length > 0 ? 1 : 0);
     let done = 0;
     const step = (what: string) => o.onProgress?.(done++, total, what);
     const load = loader(o, headers, work, local === null);
@@ -158,11 +177,22 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       step('cold start');
       coldStart = await coldStartOf(local, headers, lists.trailing[0].path, loose);
     }
+    let instructions: BenchResult['instructions'] = null;
+    if (local !== null && counting.length > 0) {
+      step('instructions per request under callgrind');
+      const settings = { requests: o.instructionRequests, warmup: o.instructionRequests * 10, windows: 5 };
+      const figures = await countInstructions(local, casesOf(counting, lists), settings, headers, work);
+      for (const s of scenarios) {
+        const f = figures.get(s.name);
+        if (f !== undefined) s.instructions = f;
+      }
+      instructions = settings;
+    }
     o.onProgress?.(total, total, 'done');
     const target = local === null ? url : resolve(o.snapshots);
     const run = { startedAt, started, target, local: local !== null, funds: funds.length };
     const snapshot = local?.current ?? null;
-    return benchResult(o, run, snapshot, { scenarios, hotSwap, coldStart, rss });
+    return benchResult(o, run, snapshot, { scenarios, hotSwap, coldStart, instructions, rss });
   } finally {
     interrupted.off();
     for (const c of children) await c.stop();
@@ -390,4 +420,44 @@ async function coldStartOf(
     });
     loose.delete(child);
   }
+}
+
+/**
+ * Each case counted on one server thread under callgrind (the served snapshot and
+ * store of the run), then on the trivial server for bodies of the same sizes.
+ */
+async function countInstructions(
+  local: Local,
+  cases: CountCase[],
+  settings: CountSettings,
+  headers: Record<string, string>,
+  work: string,
+): Promise<Map<string, InstructionFigures>> {
+  const dumps = join(work, 'callgrind');
+  mkdirSync(dumps);
+  const counted = await countServer(
+    (port) => [...local.serveArgs(port, 1), '--access-log-sample', '0'],
+    /serving on http/,
+    () => cases,
+    settings,
+    dumps,
+    headers,
+  );
+  const base = await countBaseline(counted, cases, settings, dumps);
+  const out = new Map<string, InstructionFigures>();
+  for (const c of counted) {
+    const b = base.find((x) => x.name === c.name);
+    if (b === undefined) continue;
+    const server = Math.min(...c.windows);
+    const baseline = Math.min(...b.windows);
+    out.set(c.name, {
+      server: Math.round(server),
+      baseline: Math.round(baseline),
+      ratio: server / baseline,
+      windows: c.windows.map(Math.round),
+      baseline_windows: b.windows.map(Math.round),
+      body_bytes: c.bodyBytes,
+    });
+  }
+  return out;
 }

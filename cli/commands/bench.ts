@@ -65,6 +65,12 @@ const MAX_REQUESTS = intOption('max-requests', {
   max: 1_000_000_000,
   help: 'requests per run at most',
 });
+const INSTRUCTIONS = intOption('instructions', {
+  default: 500,
+  min: 0,
+  max: 100_000,
+  help: 'requests per case whose server instructions are counted under valgrind, when it is installed (0: none)',
+});
 const TOOL = stringOptionOr('tool', 'auto', {
   value: 'auto|wrk|autocannon',
   help: 'the load generator (auto: wrk when installed, else autocannon)',
@@ -93,6 +99,7 @@ export const bench: Command = {
         SERVER_THREADS,
         LOAD_THREADS,
         MAX_REQUESTS,
+        INSTRUCTIONS,
         TOOL,
         OUT,
         JSON_OUTPUT,
@@ -168,6 +175,7 @@ async function runLoad(args: ParsedArgs, io: CliIo): Promise<number> {
     serverThreads: SERVER_THREADS.read(args),
     loadThreads: LOAD_THREADS.read(args),
     maxRequests: MAX_REQUESTS.read(args),
+    instructionRequests: INSTRUCTIONS.read(args),
     tool,
     onProgress: progress,
   });

@@ -324,13 +324,24 @@ function issueProblems(issues: readonly ValidationIssue[]): string[] {
 
 type Args = Record<string, unknown>;
 
-const text = (t: string) => [{ type: 'text' as const, text: t }];
-
-function errorResult(message: string): CallToolResult {
-  return { content: text(message), isError: true };
+/**
+ * A tools/call result as JSON text, which the HTTP endpoint sends as it is (rpc.ts),
+ * and whether it is an error (metrics). Built as text, not as an object to serialize:
+ * the row's JSON from the REST answer goes into it as it is.
+ */
+export interface ToolResultJson {
+  json: string;
+  isError: boolean;
 }
 
-function invalidArgs(tool: string, problems: string[]): CallToolResult {
+function errorResult(message: string): ToolResultJson {
+  return {
+    json: `{"content":[{"type":"text","text":${JSON.stringify(message)}}],"isError":true}`,
+    isError: true,
+  };
+}
+
+function invalidArgs(tool: string, problems: string[]): ToolResultJson {
   return errorResult(`Invalid arguments for ${tool}: ${problems.join('; ')}.`);
 }
 
@@ -345,13 +356,10 @@ const str = (v: unknown): string | undefined =>
       ? BigInt(v).toString()
       : String(v);
 
-function parseBody(body: Uint8Array | string): unknown {
-  return JSON.parse(
-    typeof body === 'string'
-      ? body
-      : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'),
-  );
-}
+const textOfBody = (body: Uint8Array | string): string =>
+  typeof body === 'string'
+    ? body
+    : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
 
 type PropertySchema = { type?: string | readonly string[]; format?: string };
 
@@ -427,6 +435,15 @@ export function callTool(
   name: McpToolName,
   rawArgs: Args | undefined,
 ): CallToolResult {
+  return JSON.parse(callToolJson(snap, name, rawArgs).json) as CallToolResult;
+}
+
+/** `callTool`'s result as JSON text. */
+export function callToolJson(
+  snap: ServingSnapshot | null,
+  name: McpToolName,
+  rawArgs: Args | undefined,
+): ToolResultJson {
   let args = laxArguments(name, rawArgs ?? {});
   // C19: q is trimmed before its length counts, as REST does (validateListQuery); the
   // schema's maxLength would otherwise refuse padding REST accepts.
@@ -450,23 +467,21 @@ export function callTool(
       : '';
     return errorResult(`${a.detail}.${hint}`);
   }
-  const value = parseBody(a.body);
+  const body = textOfBody(a.body);
+  const value: unknown = JSON.parse(body);
   switch (name) {
     case 'searchFunds':
-      return result(value as FundList, renderFundList(value as FundList));
+      return result(body, renderFundList(value as FundList));
     case 'getFund':
-      return result(value as Fund, renderFund(value as Fund));
+      return result(body, renderFund(value as Fund));
     case 'getTrailingReturns':
-      return result(
-        value as TrailingReturns,
-        `${TRAILING_HEADER}\n${renderTrailing(value as TrailingReturns)}`,
-      );
+      return result(body, `${TRAILING_HEADER}\n${renderTrailing(value as TrailingReturns)}`);
     case 'getCalendarReturns':
-      return result(value as CalendarReturn, renderCalendar(value as CalendarReturn));
+      return result(body, renderCalendar(value as CalendarReturn));
     case 'batchTrailingReturns': {
       const rows = value as TrailingReturns[];
       const lines = [TRAILING_HEADER, ...rows.map(renderTrailing), missingLine(args.codes, rows)];
-      return result({ rows }, lines.filter((l) => l !== '').join('\n'));
+      return result(`{"rows":${body}}`, lines.filter((l) => l !== '').join('\n'));
     }
     case 'batchCalendarReturns': {
       const rows = value as CalendarReturn[];
@@ -475,7 +490,7 @@ export function callTool(
         ...rows.map(renderCalendar),
         missingLine(args.codes, rows),
       ];
-      return result({ rows }, lines.filter((l) => l !== '').join('\n'));
+      return result(`{"rows":${body}}`, lines.filter((l) => l !== '').join('\n'));
     }
     case 'getRiskFigures': {
       const rows = value as RiskFigures[];
@@ -484,7 +499,7 @@ export function callTool(
         ...rows.flatMap(renderRisk),
         missingLine(args.codes, rows),
       ];
-      return result({ rows }, lines.filter((l) => l !== '').join('\n'));
+      return result(`{"rows":${body}}`, lines.filter((l) => l !== '').join('\n'));
     }
     case 'screenFunds': {
       const page = value as ScreenPage;
@@ -492,20 +507,24 @@ export function callTool(
         page.next_cursor === null
           ? `${page.data.length} funds; no more pages.`
           : `${page.data.length} funds shown; more match: pass cursor "${page.next_cursor}" with the same sort.`;
-      return result(page, `${figureTable(page.data)}\n${more}`);
+      return result(body, `${figureTable(page.data)}\n${more}`);
     }
     case 'compareFunds': {
       const rows = value as FigureRow[];
       const lines = [figureTable(rows), missingLine(args.codes, rows)];
       // The table alone: the rows are in structuredContent, and repeating them as JSON
       // would triple what a model reads.
-      return { content: text(lines.filter((l) => l !== '').join('\n')), structuredContent: { rows } };
+      const table = JSON.stringify(lines.filter((l) => l !== '').join('\n'));
+      return {
+        json: `{"content":[{"type":"text","text":${table}}],"structuredContent":{"rows":${body}}}`,
+        isError: false,
+      };
     }
     case 'getGrowth': {
       const g = value as Growth;
       const last = g.points[g.points.length - 1];
       return result(
-        g,
+        body,
         `${g.code}: 10,000 invested on ${g.start_date} was worth ${last.value} on ${g.end_date} ` +
           `(${g.points.length} ${g.interval} points, dividends reinvested).`,
       );
@@ -547,17 +566,15 @@ function figureTable(rows: readonly FigureRow[]): string {
 }
 
 /**
- * A tool's answer: `structuredContent`, the same serialized as the first text block (MCP
- * 2025-06-18: a tool returning structured content SHOULD, for clients that read only
- * `content`), then the compact rendering with units that a model reads best.
+ * A tool's answer: `structuredContent` (the REST answer's JSON as it is), the same
+ * serialized as the first text block (MCP 2025-06-18: a tool returning structured
+ * content SHOULD, for clients that read only `content`), then the compact rendering
+ * with units that a model reads best.
  */
-function result(structured: object, rendered: string): CallToolResult {
+function result(structured: string, rendered: string): ToolResultJson {
   return {
-    content: [
-      { type: 'text' as const, text: JSON.stringify(structured) },
-      { type: 'text' as const, text: rendered },
-    ],
-    structuredContent: structured as Record<string, unknown>,
+    json: `{"content":[{"type":"text","text":${JSON.stringify(structured)}},{"type":"text","text":${JSON.stringify(rendered)}}],"structuredContent":${structured}}`,
+    isError: false,
   };
 }
 
