@@ -10,7 +10,7 @@
 import { Bench } from 'tinybench';
 import { parseDay } from '../core/dates.js';
 import { trailingFigures } from '../core/returns.js';
-import { trailingRowJson } from '../core/rows.js';
+import { ByteSink, trailingRowJson, writeTrailingRow } from '../core/rows.js';
 import { TRAILING_KEYS } from '../core/types.js';
 import { trailingRowAt } from '../server/api/answers.js';
 import { scanPlainCodes } from '../server/api/batch-scan.js';
@@ -42,6 +42,13 @@ for (let j = 0; j < RANDOM; j++) {
 const joinFunds = Int32Array.from({ length: 6400 }, () => Math.floor(rand() * n));
 let k = 0;
 let sink = 0;
+/** One as_of row's figures and code, for the row writer alone (no maths, no lookup). */
+const rowFigures = trailingFigures(lookup.series(0), lookup.series(0).date[lookup.series(0).start + 300]) ?? {
+  asOf: 0,
+  values: new Float64Array(TRAILING_KEYS.length),
+};
+const rowCode = rows.row(RowKind.Code, 0);
+const rowSink = new ByteSink();
 
 const bench = new Bench({ time: 1000 });
 bench
@@ -64,6 +71,11 @@ bench
     const j = k++ & (RANDOM - 1);
     const f = trailingFigures(lookup.series(lookup.find(randomCodes[j])), randomDays[j], scratch);
     sink += f === null ? 0 : f.asOf;
+  })
+  .add('write one trailing row as bytes (fragments + 20 C1 figures)', () => {
+    rowSink.at = 0;
+    writeTrailingRow(rowSink, rowCode, rowFigures);
+    sink += rowSink.at;
   })
   .add('as_of row, one fund and date again and again (all in cache)', () => {
     sink += trailingRowAt(serving, lookup.find(randomCodes[0]), randomDays[0])?.byteLength ?? 0;
