@@ -8,6 +8,7 @@
  * its snapshot (a snapshot without risk figures screens on returns and history only);
  * the names below are the ones the API may offer, for the documents.
  */
+import { RISK_WINDOW_KEYS, STORED_FIGURES } from '../core/risk.js';
 import { TRAILING_KEYS } from '../core/types.js';
 import { CodeSchema, CURSOR_EXAMPLE, DateSchema, FundTypeSchema, MarketResponseSchema } from './common.js';
 import { ListFundsQuerySchema } from './requests.js';
@@ -24,21 +25,11 @@ export const GROWTH_INTERVALS = ['day', 'week', 'month'] as const;
 export type GrowthInterval = (typeof GROWTH_INTERVALS)[number];
 
 export const HISTORY_YEARS = 'history_years';
-const RISK_FIGURES = [
-  'volatility',
-  'sharpe',
-  'sortino',
-  'max_drawdown',
-  'best_month',
-  'worst_month',
-  'positive_months',
-] as const;
-const RISK_WINDOWS = ['1y', '3y', '5y', '10y'] as const;
 
 /** Figures of a screen row when `fields` is not given (C51). */
 export const DEFAULT_FIGURES = ['return_1y', 'return_3y', 'return_5y', 'return_10y'] as const;
 
-const FIGURE_LIST = `\`${TRAILING_KEYS.join('`, `')}\`, \`${HISTORY_YEARS}\`, and, when the server has risk figures, \`<figure>_<window>\` for the figures ${RISK_FIGURES.map((f) => `\`${f}\``).join(', ')} and the windows ${RISK_WINDOWS.map((w) => `\`${w}\``).join(', ')}`;
+const FIGURE_LIST = `\`${TRAILING_KEYS.join('`, `')}\`, \`${HISTORY_YEARS}\`, and, when the server has risk figures, \`<figure>_<window>\` for the figures ${STORED_FIGURES.map((f) => `\`${f}\``).join(', ')} and the windows ${RISK_WINDOW_KEYS.map((w) => `\`${w}\``).join(', ')}`;
 
 const FIELDS_DESCRIPTION =
   `Comma-separated figure names, in the order wanted, each at most once: ${FIGURE_LIST}. An unknown name is ` +
