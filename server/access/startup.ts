@@ -190,7 +190,7 @@ function dailySaver(store: AccessStore, keyCounts: KeyCountReader, keySlots: Slo
  * such ask, since the running read may have started before the change the caller waits
  * for (a look for a new key, lookout.ts).
  */
-class TableKeeper {
+export class TableKeeper {
   table: KeyTable;
   readonly #listeners: Array<(t: KeyTable) => void> = [];
   #lastError: string | null = null;
@@ -246,9 +246,13 @@ class TableKeeper {
               ? ''
               : "; this month's request counts and burst state in Redis may have gone back too (accounts may be admitted past their quota)"),
         );
-      this.table = this.#rebuild(state);
       if (this.#lastError !== null) log.info({ version: state.version }, 'access store readable again');
       this.#lastError = null;
+      // Every change moves the version: the same version is the same keys. Sending an
+      // equal table anyway (the poll asks every second) would make each thread rebuild
+      // its index and hash every key again on its next request.
+      if (state.version === this.table.version) return;
+      this.table = this.#rebuild(state);
       for (const l of this.#listeners) l(this.table);
     } catch (e) {
       // Once per distinct problem: it lasts until the operator acts, and a line a second adds nothing.
