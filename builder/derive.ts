@@ -3,21 +3,12 @@
  * years and its latest risk figures, with core's maths (the one implementation,
  * shared with the server).
  */
-import { monthFirstDay, toYmd } from '../core/dates.js';
+import { toYmd } from '../core/dates.js';
 import { allCalendarFigures, calendarFigures, trailingFigures } from '../core/returns.js';
-import {
-  RateTable,
-  RISK_SLOTS,
-  RISK_WINDOWS,
-  riskAnchor,
-  riskFigures,
-  Slot,
-  STORED_DATES,
-  STORED_FIGURES,
-} from '../core/risk.js';
+import { RateTable } from '../core/risk.js';
+import { RiskRows } from '../core/risk-columns.js';
 import {
   type CalendarColumns,
-  NULL_DAY,
   type RateColumns,
   type RiskColumns,
   rangeOf,
@@ -90,47 +81,6 @@ export function deriveRows(
     }
   }
   return { trailing: { asOf, values }, calendar: calendar.columns(), risk: risk.columns };
-}
-
-/** Every fund's latest risk figures (C38–C44; beta and correlation are per request) into columns. */
-class RiskRows {
-  readonly columns: RiskColumns;
-  private readonly slots = new Float64Array(RISK_WINDOWS.length * RISK_SLOTS);
-
-  constructor(
-    funds: number,
-    private readonly rates: RateTable,
-  ) {
-    this.columns = {
-      endMonth: new Int32Array(funds),
-      figures: Array.from(
-        { length: RISK_WINDOWS.length * STORED_FIGURES.length },
-        () => new Float64Array(funds),
-      ),
-      dates: Array.from({ length: RISK_WINDOWS.length * STORED_DATES.length }, () => new Int32Array(funds)),
-    };
-  }
-
-  add(i: number, s: Series): void {
-    const anchor = riskAnchor(s)!;
-    riskFigures(s, anchor, this.rates, null, this.slots);
-    const c = this.columns;
-    c.endMonth[i] = monthFirstDay(anchor.endMonth);
-    for (let w = 0; w < RISK_WINDOWS.length; w++) {
-      const o = w * RISK_SLOTS;
-      for (let f = 0; f < STORED_FIGURES.length; f++)
-        c.figures[w * STORED_FIGURES.length + f][i] = this.slots[o + f];
-      for (let d = 0; d < STORED_DATES.length; d++) {
-        const slot = Slot.PeakDate + d;
-        const x = this.slots[o + slot];
-        c.dates[w * STORED_DATES.length + d][i] = Number.isNaN(x)
-          ? NULL_DAY
-          : slot >= Slot.BestMonthDate
-            ? monthFirstDay(x)
-            : x;
-      }
-    }
-  }
 }
 
 /**
