@@ -95,12 +95,11 @@ export function deriveRows(
 /** Every fund's latest risk figures (C38–C44; beta and correlation are per request) into columns. */
 class RiskRows {
   readonly columns: RiskColumns;
-  private readonly slots = new Float64Array(RISK_WINDOWS.length * RISK_SLOTS);
+  readonly #slots = new Float64Array(RISK_WINDOWS.length * RISK_SLOTS);
+  readonly #rates: RateTable;
 
-  constructor(
-    funds: number,
-    private readonly rates: RateTable,
-  ) {
+  constructor(funds: number, rates: RateTable) {
+    this.#rates = rates;
     this.columns = {
       endMonth: new Int32Array(funds),
       figures: Array.from(
@@ -113,16 +112,16 @@ class RiskRows {
 
   add(i: number, s: Series): void {
     const anchor = riskAnchor(s)!;
-    riskFigures(s, anchor, this.rates, null, this.slots);
+    riskFigures(s, anchor, this.#rates, null, this.#slots);
     const c = this.columns;
     c.endMonth[i] = monthFirstDay(anchor.endMonth);
     for (let w = 0; w < RISK_WINDOWS.length; w++) {
       const o = w * RISK_SLOTS;
       for (let f = 0; f < STORED_FIGURES.length; f++)
-        c.figures[w * STORED_FIGURES.length + f][i] = this.slots[o + f];
+        c.figures[w * STORED_FIGURES.length + f][i] = this.#slots[o + f];
       for (let d = 0; d < STORED_DATES.length; d++) {
         const slot = Slot.PeakDate + d;
-        const x = this.slots[o + slot];
+        const x = this.#slots[o + slot];
         c.dates[w * STORED_DATES.length + d][i] = Number.isNaN(x)
           ? NULL_DAY
           : slot >= Slot.BestMonthDate
