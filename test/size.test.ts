@@ -24,8 +24,6 @@ const FUNCTION_EXCEPTIONS: Record<string, string> = {
   'cli/bench/instructions.ts startCounted': 'not split yet (time): next',
   'cli/bench/run.ts runBench': 'the instruction count joined it: not split yet (time): next',
   'core/snapshot/reader.ts decodeColumns': 'risk and rates files joined it: not split yet (time): next',
-  'builder/append.ts appendRows': 'not split yet (time): next',
-  'builder/build.ts buildFromSource': 'not split yet (time): next',
   'builder/read-prices.ts readPrices':
     'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
   'builder/refresh/eodhd.ts eodhdProvider': 'not split yet (time): next',
