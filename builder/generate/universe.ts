@@ -256,7 +256,10 @@ function drawStartPrice(rng: Rng, isEtf: boolean): number {
         : Math.round(rng.range(8, 40) * 100) / 100;
 }
 
-/** The funds.csv rows of other types (stocks, indices, units): listed, never priced. */
+/**
+ * The funds.csv rows of other types (stocks, indices, units): listed, never priced.
+ * `template` fills the price-model fields, which nothing reads for an unpriced row.
+ */
 function otherRows(drawing: Drawing, count: number, template: FundPlan): FundPlan[] {
   const others: FundPlan[] = [];
   for (let j = 0; j < count; j++) {
