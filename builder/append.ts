@@ -22,7 +22,7 @@ import {
 import type { FundRecord } from '../core/types.js';
 import { fundColumns } from './build.js';
 import { deriveRows, UNCHANGED } from './derive.js';
-import type { BuildReport } from './report/build-report.js';
+import type { BuildReport, ProblemReason } from './report/build-report.js';
 import type { DailyRows } from './source/daily-file.js';
 
 /** One day's (or one file's) rows, in the order they are applied. */
@@ -99,126 +99,11 @@ function mergeCodes(old: readonly string[], added: readonly NewFund[]): Int32Arr
 }
 
 export function appendRows(prev: SnapshotColumns, input: AppendInput, report: BuildReport): AppendOutput {
-  const gates = input.gates ?? NO_GATES;
   const newFunds = input.newFunds ?? [];
   const updates = input.updates ?? new Map<string, FundRecord>();
   const pf = prev.funds;
   const src = mergeCodes(pf.code, newFunds);
-  const n = src.length;
-  const index = new Map<string, number>();
-  for (let f = 0; f < n; f++) index.set(src[f] >= 0 ? pf.code[src[f]] : newFunds[-src[f] - 1].record.code, f);
-
-  const appended = new Map<number, Appended>();
-  const held = new Set<number>();
-  const applied: Uint8Array[] = [];
-  const fundsPerDay = new Map<Day, number>();
-  for (const { file, rows } of input.batches) {
-    const mark = new Uint8Array(rows.length);
-    applied.push(mark);
-    // A batch's rows apply per fund in date order; the file name only orders files (C37).
-    const order = Array.from({ length: rows.length }, (_, i) => i).sort(
-      (a, b) => rows.dates[a] - rows.dates[b],
-    );
-    for (const r of order) {
-      const code = rows.codes[r];
-      const f = index.get(code);
-      const line = rows.lines[r];
-      const day = rows.dates[r];
-      if (f === undefined) {
-        report.add({ reason: 'daily_unknown_fund', file, line, code });
-        continue;
-      }
-      if (gates.tradingDaysOnly && !isTradingDay(day)) {
-        report.add({
-          reason: 'non_trading_day',
-          file,
-          line,
-          code,
-          detail: `${formatDay(day)}: the NYSE was closed`,
-        });
-        continue;
-      }
-      const s = src[f];
-      const nf = s < 0 ? newFunds[-s - 1] : null;
-      let a = appended.get(f);
-      let lastDate: number;
-      let lastValue: number;
-      if (a && a.dates.length > 0) {
-        lastDate = a.dates[a.dates.length - 1];
-        lastValue = a.values[a.values.length - 1];
-      } else if (nf) {
-        lastDate = nf.dates[nf.dates.length - 1];
-        lastValue = nf.values[nf.values.length - 1];
-      } else {
-        const lastIdx = pf.seriesOffset[s] + pf.seriesLength[s] - 1;
-        lastDate = prev.series.date[lastIdx];
-        lastValue = prev.series.value[lastIdx];
-      }
-      const lastClose = a ? a.lastClose : nf ? nf.lastClose : pf.lastClose[s];
-      // A new fund's history already covers the days it was fetched with: not news, not stale.
-      if (nf && day <= nf.dates[nf.dates.length - 1]) continue;
-      if (day <= lastDate) {
-        report.add({
-          reason: 'daily_stale_row',
-          file,
-          line,
-          code,
-          detail: `${formatDay(day)} is not after the fund's last observation ${formatDay(lastDate)}`,
-        });
-        continue;
-      }
-      if (!(lastClose > 0)) {
-        report.add({ reason: 'daily_no_previous_close', file, line, code });
-        continue;
-      }
-      if (held.has(f)) {
-        report.add({
-          reason: 'suspicious_move',
-          file,
-          line,
-          code,
-          detail: 'after a held-back day of this fund',
-        });
-        continue;
-      }
-      const close = rows.close[r];
-      const dividend = rows.dividend[r];
-      const split = rows.split[r];
-      const growth = dailyGrowth(close, dividend, split, lastClose);
-      if (split === 1 && Math.abs(growth - 1) > gates.maxMove) {
-        // A missing split or a wrong distribution is the usual cause: better a day late than wrong.
-        held.add(f);
-        report.add({
-          reason: 'suspicious_move',
-          file,
-          line,
-          code,
-          detail: `${formatDay(day)}: ${((growth - 1) * 100).toFixed(1)} % with no split (bound ±${(gates.maxMove * 100).toFixed(0)} %)`,
-        });
-        continue;
-      }
-      const value = nextIndexValue(lastValue, close, dividend, split, lastClose);
-      if (!Number.isFinite(value) || value <= 0) {
-        report.add({
-          reason: 'daily_bad_row',
-          file,
-          line,
-          code,
-          detail: 'growth factor is not finite and positive',
-        });
-        continue;
-      }
-      if (!a) {
-        a = { dates: [], values: [], lastClose };
-        appended.set(f, a);
-      }
-      a.dates.push(day);
-      a.values.push(value);
-      a.lastClose = close;
-      mark[r] = 1;
-      fundsPerDay.set(day, (fundsPerDay.get(day) ?? 0) + 1);
-    }
-  }
+  const { appended, applied, fundsPerDay } = applyBatches(prev, src, newFunds, input, report);
 
   let added = 0;
   for (const a of appended.values()) added += a.dates.length;
@@ -226,8 +111,194 @@ export function appendRows(prev: SnapshotColumns, input: AppendInput, report: Bu
   const changed = added > 0 || newFunds.length > 0 || updates.size > 0 || !sameRates(rates, prev.rates);
   if (!changed) return { columns: prev, added, applied, fundsPerDay, changed };
 
-  // The new series in parts: runs of old funds' slices that gained nothing stay one
-  // view onto the live snapshot; each fund's new rows follow its slice.
+  const merged = mergedSeries(prev, src, newFunds, appended, added);
+  const { parts, seriesOffset, seriesLength, lastClose, firstNewDay } = merged;
+  const reuse = remapRows(prev, src);
+  const derived = deriveRows(parts, seriesOffset, seriesLength, rates, { ...reuse, firstNewDay });
+  const funds = mergedFunds(pf, src, newFunds, updates, { seriesOffset, seriesLength, lastClose });
+  return {
+    columns: {
+      funds,
+      series: parts,
+      trailing: derived.trailing,
+      calendar: derived.calendar,
+      risk: derived.risk,
+      rates,
+    },
+    added,
+    applied,
+    fundsPerDay,
+    changed,
+  };
+}
+
+/** What applying the batches reads and grows, shared by every batch. */
+interface Applying {
+  readonly prev: SnapshotColumns;
+  /** Where each fund of the merged universe comes from (mergeCodes). */
+  readonly src: Int32Array;
+  readonly newFunds: readonly NewFund[];
+  /** Code → merged fund index. */
+  readonly index: ReadonlyMap<string, number>;
+  readonly gates: RowGates;
+  readonly report: BuildReport;
+  /** Per merged fund, the rows applied so far. */
+  readonly appended: Map<number, Appended>;
+  /** Funds with a day held back: their later rows wait too. */
+  readonly held: Set<number>;
+  readonly fundsPerDay: Map<Day, number>;
+}
+
+/** Every batch applied in order, each row checked against its fund's series so far. */
+function applyBatches(
+  prev: SnapshotColumns,
+  src: Int32Array,
+  newFunds: readonly NewFund[],
+  input: AppendInput,
+  report: BuildReport,
+): Pick<AppendOutput, 'applied' | 'fundsPerDay'> & { appended: Map<number, Appended> } {
+  const index = new Map<string, number>();
+  for (let f = 0; f < src.length; f++)
+    index.set(src[f] >= 0 ? prev.funds.code[src[f]] : newFunds[-src[f] - 1].record.code, f);
+  const st: Applying = {
+    prev,
+    src,
+    newFunds,
+    index,
+    gates: input.gates ?? NO_GATES,
+    report,
+    appended: new Map<number, Appended>(),
+    held: new Set<number>(),
+    fundsPerDay: new Map<Day, number>(),
+  };
+  const applied: Uint8Array[] = [];
+  for (const { file, rows } of input.batches) {
+    const mark = new Uint8Array(rows.length);
+    applied.push(mark);
+    applyBatch(st, file, rows, mark);
+  }
+  return { appended: st.appended, applied, fundsPerDay: st.fundsPerDay };
+}
+
+/** One batch's rows; `mark[r]` is set to 1 for each row applied, the others are reported. */
+function applyBatch(st: Applying, file: string, rows: DailyRows, mark: Uint8Array): void {
+  const { prev, src, newFunds, index, gates, report, appended, held, fundsPerDay } = st;
+  const pf = prev.funds;
+  // A batch's rows apply per fund in date order; the file name only orders files (C37).
+  const order = Array.from({ length: rows.length }, (_, i) => i).sort(
+    (a, b) => rows.dates[a] - rows.dates[b],
+  );
+  for (const r of order) {
+    const code = rows.codes[r];
+    const f = index.get(code);
+    const line = rows.lines[r];
+    const day = rows.dates[r];
+    if (f === undefined) {
+      report.add({ reason: 'daily_unknown_fund', file, line, code });
+      continue;
+    }
+    if (gates.tradingDaysOnly && !isTradingDay(day)) {
+      refuse(report, file, line, code, 'non_trading_day', `${formatDay(day)}: the NYSE was closed`);
+      continue;
+    }
+    const s = src[f];
+    const nf = s < 0 ? newFunds[-s - 1] : null;
+    let a = appended.get(f);
+    let lastDate: number;
+    let lastValue: number;
+    if (a && a.dates.length > 0) {
+      lastDate = a.dates[a.dates.length - 1];
+      lastValue = a.values[a.values.length - 1];
+    } else if (nf) {
+      lastDate = nf.dates[nf.dates.length - 1];
+      lastValue = nf.values[nf.values.length - 1];
+    } else {
+      const lastIdx = pf.seriesOffset[s] + pf.seriesLength[s] - 1;
+      lastDate = prev.series.date[lastIdx];
+      lastValue = prev.series.value[lastIdx];
+    }
+    const lastClose = a ? a.lastClose : nf ? nf.lastClose : pf.lastClose[s];
+    // A new fund's history already covers the days it was fetched with: not news, not stale.
+    if (nf && day <= nf.dates[nf.dates.length - 1]) continue;
+    if (day <= lastDate) {
+      refuse(report, file, line, code, 'daily_stale_row', staleDetail(day, lastDate));
+      continue;
+    }
+    if (!(lastClose > 0)) {
+      report.add({ reason: 'daily_no_previous_close', file, line, code });
+      continue;
+    }
+    if (held.has(f)) {
+      refuse(report, file, line, code, 'suspicious_move', 'after a held-back day of this fund');
+      continue;
+    }
+    const close = rows.close[r];
+    const dividend = rows.dividend[r];
+    const split = rows.split[r];
+    const growth = dailyGrowth(close, dividend, split, lastClose);
+    if (split === 1 && Math.abs(growth - 1) > gates.maxMove) {
+      // A missing split or a wrong distribution is the usual cause: better a day late than wrong.
+      held.add(f);
+      refuse(report, file, line, code, 'suspicious_move', moveDetail(day, growth, gates.maxMove));
+      continue;
+    }
+    const value = nextIndexValue(lastValue, close, dividend, split, lastClose);
+    if (!Number.isFinite(value) || value <= 0) {
+      refuse(report, file, line, code, 'daily_bad_row', 'growth factor is not finite and positive');
+      continue;
+    }
+    if (!a) {
+      a = { dates: [], values: [], lastClose };
+      appended.set(f, a);
+    }
+    a.dates.push(day);
+    a.values.push(value);
+    a.lastClose = close;
+    mark[r] = 1;
+    fundsPerDay.set(day, (fundsPerDay.get(day) ?? 0) + 1);
+  }
+}
+
+/** A row refused with a reason and its detail (only refused rows come here). */
+function refuse(
+  report: BuildReport,
+  file: string,
+  line: number,
+  code: string,
+  reason: ProblemReason,
+  detail: string,
+): void {
+  report.add({ reason, file, line, code, detail });
+}
+
+function staleDetail(day: Day, lastDate: Day): string {
+  return `${formatDay(day)} is not after the fund's last observation ${formatDay(lastDate)}`;
+}
+
+function moveDetail(day: Day, growth: number, maxMove: number): string {
+  return `${formatDay(day)}: ${((growth - 1) * 100).toFixed(1)} % with no split (bound ±${(maxMove * 100).toFixed(0)} %)`;
+}
+
+/** The merged universe's series layout and its parts (see the module comment). */
+interface MergedSeries extends Pick<FundColumns, 'seriesOffset' | 'seriesLength' | 'lastClose'> {
+  parts: SeriesColumns[];
+  /** Per fund, the first day whose rows are new (UNCHANGED: none), for deriveRows' reuse. */
+  firstNewDay: Int32Array;
+}
+
+/**
+ * The new series in parts: runs of old funds' slices that gained nothing stay one
+ * view onto the live snapshot; each fund's new rows follow its slice.
+ */
+function mergedSeries(
+  prev: SnapshotColumns,
+  src: Int32Array,
+  newFunds: readonly NewFund[],
+  appended: ReadonlyMap<number, Appended>,
+  added: number,
+): MergedSeries {
+  const pf = prev.funds;
+  const n = src.length;
   const parts: SeriesColumns[] = [];
   let runFrom = 0;
   let runTo = 0;
@@ -283,23 +354,7 @@ export function appendRows(prev: SnapshotColumns, input: AppendInput, report: Bu
     seriesLength[f] = cursor - seriesOffset[f];
   }
   endRun();
-  const reuse = remapRows(prev, src);
-  const derived = deriveRows(parts, seriesOffset, seriesLength, rates, { ...reuse, firstNewDay });
-  const funds = mergedFunds(pf, src, newFunds, updates, { seriesOffset, seriesLength, lastClose });
-  return {
-    columns: {
-      funds,
-      series: parts,
-      trailing: derived.trailing,
-      calendar: derived.calendar,
-      risk: derived.risk,
-      rates,
-    },
-    added,
-    applied,
-    fundsPerDay,
-    changed,
-  };
+  return { parts, seriesOffset, seriesLength, lastClose, firstNewDay };
 }
 
 /** The old trailing and calendar rows under the merged universe's fund indices (new funds: none). */

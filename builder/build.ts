@@ -27,7 +27,7 @@ import { deriveRows } from './derive.js';
 import type { PriceTask } from './prices-worker.js';
 import { readPrices } from './read-prices.js';
 import { BuildReport } from './report/build-report.js';
-import { parseFundsFile } from './source/funds.js';
+import { type FundsFileResult, parseFundsFile } from './source/funds.js';
 import { sourcePaths } from './source/layout.js';
 import { NO_RATES, readRates } from './source/rates.js';
 
@@ -69,52 +69,7 @@ export class BuildError extends Error {
 export async function buildFromSource(opts: BuildOptions): Promise<BuildResult> {
   const { timings, lap } = phaseTimer();
   const report = new BuildReport();
-  const paths = sourcePaths(opts.source);
-
-  let fundsBytes: Uint8Array;
-  try {
-    fundsBytes = readFileSync(paths.fundsFile);
-  } catch (e) {
-    throw new BuildError(`cannot read ${paths.fundsFile}: ${(e as Error).message}`, report);
-  }
-  const fundsFileName = relative(opts.source, paths.fundsFile);
-  const parsed = parseFundsFile(fundsBytes, fundsFileName);
-  for (const p of parsed.problems) report.add(p);
-  report.skippedFundTypes = parsed.skippedOtherTypes;
-
-  // Not read, but said: `AOEWX.CSV` or `notes.txt` in prices/ is a fund's data gone missing, or nothing.
-  for (const name of paths.ignored)
-    report.add({
-      reason: 'ignored_file',
-      file: relative(opts.source, join(paths.pricesDir, name)),
-      line: 0,
-      detail: 'not read: price files are named <code>.csv',
-    });
-
-  const funds = [...parsed.funds].sort((a, b) => compareCodes(a.code, b.code));
-  const tasks: PriceTask[] = [];
-  const taskFunds: FundRecord[] = [];
-  const withFund = new Set<string>();
-  for (const f of funds) {
-    const path = paths.priceFiles.get(f.code);
-    withFund.add(f.code);
-    if (path === undefined) {
-      report.add({
-        reason: 'fund_without_prices',
-        file: fundsFileName,
-        line: parsed.lines.get(f.code) ?? 0,
-        code: f.code,
-      });
-      continue;
-    }
-    tasks.push({ code: f.code, path, file: relative(opts.source, path) });
-    taskFunds.push(f);
-  }
-  for (const [code, path] of paths.priceFiles) {
-    if (!withFund.has(code)) {
-      report.add({ reason: 'prices_without_fund', file: relative(opts.source, path), line: 0, code });
-    }
-  }
+  const { listed, tasks, taskFunds } = fundTasks(opts.source, report);
   lap('funds');
 
   const read = await readPrices(tasks, report, {
@@ -125,13 +80,9 @@ export async function buildFromSource(opts: BuildOptions): Promise<BuildResult> 
   const rates = readRates(opts.source, report) ?? NO_RATES;
   lap('read');
 
-  const keep: number[] = [];
-  for (let i = 0; i < tasks.length; i++) {
-    if (read.lengths[i] > 0) keep.push(i);
-    else report.add({ reason: 'fund_without_valid_rows', file: tasks[i].file, line: 0, code: tasks[i].code });
-  }
+  const keep = tasksWithRows(tasks, read.lengths, report);
   report.fundsIn = keep.length;
-  report.fundsOut = funds.length - keep.length;
+  report.fundsOut = listed - keep.length;
   checkBound(report, opts.maxBadShare);
   if (keep.length === 0) throw new BuildError('no fund has a valid price row: nothing to publish', report);
   if (!opts.allowShrink) checkShrink(opts.snapshots, keep.length, report);
@@ -163,6 +114,93 @@ export async function buildFromSource(opts: BuildOptions): Promise<BuildResult> 
   );
 }
 
+/**
+ * The source's funds.csv paired with its price files: one read task per fund that has
+ * a price file, in code order. A fund without one, a price file without a fund and a
+ * file in prices/ that is not read are reported (C36).
+ */
+function fundTasks(
+  source: string,
+  report: BuildReport,
+): {
+  /** Funds accepted from funds.csv. */
+  listed: number;
+  tasks: PriceTask[];
+  /** The fund of each task. */
+  taskFunds: FundRecord[];
+} {
+  const paths = sourcePaths(source);
+  const parsed = readFundsFile(source, paths.fundsFile, report);
+
+  // Not read, but said: `AOEWX.CSV` or `notes.txt` in prices/ is a fund's data gone missing, or nothing.
+  for (const name of paths.ignored)
+    report.add({
+      reason: 'ignored_file',
+      file: relative(source, join(paths.pricesDir, name)),
+      line: 0,
+      detail: 'not read: price files are named <code>.csv',
+    });
+
+  const funds = [...parsed.funds].sort((a, b) => compareCodes(a.code, b.code));
+  const tasks: PriceTask[] = [];
+  const taskFunds: FundRecord[] = [];
+  const withFund = new Set<string>();
+  for (const f of funds) {
+    const path = paths.priceFiles.get(f.code);
+    withFund.add(f.code);
+    if (path === undefined) {
+      report.add({
+        reason: 'fund_without_prices',
+        file: parsed.file,
+        line: parsed.lines.get(f.code) ?? 0,
+        code: f.code,
+      });
+      continue;
+    }
+    tasks.push({ code: f.code, path, file: relative(source, path) });
+    taskFunds.push(f);
+  }
+  for (const [code, path] of paths.priceFiles) {
+    if (!withFund.has(code)) {
+      report.add({ reason: 'prices_without_fund', file: relative(source, path), line: 0, code });
+    }
+  }
+  return { listed: funds.length, tasks, taskFunds };
+}
+
+/** funds.csv parsed, its problems and skipped types reported; unreadable, the build fails. */
+function readFundsFile(
+  source: string,
+  fundsFile: string,
+  report: BuildReport,
+): FundsFileResult & { file: string } {
+  let fundsBytes: Uint8Array;
+  try {
+    fundsBytes = readFileSync(fundsFile);
+  } catch (e) {
+    throw new BuildError(`cannot read ${fundsFile}: ${(e as Error).message}`, report);
+  }
+  const file = relative(source, fundsFile);
+  const parsed = parseFundsFile(fundsBytes, file);
+  for (const p of parsed.problems) report.add(p);
+  report.skippedFundTypes = parsed.skippedOtherTypes;
+  return { ...parsed, file };
+}
+
+/** Indices of the tasks that read at least one valid row; the others are reported. */
+function tasksWithRows(
+  tasks: readonly PriceTask[],
+  lengths: ArrayLike<number>,
+  report: BuildReport,
+): number[] {
+  const keep: number[] = [];
+  for (let i = 0; i < tasks.length; i++) {
+    if (lengths[i] > 0) keep.push(i);
+    else report.add({ reason: 'fund_without_valid_rows', file: tasks[i].file, line: 0, code: tasks[i].code });
+  }
+  return keep;
+}
+
 /** Milliseconds per named phase of a build, for the operator's summary line. */
 export function phaseTimer(): { timings: Record<string, number>; lap: (name: string) => void } {
   const timings: Record<string, number> = {};
@@ -177,7 +215,6 @@ export function phaseTimer(): { timings: Record<string, number>; lap: (name: str
   };
 }
 
-/** C36: too many skipped rows fails the build before anything is written. */
 /**
  * A full build whose universe is under half the live one's is refused: a funds.csv
  * cut off mid-upload, or price files whose header went wrong, would otherwise
@@ -230,6 +267,7 @@ function percentOver(share: number, bound: number): string {
   return `${share * 100} %`;
 }
 
+/** C36: too many skipped rows fails the build before anything is written. */
 export function checkBound(report: BuildReport, maxBadShare: number): void {
   if (report.skippedShare > maxBadShare) {
     throw new BuildError(

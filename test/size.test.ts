@@ -10,7 +10,6 @@ import { ROOT } from './harness.js';
 const FILE_EXCEPTIONS: Record<string, string> = {
   'core/snapshot/reader.ts': 'risk and rates files joined it: not split yet (time): next',
   'bench/http.bench.ts': 'not split yet (time): next',
-  'builder/generate/universe.ts': 'not split yet (time): next',
   'builder/refresh/first-load.ts': 'not split yet (time): next',
   'builder/refresh/refresh.ts': 'not split yet (time): next',
   'server/access/limiter-redis.ts': 'not split yet (time): next',
@@ -25,10 +24,6 @@ const FUNCTION_EXCEPTIONS: Record<string, string> = {
   'cli/bench/instructions.ts startCounted': 'not split yet (time): next',
   'cli/bench/run.ts runBench': 'the instruction count joined it: not split yet (time): next',
   'core/snapshot/reader.ts decodeColumns': 'risk and rates files joined it: not split yet (time): next',
-  'builder/append.ts appendRows': 'not split yet (time): next',
-  'builder/build.ts buildFromSource': 'not split yet (time): next',
-  'builder/generate/series.ts simulateFund': 'not split yet (time): next',
-  'builder/generate/universe.ts planUniverse': 'not split yet (time): next',
   'builder/read-prices.ts readPrices':
     'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
   'builder/refresh/eodhd.ts eodhdProvider': 'not split yet (time): next',

@@ -73,35 +73,18 @@ export function simulateFund(
   const s = out ?? allocSeries(universe.days.length);
   const rng = new Rng(universe.seed, Stream.series, plan.index);
   const { market, month, monthKey, dayOfMonth } = universe;
-  const isEtf = plan.type === 'ETF';
-
-  const idioDaily = plan.idioVol / SQRT_252;
-  // The drift is the total return: distributions come out of the price on ex-dates, so
-  // the continuous part must not subtract the yield a second time.
-  const driftDaily = plan.drift / 252 - 0.5 * idioDaily * idioDaily;
-  const totalDaily =
-    Math.sqrt(plan.beta * plan.beta * MARKET_VOL * MARKET_VOL + plan.idioVol * plan.idioVol) / SQRT_252;
-  const perDistribution = plan.frequency > 0 ? plan.yield / plan.frequency : 0;
-  const leveraged = plan.assetClass === 'leveraged';
+  const { isEtf, driftDaily, idioDaily, totalDaily, perDistribution, leveraged } = dailyModel(plan);
 
   let p = plan.startPrice;
-  let k = plan.firstIdx;
-  let closeC = toCents(p);
+  let closeC = writeFirstRow(s, plan, rng, totalDaily);
   let close = closeC / 100;
   let adj = close;
   // The first row is never an ex-date: start the distribution clocks at its month.
-  let lastDistributionMonth = monthKey[k];
-  let lastGainMonth = monthKey[k];
-  let len = 0;
-  s.dayIdx[0] = k;
-  writeOhlc(s, 0, isEtf, rng, closeC, closeC, totalDaily, plan.baseVolume);
-  s.dividend[0] = 0;
-  s.split[0] = 1;
-  s.adj[0] = adj;
-  len = 1;
-
+  let lastDistributionMonth = monthKey[plan.firstIdx];
+  let lastGainMonth = monthKey[plan.firstIdx];
+  let len = 1;
   const stop = Math.min(plan.lastIdx, stopIdx);
-  for (k = k + 1; k <= stop; k++) {
+  for (let k = plan.firstIdx + 1; k <= stop; k++) {
     const pStart = p;
     p *= Math.exp(driftDaily + plan.beta * market[k] + idioDaily * rng.normal());
 
@@ -158,6 +141,42 @@ export function simulateFund(
   }
   s.length = len;
   return s;
+}
+
+/** A fund's price model in daily units, worked out once before its rows. */
+function dailyModel(plan: FundPlan): {
+  isEtf: boolean;
+  driftDaily: number;
+  idioDaily: number;
+  /** The fund's total daily volatility (market and its own), for the ETF intraday range. */
+  totalDaily: number;
+  /** Each regular distribution as a share of the price. */
+  perDistribution: number;
+  leveraged: boolean;
+} {
+  const idioDaily = plan.idioVol / SQRT_252;
+  return {
+    isEtf: plan.type === 'ETF',
+    // The drift is the total return: distributions come out of the price on ex-dates, so
+    // the continuous part must not subtract the yield a second time.
+    driftDaily: plan.drift / 252 - 0.5 * idioDaily * idioDaily,
+    idioDaily,
+    totalDaily:
+      Math.sqrt(plan.beta * plan.beta * MARKET_VOL * MARKET_VOL + plan.idioVol * plan.idioVol) / SQRT_252,
+    perDistribution: plan.frequency > 0 ? plan.yield / plan.frequency : 0,
+    leveraged: plan.assetClass === 'leveraged',
+  };
+}
+
+/** Row 0 at the start price, with no distribution or split; returns its close in cents. */
+function writeFirstRow(s: FundSeries, plan: FundPlan, rng: Rng, totalDaily: number): number {
+  const closeC = toCents(plan.startPrice);
+  s.dayIdx[0] = plan.firstIdx;
+  writeOhlc(s, 0, plan.type === 'ETF', rng, closeC, closeC, totalDaily, plan.baseVolume);
+  s.dividend[0] = 0;
+  s.split[0] = 1;
+  s.adj[0] = closeC / 100;
+  return closeC;
 }
 
 /** Mutual funds report one NAV a day (Open = High = Low = Close, no volume), as EODHD shows them. */
