@@ -15,7 +15,7 @@ import {
   Utf8,
 } from 'apache-arrow';
 import { RISK_WINDOWS, STORED_DATES, STORED_FIGURES } from '../risk.js';
-import { type ColumnsToWrite, NULL_DAY } from './columns.js';
+import { type ColumnsToWrite, NULL_DAY, type RateColumns, type RiskColumns } from './columns.js';
 import { firstDates, lastDates } from './invariants.js';
 import { CALENDAR_SCHEMA, FUNDS_SCHEMA, RATES_SCHEMA, RISK_SCHEMA, TRAILING_SCHEMA } from './schema.js';
 
@@ -148,7 +148,13 @@ export function calendarBatch({ funds, calendar }: ColumnsToWrite): RecordBatch 
   ]);
 }
 
-export function riskBatch({ funds, risk }: ColumnsToWrite): RecordBatch {
+export function riskBatch({
+  funds,
+  risk,
+}: {
+  funds: Pick<ColumnsToWrite['funds'], 'code' | 'length'>;
+  risk: RiskColumns;
+}): RecordBatch {
   const perWindow = (w: number) => [
     ...risk.figures
       .slice(w * STORED_FIGURES.length, (w + 1) * STORED_FIGURES.length)
@@ -162,7 +168,7 @@ export function riskBatch({ funds, risk }: ColumnsToWrite): RecordBatch {
   ]);
 }
 
-export function ratesBatch({ rates }: ColumnsToWrite): RecordBatch {
+export function ratesBatch({ rates }: { rates: RateColumns }): RecordBatch {
   return batchOf(RATES_SCHEMA, rates.date.length, [
     dateData(rates.date, false),
     float64Data(rates.yield, false),

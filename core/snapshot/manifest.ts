@@ -4,7 +4,7 @@
  * file matches its size and SHA-256.
  */
 import { parseDay } from '../dates.js';
-import { ARROW_FILES, type ArrowFileName, FORMAT_VERSION, MANIFEST_FILE } from './schema.js';
+import { type ArrowFileName, arrowFilesOf, FORMAT_VERSION, MANIFEST_FILE, READ_VERSIONS } from './schema.js';
 import { SnapshotError } from './snapshot-error.js';
 
 export interface ManifestFileEntry {
@@ -27,7 +27,8 @@ export interface Manifest {
   /** ISO 8601 timestamp of the build. */
   built_at: string;
   counts: ManifestCounts;
-  files: Record<ArrowFileName, ManifestFileEntry>;
+  /** Every file of its format's version (schema.ts arrowFilesOf): format 1 lists no risk or rates file. */
+  files: Partial<Record<ArrowFileName, ManifestFileEntry>>;
   /** The builder's report summary, opaque to the format. */
   report: Record<string, unknown>;
   source?: unknown;
@@ -61,10 +62,10 @@ export function validateManifest(json: unknown): Manifest {
   if (!isPlainObject(json)) throw invalid('not a JSON object');
   const v = json.format_version;
   if (typeof v !== 'number' || !Number.isInteger(v)) throw invalid('format_version is not an integer');
-  if (v !== FORMAT_VERSION) {
+  if (!READ_VERSIONS.includes(v)) {
     throw new SnapshotError(
       'VERSION_UNSUPPORTED',
-      `format_version ${v} is not supported (this reader reads ${FORMAT_VERSION})`,
+      `format_version ${v} is not supported (this reader reads ${READ_VERSIONS.join(' and ')}; it writes ${FORMAT_VERSION})`,
       MANIFEST_FILE,
     );
   }
@@ -82,10 +83,12 @@ export function validateManifest(json: unknown): Manifest {
   }
   const files = json.files;
   if (!isPlainObject(files)) throw invalid('files is not an object');
+  const expected = arrowFilesOf(v);
   for (const name of Object.keys(files)) {
-    if (!(ARROW_FILES as readonly string[]).includes(name)) throw invalid(`files lists unknown file ${name}`);
+    if (!(expected as readonly string[]).includes(name))
+      throw invalid(`files lists ${name}, which format_version ${v} does not have`);
   }
-  for (const name of ARROW_FILES) {
+  for (const name of expected) {
     const e = files[name];
     if (!isPlainObject(e)) throw invalid(`files["${name}"] is missing`);
     if (!isCount(e.bytes)) throw invalid(`files["${name}"].bytes is not a non-negative integer`);

@@ -27,12 +27,14 @@ import { formatDay } from '../dates.js';
 import { RISK_WINDOW_KEYS, STORED_DATES, STORED_FIGURES } from '../risk.js';
 import { type FundType, TRAILING_KEYS } from '../types.js';
 import { NULL_DAY, type SnapshotColumns } from './columns.js';
+import { filesFormat1Lacks } from './format-1.js';
 import { Hasher } from './hasher.js';
 import { checkColumns, maxLastDate } from './invariants.js';
 import { type Manifest, parseManifest, validateManifest } from './manifest.js';
 import {
   ARROW_FILES,
   type ArrowFileName,
+  arrowFilesOf,
   CALENDAR_FILE,
   FUNDS_FILE,
   MANIFEST_FILE,
@@ -91,14 +93,15 @@ export async function loadSnapshot(dir: string, opts: LoadOptions = {}): Promise
   try {
     const buffers = {} as Record<ArrowFileName, SharedArrayBuffer>;
     const digests: [ArrowFileName, Promise<string>][] = [];
-    for (const name of ARROW_FILES) {
+    for (const name of arrowFilesOf(manifest.format_version)) {
       const id = digests.length;
-      buffers[name] = await readShared(join(dir, name), name, manifest.files[name].bytes, hasher, id);
+      buffers[name] = await readShared(join(dir, name), name, manifest.files[name]!.bytes, hasher, id);
       if (hasher !== null) digests.push([name, hasher.digest(id)]);
     }
     let columns: SnapshotColumns | undefined;
     let failure: unknown;
     try {
+      if (manifest.format_version === 1) Object.assign(buffers, filesFormat1Lacks(buffers));
       columns = decodeColumns(buffers, true);
       checkAgainstManifest(manifest, columns);
     } catch (e) {
@@ -106,7 +109,7 @@ export async function loadSnapshot(dir: string, opts: LoadOptions = {}): Promise
     }
     for (const [name, digest] of digests) {
       const actual = await digest;
-      const expected = manifest.files[name].sha256;
+      const expected = manifest.files[name]!.sha256;
       if (actual !== expected) {
         throw new SnapshotError('CHECKSUM_MISMATCH', `SHA-256 is ${actual}, manifest says ${expected}`, name);
       }

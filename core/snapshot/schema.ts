@@ -11,10 +11,15 @@ import { RISK_WINDOW_KEYS, STORED_DATES, STORED_FIGURES } from '../risk.js';
 import { TRAILING_KEYS } from '../types.js';
 
 /**
- * Bump on any change an older reader would misread; the reader refuses other
- * versions. 2: risk.arrow and rates.arrow.
+ * The version the writer writes. Bump on any change an older reader would misread.
+ * 2: risk.arrow and rates.arrow.
  */
 export const FORMAT_VERSION = 2;
+/**
+ * The versions the reader reads; others it refuses. Format 1 is read so that servers
+ * can be upgraded before the machine that builds (format-1.ts).
+ */
+export const READ_VERSIONS: readonly number[] = [1, FORMAT_VERSION];
 
 export const FUNDS_FILE = 'funds.arrow';
 export const SERIES_FILE = 'series.arrow';
@@ -34,6 +39,11 @@ export const ARROW_FILES = [
   RATES_FILE,
 ] as const;
 export type ArrowFileName = (typeof ARROW_FILES)[number];
+
+/** The files a snapshot of format `version` lists in its manifest (one of READ_VERSIONS). */
+export function arrowFilesOf(version: number): readonly ArrowFileName[] {
+  return version === 1 ? ARROW_FILES.slice(0, 4) : ARROW_FILES;
+}
 
 function field(name: string, type: DataType, nullable: boolean): Field {
   return new Field(name, type, nullable);
