@@ -19,7 +19,7 @@ import { takeBuildLock } from '../lock.js';
 import { BuildReport } from '../report/build-report.js';
 import { parseDailyFile } from '../source/daily-file.js';
 import { dailyEntries, sourcePaths } from '../source/layout.js';
-import { rebuildAndPublish } from './first-load.js';
+import { rebuildAndPublish } from './rebuild.js';
 import { fileStamp, writeWhole } from './records.js';
 import { RefreshError, type RefreshOptions } from './refresh.js';
 

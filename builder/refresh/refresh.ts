@@ -31,7 +31,8 @@ import { fundsFileText, parseFundsFile } from '../source/funds.js';
 import { parsePriceFile } from '../source/prices.js';
 import { RATES_PATH, readRates } from '../source/rates.js';
 import type { CallMeter } from './call-meter.js';
-import { firstLoad, type LoadProgress, type LoadSummary, startsFromNothing } from './first-load.js';
+import { firstLoad, type LoadProgress, startsFromNothing } from './first-load.js';
+import type { LoadSummary } from './load-summary.js';
 import { type Provider, ProviderError } from './provider.js';
 import { setAsideAhead, writeWhole } from './records.js';
 
