@@ -19,9 +19,10 @@ import { takeBuildLock } from '../lock.js';
 import { BuildReport } from '../report/build-report.js';
 import { parseDailyFile } from '../source/daily-file.js';
 import { dailyEntries, sourcePaths } from '../source/layout.js';
+import { RefreshError } from './gates.js';
 import { rebuildAndPublish } from './rebuild.js';
 import { fileStamp, writeWhole } from './records.js';
-import { RefreshError, type RefreshOptions } from './refresh.js';
+import type { RefreshOptions } from './refresh.js';
 
 interface FigureChange {
   /** `return_1y`, or `calendar_2025`. */
