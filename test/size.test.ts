@@ -29,7 +29,6 @@ const FUNCTION_EXCEPTIONS: Record<string, string> = {
   'builder/generate/universe.ts planUniverse': 'not split yet (time): next',
   'builder/read-prices.ts readPrices':
     'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
-  'builder/refresh/schedule.ts startSchedule': 'not split yet (time): next',
   'builder/source/daily-file.ts parseDailyFile':
     'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
   'builder/source/funds.ts parseFundsFile':
