@@ -10,8 +10,6 @@ import { ROOT } from './harness.js';
 const FILE_EXCEPTIONS: Record<string, string> = {
   'core/snapshot/reader.ts': 'risk and rates files joined it: not split yet (time): next',
   'bench/http.bench.ts': 'not split yet (time): next',
-  'builder/refresh/first-load.ts': 'not split yet (time): next',
-  'builder/refresh/refresh.ts': 'not split yet (time): next',
   'server/access/limiter-redis.ts': 'not split yet (time): next',
   'accounts/model.ts': 'not split yet (time): next',
   'accounts/store-redis.ts': 'not split yet (time): next',
@@ -26,12 +24,6 @@ const FUNCTION_EXCEPTIONS: Record<string, string> = {
   'core/snapshot/reader.ts decodeColumns': 'risk and rates files joined it: not split yet (time): next',
   'builder/read-prices.ts readPrices':
     'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
-  'builder/refresh/eodhd.ts eodhdProvider': 'not split yet (time): next',
-  'builder/refresh/first-load.ts firstLoad': 'not split yet (time): next',
-  'builder/refresh/redo.ts redoLocked': 'not split yet (time): next',
-  'builder/refresh/refresh.ts refreshLocked': 'not split yet (time): next',
-  'builder/refresh/refresh.ts universeChanges': 'not split yet (time): next',
-  'builder/refresh/schedule.ts startSchedule': 'not split yet (time): next',
   'builder/source/daily-file.ts parseDailyFile':
     'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
   'builder/source/funds.ts parseFundsFile':

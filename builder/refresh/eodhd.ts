@@ -85,19 +85,73 @@ export function redactToken(url: string): string {
 
 const encoder = new TextEncoder();
 
+/**
+ * GET one API path as text, with the retries the provider's answers call for; null
+ * for a 404 when `missing` allows it (a ticker the provider does not know).
+ */
+interface EodhdGet {
+  (path: string, query: Record<string, string>): Promise<string>;
+  (path: string, query: Record<string, string>, missing: 'null'): Promise<string | null>;
+}
+
 export function eodhdProvider(opts: EodhdOptions): Provider {
+  const get = eodhdGet(opts);
+  let listed: Map<string, string[]> | null = null;
+  const fundList = async (): Promise<Map<string, string[]>> => {
+    listed ??= await symbols(get, false);
+    return listed;
+  };
+
+  return {
+    name: 'eodhd',
+    async prepare() {
+      await fundList();
+    },
+    async day(day: Day) {
+      return bulkDay(get, await fundList(), formatDay(day));
+    },
+    async fundList() {
+      const rows = await fundList();
+      return encoder.encode(fundsFileText([...rows.values()].map((cells) => listRow(cells, false))));
+    },
+    async history(code: string) {
+      const text = await get(`eod/${encodeURIComponent(code)}.US`, {}, 'null');
+      return text === null || text.trim() === '' ? null : encoder.encode(text);
+    },
+    async rates() {
+      const text = await get(`eod/${RATES_SYMBOL}`, {}, 'null');
+      return text === null || text.trim() === '' ? null : encoder.encode(text);
+    },
+    async rawHistory(code: string) {
+      const text = await get(`eod/${encodeURIComponent(code)}.US`, {}, 'null');
+      return text === null ? null : encoder.encode(text);
+    },
+    async universe() {
+      // Both lists: a fund that closed keeps its history (and turns inactive), as in a refresh.
+      const active = await fundList();
+      const delisted = await symbols(get, true);
+      const all = [...active.values()].map((cells) => listRow(cells, false));
+      for (const [code, cells] of delisted) if (!active.has(code)) all.push(listRow(cells, true));
+      return encoder.encode(fundsFileText(all));
+    },
+    callCosts: {
+      list: 2 * EODHD_CALLS.list,
+      universe: 4 * EODHD_CALLS.list,
+      history: 1,
+      day: EODHD_DAY_CALLS,
+    },
+  };
+}
+
+/** The GET every request goes through: the meter's pace and budget, the retries and waits, the token redacted from what is said. */
+function eodhdGet(opts: EodhdOptions): EodhdGet {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const retries = opts.retries ?? 4;
   const backoff = opts.backoffMs ?? defaultBackoffMs;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const say = opts.say ?? (() => {});
   const timeoutMs = opts.timeoutMs ?? 120_000;
-  let listed: Map<string, string[]> | null = null;
 
-  /**
-   * GET one API path as text, with the retries the provider's answers call for; null
-   * for a 404 when `missing` allows it (a ticker the provider does not know).
-   */
   async function get(path: string, query: Record<string, string>): Promise<string>;
   async function get(path: string, query: Record<string, string>, missing: 'null'): Promise<string | null>;
   async function get(path: string, query: Record<string, string>, missing?: 'null'): Promise<string | null> {
@@ -151,99 +205,60 @@ export function eodhdProvider(opts: EodhdOptions): Provider {
       await sleep(wait);
     }
   }
+  return get;
+}
 
-  /** The funds and ETFs of one symbol list: the current one, or (`delisted=1`) the tickers no longer traded. */
-  const symbols = async (delisted: boolean): Promise<Map<string, string[]>> => {
-    const rows = new Map<string, string[]>();
-    for (const type of ['fund', 'etf']) {
-      const text = await get('exchange-symbol-list/US', delisted ? { type, delisted: '1' } : { type });
-      const table = readCsv(text, ['code', 'type']);
-      const which = `${delisted ? 'delisted ' : ''}${type}`;
-      if (table === null)
-        throw new ProviderError(`eodhd: the ${which} symbol list has no Code and Type columns`, true);
-      const col = (n: string): number => table.header.indexOf(n);
-      const want = ['code', 'name', 'country', 'exchange', 'currency', 'type', 'isin'].map(col);
-      for (const r of table.rows) {
-        const cells = want.map((i) => (i < 0 ? '' : (r[i] ?? '')));
-        // The list names mutual funds `FUND` (and on some pages `Mutual Fund`).
-        if (/^mutual fund$/i.test(cells[5])) cells[5] = 'FUND';
-        cells[5] = cells[5].toUpperCase();
-        if (cells[5] === 'FUND' || cells[5] === 'ETF') rows.set(cells[0], cells);
-      }
+/** The funds and ETFs of one symbol list: the current one, or (`delisted=1`) the tickers no longer traded. */
+async function symbols(get: EodhdGet, delisted: boolean): Promise<Map<string, string[]>> {
+  const rows = new Map<string, string[]>();
+  for (const type of ['fund', 'etf']) {
+    const text = await get('exchange-symbol-list/US', delisted ? { type, delisted: '1' } : { type });
+    const table = readCsv(text, ['code', 'type']);
+    const which = `${delisted ? 'delisted ' : ''}${type}`;
+    if (table === null)
+      throw new ProviderError(`eodhd: the ${which} symbol list has no Code and Type columns`, true);
+    const col = (n: string): number => table.header.indexOf(n);
+    const want = ['code', 'name', 'country', 'exchange', 'currency', 'type', 'isin'].map(col);
+    for (const r of table.rows) {
+      const cells = want.map((i) => (i < 0 ? '' : (r[i] ?? '')));
+      // The list names mutual funds `FUND` (and on some pages `Mutual Fund`).
+      if (/^mutual fund$/i.test(cells[5])) cells[5] = 'FUND';
+      cells[5] = cells[5].toUpperCase();
+      if (cells[5] === 'FUND' || cells[5] === 'ETF') rows.set(cells[0], cells);
     }
-    return rows;
-  };
-  const fundList = async (): Promise<Map<string, string[]>> => {
-    listed ??= await symbols(false);
-    return listed;
-  };
+  }
+  return rows;
+}
 
-  return {
-    name: 'eodhd',
-    async prepare() {
-      await fundList();
-    },
-    async day(day: Day) {
-      const date = formatDay(day);
-      const funds = await fundList();
-      const eod = readCsv(await get('eod-bulk-last-day/US', { date }), ['code', 'date', 'close']);
-      if (eod === null || eod.rows.length === 0)
-        throw new ProviderError(`eodhd: the bulk file for ${date} is empty (not published yet?)`, true);
-      const div = readCsv(await get('eod-bulk-last-day/US', { date, type: 'dividends' }), [
-        'code',
-        'dividend',
-      ]);
-      const spl = readCsv(await get('eod-bulk-last-day/US', { date, type: 'splits' }), ['code', 'split']);
-      const dividends = byCode(div, 'dividend', date);
-      const splits = byCode(spl, 'split', date);
-      const h = eod.header;
-      const [c, d, cl, adj] = ['code', 'date', 'close', 'adjusted_close'].map((n) => h.indexOf(n));
-      let out = DAILY_HEADER;
-      for (const r of eod.rows) {
-        const code = r[c];
-        if (!funds.has(code)) continue;
-        out += dailyLine({
-          code,
-          date: r[d],
-          close: r[cl],
-          adjClose: adj < 0 ? '' : r[adj],
-          dividend: dividends.get(code) ?? '',
-          split: splitRatio(splits.get(code)),
-        });
-      }
-      return encoder.encode(out);
-    },
-    async fundList() {
-      const rows = await fundList();
-      return encoder.encode(fundsFileText([...rows.values()].map((cells) => listRow(cells, false))));
-    },
-    async history(code: string) {
-      const text = await get(`eod/${encodeURIComponent(code)}.US`, {}, 'null');
-      return text === null || text.trim() === '' ? null : encoder.encode(text);
-    },
-    async rates() {
-      const text = await get(`eod/${RATES_SYMBOL}`, {}, 'null');
-      return text === null || text.trim() === '' ? null : encoder.encode(text);
-    },
-    async rawHistory(code: string) {
-      const text = await get(`eod/${encodeURIComponent(code)}.US`, {}, 'null');
-      return text === null ? null : encoder.encode(text);
-    },
-    async universe() {
-      // Both lists: a fund that closed keeps its history (and turns inactive), as in a refresh.
-      const active = await fundList();
-      const delisted = await symbols(true);
-      const all = [...active.values()].map((cells) => listRow(cells, false));
-      for (const [code, cells] of delisted) if (!active.has(code)) all.push(listRow(cells, true));
-      return encoder.encode(fundsFileText(all));
-    },
-    callCosts: {
-      list: 2 * EODHD_CALLS.list,
-      universe: 4 * EODHD_CALLS.list,
-      history: 1,
-      day: EODHD_DAY_CALLS,
-    },
-  };
+/** A day from the bulk API (prices, dividends, splits) as a daily file of the listed funds' rows. */
+async function bulkDay(
+  get: EodhdGet,
+  funds: ReadonlyMap<string, string[]>,
+  date: string,
+): Promise<Uint8Array> {
+  const eod = readCsv(await get('eod-bulk-last-day/US', { date }), ['code', 'date', 'close']);
+  if (eod === null || eod.rows.length === 0)
+    throw new ProviderError(`eodhd: the bulk file for ${date} is empty (not published yet?)`, true);
+  const div = readCsv(await get('eod-bulk-last-day/US', { date, type: 'dividends' }), ['code', 'dividend']);
+  const spl = readCsv(await get('eod-bulk-last-day/US', { date, type: 'splits' }), ['code', 'split']);
+  const dividends = byCode(div, 'dividend', date);
+  const splits = byCode(spl, 'split', date);
+  const h = eod.header;
+  const [c, d, cl, adj] = ['code', 'date', 'close', 'adjusted_close'].map((n) => h.indexOf(n));
+  let out = DAILY_HEADER;
+  for (const r of eod.rows) {
+    const code = r[c];
+    if (!funds.has(code)) continue;
+    out += dailyLine({
+      code,
+      date: r[d],
+      close: r[cl],
+      adjClose: adj < 0 ? '' : r[adj],
+      dividend: dividends.get(code) ?? '',
+      split: splitRatio(splits.get(code)),
+    });
+  }
+  return encoder.encode(out);
 }
 
 /** `2.000000/1.000000` → 2 (shares after / before, C37); blank when there is none. */

@@ -16,7 +16,8 @@ import {
   type StandInUniverse,
   standInUniverse,
 } from './first-load.test-helper.js';
-import { DEFAULT_GATES, type RefreshOptions, refresh } from './refresh.js';
+import { DEFAULT_GATES } from './gates.js';
+import { type RefreshOptions, refresh } from './refresh.js';
 import { evening } from './refresh.test-helper.js';
 
 const dir = scratch('fr-first-load-');

@@ -19,9 +19,11 @@ import { takeBuildLock } from '../lock.js';
 import { BuildReport } from '../report/build-report.js';
 import { parseDailyFile } from '../source/daily-file.js';
 import { dailyEntries, sourcePaths } from '../source/layout.js';
-import { rebuildAndPublish } from './first-load.js';
+import { RefreshError } from './gates.js';
+import type { Provider } from './provider.js';
+import { rebuildAndPublish } from './rebuild.js';
 import { fileStamp, writeWhole } from './records.js';
-import { RefreshError, type RefreshOptions } from './refresh.js';
+import type { RefreshOptions } from './refresh.js';
 
 interface FigureChange {
   /** `return_1y`, or `calendar_2025`. */
@@ -69,17 +71,7 @@ async function redoLocked(opts: RefreshOptions & { redo: Day }): Promise<RedoRes
   const before = await loadSnapshot(join(opts.snapshots, current));
   const liveAsOf = parseDay(before.manifest.as_of) as Day;
   const from = opts.redo;
-  if (!isTradingDay(from))
-    throw new RefreshError(
-      `--redo ${formatDay(from)}: the NYSE was closed that day, there is nothing to fetch`,
-      report,
-    );
-  if (from > liveAsOf)
-    throw new RefreshError(
-      `--redo ${formatDay(from)} is after the live snapshot's as_of ${formatDay(liveAsOf)}: ` +
-        'nothing published for it yet (a plain refresh fetches it)',
-      report,
-    );
+  checkRedoDay(from, liveAsOf, report);
   const days = tradingDaysInRange(from, liveAsOf);
   const figuresBefore = figures(before.columns);
   const codes = new Set(before.columns.funds.code);
@@ -89,77 +81,11 @@ async function redoLocked(opts: RefreshOptions & { redo: Day }): Promise<RedoRes
   const provider = opts.provider;
   await provider.prepare?.(days);
   const lastClosed = lastClosedDay(opts.now());
-  const fetched: { day: Day; text: string }[] = [];
-  for (const day of days) {
-    const bytes = await provider.day(day);
-    if (bytes === null)
-      throw new RefreshError(
-        `the ${provider.name} provider has no data for ${formatDay(day)}: nothing changed`,
-        report,
-        true,
-      );
-    const file = `daily/${formatDay(day)}.csv`;
-    const parsed = parseDailyFile(bytes, file, lastClosed, 'the last closed session');
-    const header = parsed.problems.find((p) => p.reason === 'missing_header_column');
-    if (header !== undefined)
-      throw new RefreshError(
-        `${provider.name}: ${file} cannot be read as a daily file (${header.detail}): nothing changed`,
-        report,
-      );
-    let known = 0;
-    for (let r = 0; r < parsed.rows.length; r++) if (codes.has(parsed.rows.codes[r])) known++;
-    if (known < opts.gates.minCoverage * codes.size)
-      throw new RefreshError(
-        `${formatDay(day)} from ${provider.name} has rows for ${known} of the ${codes.size} funds: a short delivery, nothing changed ` +
-          '(--min-coverage loosens this)',
-        report,
-        true,
-      );
-    fetched.push({ day, text: new TextDecoder().decode(bytes) });
-  }
+  const fetched = await fetchDays(provider, days, codes, opts.gates.minCoverage, lastClosed, report);
 
   // The source's records for those days, replaced; what they held kept under received/.
   const kept = join(opts.source, 'received', `redo-${formatDay(from)}-${fileStamp(opts.now())}`);
-  const delivered = new Set<string>();
-  for (const { text } of fetched)
-    for (const line of text.split('\n').slice(1)) {
-      const cells = line.split(',', 2);
-      if (cells.length === 2) delivered.add(`${cells[0]},${cells[1]}`);
-    }
-  const cut = truncatePrices(opts.source, from, join(kept, 'prices'), (code, date) =>
-    delivered.has(`${code},${date}`),
-  );
-  if (cut.keptWhole.length > 0)
-    say(
-      `${cut.keptWhole.length} funds keep their price files whole (the fetched days lack some of their rows from ` +
-        `${formatDay(from)} on): ${cut.keptWhole.slice(0, 10).join(', ')}${cut.keptWhole.length > 10 ? ', …' : ''}`,
-    );
-  let rowsBefore = cut.rows;
-  for (const path of dailyEntries(opts.source).files) {
-    const name = path.slice(path.lastIndexOf('/') + 1);
-    if (name.slice(0, 10) < formatDay(from)) continue;
-    rowsBefore += countRows(readFileSync(path, 'utf8'));
-    mkdirSync(join(kept, 'daily'), { recursive: true });
-    renameSync(path, join(kept, 'daily', name));
-  }
-  let rowsAfter = 0;
-  mkdirSync(join(opts.source, 'daily'), { recursive: true });
-  for (const { day, text } of fetched) {
-    const date = formatDay(day);
-    const lines = text.split('\n');
-    let out = `${lines[0]}\n`;
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i];
-      if (line === '') continue;
-      const code = line.slice(0, line.indexOf(','));
-      // A fund whose whole history came after the day keeps it: its rows are in its price file.
-      const last = cut.lastDates.get(code);
-      if (last !== undefined && last >= date) continue;
-      out += `${line}\n`;
-      rowsAfter++;
-    }
-    writeWhole(join(opts.source, 'daily', `${date}.csv`), out);
-  }
+  const { rowsBefore, rowsAfter } = replaceRecords(opts.source, from, fetched, kept, say);
   say(
     `redo ${formatDay(from)}..${formatDay(liveAsOf)}: ${rowsBefore} rows in the source replaced by ${rowsAfter} from ` +
       `${provider.name} (the old ones kept in ${kept}); rebuilding`,
@@ -192,6 +118,126 @@ async function redoLocked(opts: RefreshOptions & { redo: Day }): Promise<RedoRes
     `${JSON.stringify({ id: result.id, asOf: result.asOf, days: result.days, rowsBefore, rowsAfter, changed }, null, 2)}\n`,
   );
   return result;
+}
+
+/** A day a redo can start from: one the NYSE traded and the live snapshot already holds. */
+function checkRedoDay(from: Day, liveAsOf: Day, report: BuildReport): void {
+  if (!isTradingDay(from))
+    throw new RefreshError(
+      `--redo ${formatDay(from)}: the NYSE was closed that day, there is nothing to fetch`,
+      report,
+    );
+  if (from > liveAsOf)
+    throw new RefreshError(
+      `--redo ${formatDay(from)} is after the live snapshot's as_of ${formatDay(liveAsOf)}: ` +
+        'nothing published for it yet (a plain refresh fetches it)',
+      report,
+    );
+}
+
+/** Every day fetched again and checked before anything changes: each must be readable and cover the funds. */
+async function fetchDays(
+  provider: Provider,
+  days: readonly Day[],
+  codes: ReadonlySet<string>,
+  minCoverage: number,
+  lastClosed: Day,
+  report: BuildReport,
+): Promise<{ day: Day; text: string }[]> {
+  const fetched: { day: Day; text: string }[] = [];
+  for (const day of days) {
+    const bytes = await provider.day(day);
+    if (bytes === null)
+      throw new RefreshError(
+        `the ${provider.name} provider has no data for ${formatDay(day)}: nothing changed`,
+        report,
+        true,
+      );
+    const file = `daily/${formatDay(day)}.csv`;
+    const parsed = parseDailyFile(bytes, file, lastClosed, 'the last closed session');
+    const header = parsed.problems.find((p) => p.reason === 'missing_header_column');
+    if (header !== undefined)
+      throw new RefreshError(
+        `${provider.name}: ${file} cannot be read as a daily file (${header.detail}): nothing changed`,
+        report,
+      );
+    let known = 0;
+    for (let r = 0; r < parsed.rows.length; r++) if (codes.has(parsed.rows.codes[r])) known++;
+    if (known < minCoverage * codes.size)
+      throw new RefreshError(
+        `${formatDay(day)} from ${provider.name} has rows for ${known} of the ${codes.size} funds: a short delivery, nothing changed ` +
+          '(--min-coverage loosens this)',
+        report,
+        true,
+      );
+    fetched.push({ day, text: new TextDecoder().decode(bytes) });
+  }
+  return fetched;
+}
+
+/**
+ * The source's records from `from` on replaced by the fetched days: price-file rows cut
+ * and daily files moved under `kept`, then the new daily files written. Returns the rows
+ * the source held for those days and the rows that replace them.
+ */
+function replaceRecords(
+  source: string,
+  from: Day,
+  fetched: readonly { day: Day; text: string }[],
+  kept: string,
+  say: (line: string) => void,
+): { rowsBefore: number; rowsAfter: number } {
+  const delivered = new Set<string>();
+  for (const { text } of fetched)
+    for (const line of text.split('\n').slice(1)) {
+      const cells = line.split(',', 2);
+      if (cells.length === 2) delivered.add(`${cells[0]},${cells[1]}`);
+    }
+  const cut = truncatePrices(source, from, join(kept, 'prices'), (code, date) =>
+    delivered.has(`${code},${date}`),
+  );
+  if (cut.keptWhole.length > 0)
+    say(
+      `${cut.keptWhole.length} funds keep their price files whole (the fetched days lack some of their rows from ` +
+        `${formatDay(from)} on): ${cut.keptWhole.slice(0, 10).join(', ')}${cut.keptWhole.length > 10 ? ', …' : ''}`,
+    );
+  let rowsBefore = cut.rows;
+  for (const path of dailyEntries(source).files) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    if (name.slice(0, 10) < formatDay(from)) continue;
+    rowsBefore += countRows(readFileSync(path, 'utf8'));
+    mkdirSync(join(kept, 'daily'), { recursive: true });
+    renameSync(path, join(kept, 'daily', name));
+  }
+  const rowsAfter = writeDays(source, fetched, cut.lastDates);
+  return { rowsBefore, rowsAfter };
+}
+
+/** The fetched days as the source's daily files, less the rows a fund's price file already holds; returns the rows written. */
+function writeDays(
+  source: string,
+  fetched: readonly { day: Day; text: string }[],
+  lastDates: ReadonlyMap<string, string>,
+): number {
+  let rowsAfter = 0;
+  mkdirSync(join(source, 'daily'), { recursive: true });
+  for (const { day, text } of fetched) {
+    const date = formatDay(day);
+    const lines = text.split('\n');
+    let out = `${lines[0]}\n`;
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i];
+      if (line === '') continue;
+      const code = line.slice(0, line.indexOf(','));
+      // A fund whose whole history came after the day keeps it: its rows are in its price file.
+      const last = lastDates.get(code);
+      if (last !== undefined && last >= date) continue;
+      out += `${line}\n`;
+      rowsAfter++;
+    }
+    writeWhole(join(source, 'daily', `${date}.csv`), out);
+  }
+  return rowsAfter;
 }
 
 /**

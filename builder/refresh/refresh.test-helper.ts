@@ -12,8 +12,9 @@ import { readCurrent } from '../../core/snapshot/directory.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
 import { buildFromSource } from '../build.js';
 import { writeSource } from '../build.test-helper.js';
+import { DEFAULT_GATES } from './gates.js';
 import { inboxProvider } from './inbox.js';
-import { DEFAULT_GATES, type RefreshOptions } from './refresh.js';
+import type { RefreshOptions } from './refresh.js';
 
 /** The clock at 22:00 UTC (17:00 or 18:00 New York, after the close) of a date. */
 export const evening = (ymd: string) => () => Date.parse(`${ymd}T22:00:00Z`);

@@ -8,7 +8,8 @@ import { buildFromSource } from '../build.js';
 import { lookupOf, scratch } from '../build.test-helper.js';
 import { appendDaily } from '../daily-append.js';
 import { generateUniverse } from '../generate/index.js';
-import { DEFAULT_GATES, refresh } from './refresh.js';
+import { DEFAULT_GATES } from './gates.js';
+import { refresh } from './refresh.js';
 import {
   allAt,
   CODES,

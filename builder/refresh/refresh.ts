@@ -8,41 +8,25 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tradingDaysInRange } from '../../core/calendar.js';
-import { compareCodes } from '../../core/codes.js';
 import { type Day, formatDay, parseDay } from '../../core/dates.js';
-import { fundRecordAt, type RateColumns } from '../../core/snapshot/columns.js';
+import type { RateColumns } from '../../core/snapshot/columns.js';
 import { readCurrent } from '../../core/snapshot/directory.js';
 import { type LoadedSnapshot, loadSnapshot, readManifest } from '../../core/snapshot/reader.js';
-import type { FundRecord } from '../../core/types.js';
 import { lastClosedDay } from '../../core/us-close.js';
-import { appendRows, type NewFund, type RowBatch } from '../append.js';
-import { BuildError, checkBound, phaseTimer, snapshotAsOf, writeAndPublish } from '../build.js';
+import { type AppendOutput, appendRows, type RowBatch } from '../append.js';
+import { checkBound, phaseTimer, snapshotAsOf, writeAndPublish } from '../build.js';
 import { takeBuildLock } from '../lock.js';
 import { BuildReport } from '../report/build-report.js';
-import {
-  type DailyRows,
-  dailyHeader,
-  dailyLine,
-  dividendCell,
-  parseDailyFile,
-  splitCell,
-} from '../source/daily-file.js';
-import { fundsFileText, parseFundsFile } from '../source/funds.js';
+import { parseDailyFile } from '../source/daily-file.js';
 import { parsePriceFile } from '../source/prices.js';
 import { RATES_PATH, readRates } from '../source/rates.js';
 import type { CallMeter } from './call-meter.js';
-import { firstLoad, type LoadProgress, type LoadSummary, startsFromNothing } from './first-load.js';
+import { firstLoad, type LoadProgress, startsFromNothing } from './first-load.js';
+import { type UniverseUpdate, universeChanges } from './fund-list.js';
+import { checkCoverage, RefreshError, type RefreshGates } from './gates.js';
+import type { LoadSummary } from './load-summary.js';
 import { type Provider, ProviderError } from './provider.js';
-import { setAsideAhead, writeWhole } from './records.js';
-
-export interface RefreshGates {
-  /** A day whose rows move a fund by more than this share without a split is held back (default 0.5). */
-  maxMove: number;
-  /** A day covering fewer than this share of the live (active) funds fails the refresh (default 0.9). */
-  minCoverage: number;
-}
-
-export const DEFAULT_GATES: RefreshGates = { maxMove: 0.5, minCoverage: 0.9 };
+import { setAsideAhead, writeRecords, writeWhole } from './records.js';
 
 export interface RefreshOptions {
   source: string;
@@ -94,19 +78,6 @@ export interface RefreshResult {
   load?: LoadSummary;
 }
 
-/** A refresh that must not publish; the live snapshot is unchanged. */
-export class RefreshError extends BuildError {
-  constructor(
-    message: string,
-    report: BuildReport,
-    /** Whether running again later can help (the provider's data not there yet, a limit). */
-    readonly retryable = false,
-  ) {
-    super(message, report);
-    this.name = 'RefreshError';
-  }
-}
-
 /** Reasons counted as refused rows in a refresh's log line. */
 const REFUSED = [
   'daily_bad_row',
@@ -145,28 +116,10 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
   // A session counts once 16:00 New York has passed; never a day after it (no future rows).
   const lastClosed = lastClosedDay(opts.now());
   const days = opts.date !== undefined ? [opts.date] : tradingDaysInRange(liveAsOf + 1, lastClosed);
-  const done = (outcome: RefreshResult['outcome'], id: string, asOf: string, rows = 0): RefreshResult => ({
-    outcome,
-    id,
-    asOf,
-    days: days.map(formatDay),
-    rows,
-    newFunds: report.universe?.newFunds.length ?? 0,
-    inactive: report.universe?.inactive.length ?? 0,
-    refused: REFUSED.reduce((a, r) => a + (report.reasons.get(r)?.count ?? 0), 0),
-    report,
-    durationMs: Date.now() - started,
-  });
+  const done = resultOf(report, days, started);
   if (days.length === 0) return done('up_to_date', current, formatDay(liveAsOf));
   if (opts.estimate) {
-    const c = opts.provider.callCosts;
-    say(
-      c === undefined
-        ? `${days.length} trading days to fetch from the ${opts.provider.name} provider (it counts no API calls)`
-        : `${days.length} trading day${days.length === 1 ? '' : 's'} to fetch (${formatDay(days[0])}..${formatDay(days[days.length - 1])}): ` +
-            `${days.length * c.day + c.list} API calls (${c.day} a day, ${c.list} for the fund lists), ` +
-            `plus ${c.history} per fund new in the lists`,
-    );
+    say(estimateLine(opts.provider, days));
     return done('estimate', current, formatDay(liveAsOf));
   }
   if (opts.date !== undefined && opts.date > lastClosed)
@@ -176,23 +129,7 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
     );
 
   const provider = opts.provider;
-  await provider.prepare?.(days);
-  const fetched: { day: Day; bytes: Uint8Array }[] = [];
-  for (const day of days) {
-    const bytes = await provider.day(day);
-    if (bytes === null) break;
-    fetched.push({ day, bytes });
-  }
-  if (fetched.length === 0)
-    throw new RefreshError(
-      `the ${provider.name} provider has no data for ${formatDay(days[0])} yet: nothing published`,
-      report,
-      true,
-    );
-  if (fetched.length < days.length)
-    say(
-      `the ${provider.name} provider has no data for ${formatDay(days[fetched.length])} yet: refreshing up to ${formatDay(fetched[fetched.length - 1].day)}`,
-    );
+  const fetched = await fetchDays(provider, days, report, say);
   const lastDay = fetched[fetched.length - 1].day;
   lap('fetch');
 
@@ -200,19 +137,7 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
   const prev = base.columns;
   lap('load');
 
-  const batches: RowBatch[] = [];
-  for (const { day, bytes } of fetched) {
-    const file = `daily/${formatDay(day)}.csv`;
-    const parsed = parseDailyFile(bytes, file, lastClosed, 'the last closed session');
-    report.dataRows += parsed.dataRows;
-    for (const p of parsed.problems) report.add(p);
-    if (report.reasons.has('missing_header_column'))
-      throw new RefreshError(
-        `${provider.name}: ${file} cannot be read as a daily file (${report.reasons.get('missing_header_column')?.first.detail}): nothing published`,
-        report,
-      );
-    batches.push({ file, rows: parsed.rows });
-  }
+  const batches = readDays(provider.name, fetched, lastClosed, report);
   report.fundsIn = prev.funds.length;
   checkBound(report, opts.maxBadShare);
 
@@ -238,7 +163,119 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
     // Only stale rows (the days were applied already): nothing to publish.
     return done('up_to_date', current, base.manifest.as_of, 0);
   }
+  const step = { opts, current, base, liveAsOf, fetched, batches, universe, rates, out, report, say };
+  const published = await publishRefresh(step, timings, lap);
+  let rows = 0;
+  for (const v of out.fundsPerDay.values()) rows += v;
+  return done('published', published.id, published.asOf, rows);
+}
 
+/** How the refresh's result is told, whenever it ends: the days it looked at and the report's counts. */
+function resultOf(
+  report: BuildReport,
+  days: readonly Day[],
+  started: number,
+): (outcome: RefreshResult['outcome'], id: string, asOf: string, rows?: number) => RefreshResult {
+  return (outcome: RefreshResult['outcome'], id: string, asOf: string, rows = 0): RefreshResult => ({
+    outcome,
+    id,
+    asOf,
+    days: days.map(formatDay),
+    rows,
+    newFunds: report.universe?.newFunds.length ?? 0,
+    inactive: report.universe?.inactive.length ?? 0,
+    refused: REFUSED.reduce((a, r) => a + (report.reasons.get(r)?.count ?? 0), 0),
+    report,
+    durationMs: Date.now() - started,
+  });
+}
+
+/** What `--estimate` says the days would cost in the provider's API calls. */
+function estimateLine(provider: Provider, days: readonly Day[]): string {
+  const c = provider.callCosts;
+  return c === undefined
+    ? `${days.length} trading days to fetch from the ${provider.name} provider (it counts no API calls)`
+    : `${days.length} trading day${days.length === 1 ? '' : 's'} to fetch (${formatDay(days[0])}..${formatDay(days[days.length - 1])}): ` +
+        `${days.length * c.day + c.list} API calls (${c.day} a day, ${c.list} for the fund lists), ` +
+        `plus ${c.history} per fund new in the lists`;
+}
+
+/** The days in order, up to the first the provider has nothing for yet (none at all: nothing to publish). */
+async function fetchDays(
+  provider: Provider,
+  days: readonly Day[],
+  report: BuildReport,
+  say: (line: string) => void,
+): Promise<{ day: Day; bytes: Uint8Array }[]> {
+  await provider.prepare?.(days);
+  const fetched: { day: Day; bytes: Uint8Array }[] = [];
+  for (const day of days) {
+    const bytes = await provider.day(day);
+    if (bytes === null) break;
+    fetched.push({ day, bytes });
+  }
+  if (fetched.length === 0)
+    throw new RefreshError(
+      `the ${provider.name} provider has no data for ${formatDay(days[0])} yet: nothing published`,
+      report,
+      true,
+    );
+  if (fetched.length < days.length)
+    say(
+      `the ${provider.name} provider has no data for ${formatDay(days[fetched.length])} yet: refreshing up to ${formatDay(fetched[fetched.length - 1].day)}`,
+    );
+  return fetched;
+}
+
+/** Each fetched day read as a daily file, its problems counted; a day that cannot be read refuses the refresh. */
+function readDays(
+  providerName: string,
+  fetched: readonly { day: Day; bytes: Uint8Array }[],
+  lastClosed: Day,
+  report: BuildReport,
+): RowBatch[] {
+  const batches: RowBatch[] = [];
+  for (const { day, bytes } of fetched) {
+    const file = `daily/${formatDay(day)}.csv`;
+    const parsed = parseDailyFile(bytes, file, lastClosed, 'the last closed session');
+    report.dataRows += parsed.dataRows;
+    for (const p of parsed.problems) report.add(p);
+    if (report.reasons.has('missing_header_column'))
+      throw new RefreshError(
+        `${providerName}: ${file} cannot be read as a daily file (${report.reasons.get('missing_header_column')?.first.detail}): nothing published`,
+        report,
+      );
+    batches.push({ file, rows: parsed.rows });
+  }
+  return batches;
+}
+
+/** What a refresh that changed something publishes from. */
+interface Publishing {
+  opts: RefreshOptions;
+  /** The live snapshot's id, its data and as_of. */
+  current: string;
+  base: LoadedSnapshot;
+  liveAsOf: Day;
+  fetched: readonly { day: Day }[];
+  batches: RowBatch[];
+  universe: UniverseUpdate;
+  rates: { columns: RateColumns | null; bytes: Uint8Array | null };
+  out: AppendOutput;
+  report: BuildReport;
+  say: (line: string) => void;
+}
+
+/**
+ * The source's records of the refresh written first (days after the live as_of set
+ * aside), then the snapshot published; the provider told once it is live.
+ */
+async function publishRefresh(
+  p: Publishing,
+  timings: Record<string, number>,
+  lap: (name: string) => void,
+): Promise<{ id: string; asOf: string }> {
+  const { opts, base, out, report } = p;
   const asOf = snapshotAsOf(out.columns);
   if (asOf < base.manifest.as_of)
     // Cannot happen through an append (dates only grow); checked because a publish that
@@ -248,30 +285,30 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
       report,
     );
   // CURRENT rolled back: the source's days after the live as_of are fetched again now.
-  const aside = setAsideAhead(opts.source, liveAsOf, opts.now());
+  const aside = setAsideAhead(opts.source, p.liveAsOf, opts.now());
   if (aside !== null)
-    say(
-      `the source held days after the live as_of ${formatDay(liveAsOf)} (CURRENT rolled back?): set aside in ${aside}`,
+    p.say(
+      `the source held days after the live as_of ${formatDay(p.liveAsOf)} (CURRENT rolled back?): set aside in ${aside}`,
     );
   writeRecords(
     opts.source,
-    batches,
+    p.batches,
     out.applied,
-    { ...universe, listed: universe.listed || aside !== null },
+    { ...p.universe, listed: p.universe.listed || aside !== null },
     out.columns.funds,
   );
-  if (rates.bytes !== null) {
+  if (p.rates.bytes !== null) {
     mkdirSync(join(opts.source, 'rates'), { recursive: true });
-    writeWhole(join(opts.source, RATES_PATH), rates.bytes);
+    writeWhole(join(opts.source, RATES_PATH), p.rates.bytes);
   }
   const result = await writeAndPublish(
     out.columns,
     report,
     {
       kind: 'refresh',
-      provider: provider.name,
-      base: current,
-      days: fetched.map((f) => formatDay(f.day)),
+      provider: opts.provider.name,
+      base: p.current,
+      days: p.fetched.map((f) => formatDay(f.day)),
       appendedRows: out.added,
     },
     { snapshots: opts.snapshots, keep: opts.keep, now: () => new Date(opts.now()) },
@@ -286,13 +323,11 @@ async function refreshLocked(opts: RefreshOptions): Promise<RefreshResult> {
       report,
     );
   }
-  provider.committed?.(
-    fetched.map((f) => f.day),
+  opts.provider.committed?.(
+    p.fetched.map((f) => f.day),
     opts.source,
   );
-  let rows = 0;
-  for (const v of out.fundsPerDay.values()) rows += v;
-  return done('published', result.id, result.manifest.as_of, rows);
+  return { id: result.id, asOf: result.manifest.as_of };
 }
 
 /** The first load, under the lock the refresh took, told as a refresh's result. */
@@ -331,144 +366,6 @@ async function loadFromNothing(opts: RefreshOptions, started: number): Promise<R
 }
 
 /**
- * A day of rows that covers fewer than `minCoverage` of the live funds (not inactive)
- * is a short delivery: publishing it would stop half the funds a day behind.
- */
-function checkCoverage(
-  prev: LoadedSnapshot['columns'],
-  fetched: readonly { day: Day }[],
-  perDay: ReadonlyMap<Day, number>,
-  minCoverage: number,
-  report: BuildReport,
-): void {
-  let live = 0;
-  for (let i = 0; i < prev.funds.length; i++) if (prev.funds.isInactive[i] === 0) live++;
-  if (live === 0) return;
-  for (const { day } of fetched) {
-    const n = perDay.get(day) ?? 0;
-    if (n < minCoverage * live)
-      throw new RefreshError(
-        `${formatDay(day)} has rows for ${n} of the ${live} live funds (${((n / live) * 100).toFixed(1)} %), ` +
-          `under the ${(minCoverage * 100).toFixed(0)} % a day must cover: nothing published ` +
-          '(a short or empty delivery? --min-coverage loosens this)',
-        report,
-        true,
-      );
-  }
-}
-
-interface UniverseUpdate {
-  newFunds: NewFund[];
-  /** The raw history of each new fund, kept in the source as prices/<code>.csv. */
-  histories: Map<string, Uint8Array>;
-  updates: Map<string, FundRecord>;
-  /** Whether the list said anything (else funds.csv is left as it is). */
-  listed: boolean;
-}
-
-/**
- * The provider's fund list against the snapshot's: new funds enter with their
- * history, funds gone from the list or marked inactive turn inactive (keeping their
- * history), name/exchange/ISIN changes apply. A list that lost more than the coverage
- * bound of the live funds is a broken download, not a market event: refused.
- */
-async function universeChanges(
-  provider: Provider,
-  base: LoadedSnapshot,
-  lastDay: Day,
-  latest: Day,
-  gates: RefreshGates,
-  report: BuildReport,
-): Promise<UniverseUpdate> {
-  const none: UniverseUpdate = { newFunds: [], histories: new Map(), updates: new Map(), listed: false };
-  const bytes = await provider.fundList(lastDay);
-  if (bytes === null) return none;
-  const parsed = parseFundsFile(bytes, 'funds.csv');
-  if (parsed.problems.some((p) => p.reason === 'missing_header_column'))
-    throw new RefreshError(`${provider.name}: the fund list cannot be read (no Code or Type column)`, report);
-  const pf = base.columns.funds;
-  const listed = new Map(parsed.funds.map((f) => [f.code, f]));
-  let live = 0;
-  let liveListed = 0;
-  const updates = new Map<string, FundRecord>();
-  const inactive: string[] = [];
-  const changed: string[] = [];
-  for (let i = 0; i < pf.length; i++) {
-    const old = fundRecordAt(pf, i);
-    const now = listed.get(old.code);
-    if (!old.isInactive) {
-      live++;
-      if (now !== undefined) liveListed++;
-    }
-    if (now === undefined) {
-      // Gone from the list: delisted. It keeps its history; it stops being current.
-      if (!old.isInactive) {
-        updates.set(old.code, { ...old, isInactive: true, inactiveDate: lastDay });
-        inactive.push(old.code);
-      }
-      continue;
-    }
-    const next: FundRecord = {
-      ...old,
-      name: now.name ?? old.name,
-      exchange: now.exchange ?? old.exchange,
-      isin: now.isin ?? old.isin,
-      country: now.country ?? old.country,
-      currency: now.currency ?? old.currency,
-      isInactive: old.isInactive || now.isInactive,
-      inactiveDate: old.isInactive ? old.inactiveDate : now.isInactive ? (now.inactiveDate ?? lastDay) : null,
-    };
-    if (next.isInactive && !old.isInactive) inactive.push(old.code);
-    else if (next.name !== old.name || next.exchange !== old.exchange || next.isin !== old.isin)
-      changed.push(old.code);
-    if (!sameRecord(old, next)) updates.set(old.code, next);
-  }
-  if (live > 0 && liveListed < gates.minCoverage * live)
-    throw new RefreshError(
-      `the ${provider.name} fund list names ${liveListed} of the ${live} live funds: refusing to mark the rest inactive ` +
-        '(a truncated list? --min-coverage loosens this)',
-      report,
-      true,
-    );
-
-  const known = new Set(pf.code);
-  const newFunds: NewFund[] = [];
-  const histories = new Map<string, Uint8Array>();
-  const fresh = parsed.funds.filter((f) => !known.has(f.code)).sort((a, b) => compareCodes(a.code, b.code));
-  for (const record of fresh) {
-    const history = await provider.history(record.code, lastDay);
-    const file = `prices/${record.code}.csv`;
-    if (history === null) {
-      report.add({ reason: 'fund_without_prices', file: 'funds.csv', line: 0, code: record.code });
-      continue;
-    }
-    const p = parsePriceFile(history, file, record.code, latest);
-    report.dataRows += p.dataRows;
-    for (const x of p.problems) report.add(x);
-    if (p.dates.length === 0) {
-      report.add({ reason: 'fund_without_valid_rows', file, line: 0, code: record.code });
-      continue;
-    }
-    newFunds.push({ record, dates: p.dates, values: p.values, lastClose: p.lastClose });
-    histories.set(record.code, history);
-  }
-  report.universe = { newFunds: newFunds.map((f) => f.record.code), inactive, changed };
-  return { newFunds, histories, updates, listed: true };
-}
-
-function sameRecord(a: FundRecord, b: FundRecord): boolean {
-  return (
-    a.name === b.name &&
-    a.country === b.country &&
-    a.exchange === b.exchange &&
-    a.currency === b.currency &&
-    a.isin === b.isin &&
-    a.isInactive === b.isInactive &&
-    a.inactiveDate === b.inactiveDate
-  );
-}
-
-/**
  * The rates for this refresh (C41): the provider's, when it has them (bytes kept for
  * the source's record), else the source's own rates file; null columns: neither,
  * and the snapshot's rates stay. A provider failing on them costs the Sharpe ratios
@@ -493,47 +390,4 @@ async function fetchRates(
   report.dataRows += parsed.dataRows;
   for (const p of parsed.problems) report.add(p);
   return { columns: { date: parsed.dates, yield: parsed.values }, bytes };
-}
-
-/**
- * The source directory's record of this refresh, written before the publish so that
- * `build --source` then `build --daily <source>/daily` reproduces the snapshot: each
- * day's applied rows as daily/<date>.csv, each new fund's history as prices/<code>.csv,
- * and funds.csv with every fund's current metadata. Each file is written whole and
- * renamed into place.
- */
-function writeRecords(
-  source: string,
-  batches: readonly RowBatch[],
-  applied: readonly Uint8Array[],
-  universe: UniverseUpdate,
-  funds: LoadedSnapshot['columns']['funds'],
-): void {
-  mkdirSync(join(source, 'daily'), { recursive: true });
-  for (let b = 0; b < batches.length; b++)
-    writeWhole(join(source, batches[b].file), dailyText(batches[b].rows, applied[b]));
-  if (universe.histories.size > 0) mkdirSync(join(source, 'prices'), { recursive: true });
-  for (const [code, bytes] of universe.histories) writeWhole(join(source, 'prices', `${code}.csv`), bytes);
-  if (universe.listed || universe.updates.size > 0) writeWhole(join(source, 'funds.csv'), fundsText(funds));
-}
-
-/** Applied rows only: what the snapshot holds is what a rebuild applies. Numbers round-trip exactly. */
-function dailyText(rows: DailyRows, applied: Uint8Array): string {
-  // No adjusted close: the refresh keeps the raw close and factors it applied (C37).
-  let out = dailyHeader(false);
-  for (let r = 0; r < rows.length; r++) {
-    if (applied[r] !== 1) continue;
-    out += dailyLine({
-      code: rows.codes[r],
-      date: formatDay(rows.dates[r]),
-      close: String(rows.close[r]),
-      dividend: dividendCell(rows.dividend[r]),
-      split: splitCell(rows.split[r]),
-    });
-  }
-  return out;
-}
-
-function fundsText(f: LoadedSnapshot['columns']['funds']): string {
-  return fundsFileText(Array.from({ length: f.length }, (_, i) => fundRecordAt(f, i)));
 }

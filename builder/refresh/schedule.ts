@@ -128,42 +128,12 @@ export function startSchedule(opts: ScheduleOptions): Schedule {
       sleeping = { handle: timer.set(wake, ms), wake };
     });
 
-  /** One run with its retries; never throws. */
-  const runWithRetries = async (why: string): Promise<void> => {
-    for (let attempt = 0; ; attempt++) {
-      const started = Date.now();
-      try {
-        const s = await opts.run();
-        const span = s.days.length === 0 ? '' : ` (${s.days[0]}..${s.days[s.days.length - 1]})`;
-        opts.log(
-          `refresh ${why}: ${s.outcome === 'published' ? 'published' : 'up to date'}, ${s.days.length} days${span}, ` +
-            `${s.rows} rows, ${s.newFunds} new funds, ${s.inactive} turned inactive, ${s.refused} refused rows, ` +
-            `${((Date.now() - started) / 1000).toFixed(1)} s, as_of ${s.asOf}`,
-        );
-        return;
-      } catch (e) {
-        const reason = (e as Error).message;
-        const wait = opts.retryMinutes[attempt];
-        if (wait === undefined || stopped) {
-          opts.log(
-            `error: refresh ${why} failed after ${attempt + 1} attempts, ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
-              `${reason}; the live snapshot is unchanged`,
-          );
-          return;
-        }
-        opts.log(`refresh ${why} failed (${reason}); retrying in ${wait} min`);
-        await sleep(wait * MINUTE);
-        if (stopped) return;
-      }
-    }
-  };
-
   const launch = (why: string): void => {
     if (running !== null) {
       opts.log(`refresh ${why}: skipped, the previous refresh is still running`);
       return;
     }
-    running = runWithRetries(why).finally(() => {
+    running = runWithRetries(opts, why, sleep, () => stopped).finally(() => {
       running = null;
     });
   };
@@ -207,4 +177,44 @@ export function startSchedule(opts: ScheduleOptions): Schedule {
       while (running !== null) await running;
     },
   };
+}
+
+/** One run with its retries, each said in the log; never throws. */
+async function runWithRetries(
+  opts: ScheduleOptions,
+  why: string,
+  sleep: (ms: number) => Promise<void>,
+  stopped: () => boolean,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const started = Date.now();
+    try {
+      const s = await opts.run();
+      opts.log(runLine(why, s, started));
+      return;
+    } catch (e) {
+      const reason = (e as Error).message;
+      const wait = opts.retryMinutes[attempt];
+      if (wait === undefined || stopped()) {
+        opts.log(
+          `error: refresh ${why} failed after ${attempt + 1} attempts, ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
+            `${reason}; the live snapshot is unchanged`,
+        );
+        return;
+      }
+      opts.log(`refresh ${why} failed (${reason}); retrying in ${wait} min`);
+      await sleep(wait * MINUTE);
+      if (stopped()) return;
+    }
+  }
+}
+
+/** A successful run's log line. */
+function runLine(why: string, s: RunSummary, started: number): string {
+  const span = s.days.length === 0 ? '' : ` (${s.days[0]}..${s.days[s.days.length - 1]})`;
+  return (
+    `refresh ${why}: ${s.outcome === 'published' ? 'published' : 'up to date'}, ${s.days.length} days${span}, ` +
+    `${s.rows} rows, ${s.newFunds} new funds, ${s.inactive} turned inactive, ${s.refused} refused rows, ` +
+    `${((Date.now() - started) / 1000).toFixed(1)} s, as_of ${s.asOf}`
+  );
 }

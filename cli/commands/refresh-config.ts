@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CallMeter, DEFAULT_MAX_RATE } from '../../builder/refresh/call-meter.js';
 import { DEFAULT_EODHD_URL, eodhdProvider } from '../../builder/refresh/eodhd.js';
+import { DEFAULT_GATES, type RefreshGates } from '../../builder/refresh/gates.js';
 import { inboxProvider } from '../../builder/refresh/inbox.js';
 import type { Provider } from '../../builder/refresh/provider.js';
-import { DEFAULT_GATES, type RefreshGates } from '../../builder/refresh/refresh.js';
 import {
   cronProblem,
   DEFAULT_CRON,
