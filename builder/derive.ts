@@ -6,7 +6,6 @@
 import { toYmd } from '../core/dates.js';
 import { allCalendarFigures, calendarFigures, trailingFigures } from '../core/returns.js';
 import { RateTable } from '../core/risk.js';
-import { RiskRows } from '../core/risk-columns.js';
 import {
   type CalendarColumns,
   type RateColumns,
@@ -16,6 +15,7 @@ import {
   seriesParts,
   type TrailingColumns,
 } from '../core/snapshot/columns.js';
+import { RiskRows } from '../core/snapshot/risk-columns.js';
 import { type CalendarFigures, type Series, TRAILING_KEYS } from '../core/types.js';
 
 export interface DerivedRows {

@@ -9,8 +9,8 @@
  */
 import { type Data, type Int32, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { RateTable } from '../risk.js';
-import { RiskRows } from '../risk-columns.js';
 import { ratesBatch, riskBatch } from './batches.js';
+import { RiskRows } from './risk-columns.js';
 import { FUNDS_FILE, RATES_FILE, RISK_FILE, SERIES_FILE } from './schema.js';
 import { SnapshotError } from './snapshot-error.js';
 

@@ -3,7 +3,7 @@
  * builder for each snapshot, and by the reader for a snapshot written before risk
  * figures existed (format 1), with the same maths (core/risk.ts).
  */
-import { monthFirstDay } from './dates.js';
+import { monthFirstDay } from '../dates.js';
 import {
   type RateTable,
   RISK_SLOTS,
@@ -13,9 +13,9 @@ import {
   Slot,
   STORED_DATES,
   STORED_FIGURES,
-} from './risk.js';
-import { NULL_DAY, type RiskColumns } from './snapshot/columns.js';
-import type { Series } from './types.js';
+} from '../risk.js';
+import type { Series } from '../types.js';
+import { NULL_DAY, type RiskColumns } from './columns.js';
 
 /** Every fund's latest risk figures (C38–C44; beta and correlation are per request) into columns. */
 export class RiskRows {
