@@ -18,7 +18,6 @@ const FILE_EXCEPTIONS: Record<string, string> = {
   'server/mcp/tools.ts': 'not split yet (time): next',
 };
 const FUNCTION_EXCEPTIONS: Record<string, string> = {
-  'cli/bench/workload.ts scenarioRequests': 'one case per scenario: not split yet (time): next',
   'server/api/screen-params.ts validateScreenQuery': 'not split yet (time): next',
   'server/mcp/tools.ts callToolJson': 'one case per tool: not split yet (time): next',
   'cli/bench/instructions.ts startCounted': 'not split yet (time): next',
