@@ -20,7 +20,6 @@ const FILE_EXCEPTIONS: Record<string, string> = {
 const FUNCTION_EXCEPTIONS: Record<string, string> = {
   'server/api/screen-params.ts validateScreenQuery': 'not split yet (time): next',
   'server/mcp/tools.ts callToolJson': 'one case per tool: not split yet (time): next',
-  'cli/bench/run.ts runBench': 'the instruction count joined it: not split yet (time): next',
   'builder/append.ts appendRows': 'not split yet (time): next',
   'builder/build.ts buildFromSource': 'not split yet (time): next',
   'builder/generate/series.ts simulateFund': 'not split yet (time): next',
