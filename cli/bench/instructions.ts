@@ -19,7 +19,7 @@ import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { BenchError, type BenchRequest } from './load.js';
-import { baselineCommand, freePort } from './processes.js';
+import { baselineCommand, freePort, stopChild } from './processes.js';
 import type { ScenarioName } from './workload.js';
 
 export function hasCallgrind(): boolean {
@@ -102,19 +102,6 @@ function untilReady(
   });
 }
 
-/** SIGTERM, then SIGKILL if it has not exited within a minute; resolves once it has exited. */
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('exit', () => {
-      clearTimeout(killer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
 /**
  * `node --single-threaded ARGS` under callgrind, instrumentation off; resolves once a
  * line of its output matches `ready` (valgrind makes start-up some 50 times slower).
@@ -138,7 +125,7 @@ async function startCounted(
     out += d;
   });
   await untilReady(child, () => out, ready, timeoutMs);
-  return { child, pid: child.pid as number, output: () => out, stop: () => stopChild(child) };
+  return { child, pid: child.pid as number, output: () => out, stop: () => stopChild(child, 60_000) };
 }
 
 function control(pid: number, ...args: string[]): void {
