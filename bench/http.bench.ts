@@ -11,8 +11,8 @@
  *
  * Needs wrk (apt-get install -y wrk) and a built snapshot (bench/build.bench.ts makes one).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Shape } from '../cli/bench/baseline-server.js';
@@ -20,6 +20,14 @@ import { type BenchRequest, luaScript, parseWrk } from '../cli/bench/load.js';
 import { freePort, rssMiB } from '../cli/bench/processes.js';
 import { listSnapshots, readCurrent, setCurrent } from '../core/snapshot/directory.js';
 import { seededRandom } from '../test/seeded-random.js';
+import { httpReport, pairedLine } from './http-report.js';
+import {
+  mean,
+  wrk as runWrk,
+  startProcess as startOn,
+  type WrkResult,
+  type WrkSettings,
+} from './http-wrk.js';
 import { benchArgs, DEFAULT_SNAPSHOTS } from './setup.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -36,8 +44,6 @@ const only = args.get('cases')?.split(',') ?? null;
  * work or the scheduler's sharing of two cores between wrk and the server.
  */
 const pin = args.get('pin') === '1';
-const onCpu = (cpu: number, cmd: string, argv: string[]): [string, string[]] =>
-  pin ? ['taskset', ['-c', String(cpu), cmd, ...argv]] : [cmd, argv];
 /**
  * --metrics 1: our server counts for /metrics (`--admin-port 0`, a free port), so runs
  * with 1 and 0 show what counting costs (docs/monitoring.md).
@@ -46,93 +52,10 @@ const metricsOn = args.get('metrics') === '1';
 const work = '/tmp/fr-http-bench';
 mkdirSync(work, { recursive: true });
 
-async function startProcess(cmd: string[], ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(...onCpu(1, process.execPath, cmd), { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    const on = (d: Buffer) => {
-      out += d;
-      if (ready.test(out)) resolve();
-    };
-    child.stdout!.on('data', on);
-    child.stderr!.on('data', on);
-    child.on('exit', (c) => reject(new Error(`exited ${c}: ${out}`)));
-  });
-  child.stdout!.resume();
-  child.stderr!.resume();
-  return child;
-}
-
-interface WrkResult {
-  rps: number;
-  /** Server CPU (user + system, all threads) per request, µs; NaN when not measured. */
-  cpuUs: number;
-  /**
-   * Times per request a server thread was preempted while it could still run
-   * (involuntary context switches); NaN when not measured. On a 2-core machine
-   * shared with wrk this grows with the CPU a request takes, and each costs more
-   * than the switch itself: caches and TLB are refilled afterwards.
-   */
-  preemptions: number;
-  p50ms: number;
-  p99ms: number;
-  errors: number;
-  non2xx: number;
-  requests: number;
-}
-
-/** CPU ticks (user + system) of every thread of a process. */
-function cpuTicks(pid: number): number {
-  let ticks = 0;
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    const fields = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8').split(') ')[1].split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks;
-}
-/** Involuntary context switches of every thread of a process. */
-function preemptions(pid: number): number {
-  let n = 0;
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    const status = readFileSync(`/proc/${pid}/task/${t}/status`, 'utf8');
-    n += Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  }
-  return n;
-}
-const TICK_US = 1e6 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
-
-function wrk(port: number, script: string, duration = seconds, pid?: number): WrkResult {
-  const before = pid === undefined ? 0 : cpuTicks(pid);
-  const switchesBefore = pid === undefined ? 0 : preemptions(pid);
-  const r = spawnSync(
-    ...onCpu(0, 'wrk', [
-      '-t2',
-      `-c${connections}`,
-      `-d${duration}s`,
-      '--latency',
-      '-s',
-      script,
-      `http://127.0.0.1:${port}`,
-    ]),
-    {
-      encoding: 'utf8',
-    },
-  );
-  const { rps, p50ms, p99ms, errors, non2xx, requests } = parseWrk(r.stdout);
-  const cpuUs = pid === undefined ? Number.NaN : ((cpuTicks(pid) - before) * TICK_US) / Math.max(1, requests);
-  const preempted =
-    pid === undefined ? Number.NaN : (preemptions(pid) - switchesBefore) / Math.max(1, requests);
-  return {
-    rps,
-    cpuUs,
-    preemptions: preempted,
-    p50ms,
-    p99ms,
-    errors,
-    non2xx,
-    requests,
-  };
-}
+const settings: WrkSettings = { connections, seconds, pin };
+const startProcess = (cmd: string[], ready: RegExp) => startOn(settings, cmd, ready);
+const wrk = (port: number, script: string, duration = seconds, pid?: number) =>
+  runWrk(settings, port, script, duration, pid);
 
 /** A wrk Lua script cycling through pre-built requests (the same script drives both servers). */
 function script(name: string, requests: BenchRequest[], key = benchKey): string {
@@ -316,16 +239,6 @@ const base = await startProcess(
   ],
   /baseline listening/,
 );
-const mean = (a: WrkResult, b: WrkResult): WrkResult => ({
-  rps: (a.rps + b.rps) / 2,
-  cpuUs: (a.cpuUs + b.cpuUs) / 2,
-  preemptions: (a.preemptions + b.preemptions) / 2,
-  p50ms: (a.p50ms + b.p50ms) / 2,
-  p99ms: Math.max(a.p99ms, b.p99ms),
-  errors: a.errors + b.errors,
-  non2xx: a.non2xx + b.non2xx,
-  requests: a.requests + b.requests,
-});
 
 // Warm both JITs before measuring.
 wrk(basePort, scripts.trailing, 3);
@@ -352,9 +265,6 @@ for (let r = 0; r < PAIRS; r++)
     const o = wrk(ourPort, scripts[name], pairSeconds, ours.pid);
     paired[name].push(o.rps / b.rps);
   }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const pairedLine = (name: string) =>
-  `${paired[name].map((x) => `${(x * 100).toFixed(0)} %`).join(', ')} (median ${(median(paired[name]) * 100).toFixed(0)} %)`;
 base.kill('SIGTERM');
 const baseRps = baseGet.rps;
 const rssAfterLoad = rssMiB(ours.pid!);
@@ -365,7 +275,7 @@ if (only) {
       `${name}: ${Math.round(r.rps)} req/s, ${((r.rps / b) * 100).toFixed(0)} % of baseline ${Math.round(b)}, server CPU ${r.cpuUs.toFixed(1)} µs/req, p99 ${r.p99ms} ms, errors ${r.errors + r.non2xx}`,
     );
   }
-  for (const name of pairedNames) console.log(`${name}, paired rounds: ${pairedLine(name)}`);
+  for (const name of pairedNames) console.log(`${name}, paired rounds: ${pairedLine(paired, name)}`);
   ours.kill('SIGTERM');
   process.exit(0);
 }
@@ -442,81 +352,29 @@ if (spawnSync('redis-server', ['--version']).status === 0) {
   }
 }
 
-const pct = (x: number, b: number) => `${((x / b) * 100).toFixed(0)} %`;
-
-/**
- * Where a throughput lies on the shaped baseline's curve: the busy work (ns) at which
- * the baseline sending our bytes would reach it, by linear interpolation; null
- * outside the curve.
- */
-function workAt(rps: number): number | null {
-  for (let i = 1; i < shaped.length; i++) {
-    const [a, b] = [shaped[i - 1].rps, shaped[i].rps];
-    if ((a - rps) * (b - rps) <= 0 && a !== b)
-      return SPINS[i - 1] + ((a - rps) / (a - b)) * (SPINS[i] - SPINS[i - 1]);
-  }
-  return null;
-}
-const ns = (v: number | null) => (v === null ? 'outside the measured curve' : `${(v / 1000).toFixed(2)} µs`);
-const budget = [
-  `Our exact bytes from the baseline (a latest-trailing answer: the same ${shape.bodyBytes}-byte body and header lines, ` +
-    "with busy work added per request), to show what a ratio target leaves for a server's own work on this machine:",
-  '',
-  '| busy work per request | req/s | of baseline | server CPU µs/req | preempted /req |',
-  '|---|---|---|---|---|',
-  ...shaped.map(
-    (r, i) =>
-      `| ${(SPINS[i] / 1000).toFixed(1)} µs | ${Math.round(r.rps).toLocaleString('en-US')} | ${pct(r.rps, baseRps)} | ${r.cpuUs.toFixed(1)} | ${r.preemptions.toFixed(3)} |`,
-  ),
-  '',
-  `80 % of the baseline is reached with ${ns(workAt(0.8 * baseRps))} of work per request on top of sending the bytes; ` +
-    `our latest-trailing lookup runs like ${ns(workAt(results.trailing.rps))} of it, fund metadata like ${ns(workAt(results.fund.rps))}.`,
-].join('\n');
-const row = (label: string, r: WrkResult, b: number, target: string) =>
-  `| ${label} | ${Math.round(r.rps).toLocaleString('en-US')} | ${pct(r.rps, b)} | ${r.cpuUs.toFixed(1)} | ${r.preemptions.toFixed(3)} | ${r.p50ms.toFixed(2)} | ${r.p99ms.toFixed(2)} | ${r.errors + r.non2xx} | ${target} |`;
-const limit = 1.5 * (diskBytes / 2 ** 20) + 200;
-const report = [
-  '# HTTP benchmark',
-  '',
-  `Run: \`npm run build && npx tsx bench/http.bench.ts --snapshots ${snapshots}${threads === 2 ? '' : ` --threads ${threads}`}\` on ${new Date().toISOString().slice(0, 10)}; ` +
-    `wrk -t2 -c${connections} -d${seconds}s on loopback; server and baseline with ${threads} worker thread${threads === 1 ? '' : 's'}; ` +
-    `snapshot ${manifest.counts.funds} funds, ${manifest.counts.observations.toLocaleString('en-US')} observations. ` +
-    'Every request carries an API key and passes auth and limits (embedded store, limits set beyond reach); ' +
-    'access logs as by default (one line in 1,000 requests). ' +
-    'The 2-core machine runs wrk and the server together, so absolute figures are low; ratios are what compare.',
-  '',
-  `Baseline (trivial uWS, fixed small body): ${Math.round(baseRps).toLocaleString('en-US')} req/s (p99 ${baseGet.p99ms.toFixed(2)} ms, ` +
-    `server CPU ${baseGet.cpuUs.toFixed(1)} µs and ${baseGet.preemptions.toFixed(3)} preemptions per request); fixed ${batchBytes}-byte POST answer: ` +
-    `${Math.round(basePost.rps).toLocaleString('en-US')} req/s (${basePost.cpuUs.toFixed(1)} µs). Server CPU is the user + system ` +
-    "time of all the server's threads over a run, per request: the kernel's loopback work is most of it, and it is " +
-    'steadier than req/s on a machine that wrk shares.',
-  '',
-  '| case | req/s | of baseline | server CPU µs/req | preempted /req | p50 ms | p99 ms | errors | target |',
-  '|---|---|---|---|---|---|---|---|---|',
-  row('latest trailing, one fund', results.trailing, baseRps, '≥ 80 %, p99 < 5 ms'),
-  row('fund metadata', results.fund, baseRps, '≥ 80 %, p99 < 5 ms'),
-  row('default calendar year', results.calendar, baseRps, ''),
-  row('trailing as_of (random dates)', results.asOf, baseRps, '≥ 70 %'),
-  row('batch of 100 latest (vs same-size fixed POST)', results.batch, basePost.rps, '≥ 60 %'),
-  row('q search, limit=10', results.search, baseRps, '≥ 50 %'),
-  row('q search, default limit 100', results.search100, baseRps, '(bigger bodies)'),
-  '',
-  `The single lookups again in ${PAIRS} paired rounds (the baseline then ours on the same script, ${pairSeconds} s each, ` +
-    'back to back, so both see the same machine): ' +
-    `latest trailing ${pairedLine('trailing')}; fund metadata ${pairedLine('fund')}.`,
-  '',
-  budget,
-  '',
+const report = httpReport({
+  snapshots,
+  threads,
+  connections,
+  seconds,
+  counts: manifest.counts,
+  diskBytes,
+  baseGet,
+  basePost,
+  batchBytes,
+  results,
+  paired,
+  pairs: PAIRS,
+  pairSeconds,
+  bodyBytes: shape.bodyBytes,
+  spins: SPINS,
+  shaped,
   redisRow,
-  '',
-  swap
-    ? `Hot swap under load (CURRENT flipped twice during 15 s of wrk on latest trailing): ${swap.requests.toLocaleString('en-US')} requests, ${swap.errors} socket errors, ${swap.non2xx} non-2xx.`
-    : 'Hot swap under load: skipped (only one snapshot in the directory).',
-  '',
-  `RSS with the snapshot loaded (${threads} thread${threads === 1 ? '' : 's'}): ${rssLoaded.toFixed(0)} MiB after start, ${rssAfterLoad.toFixed(0)} MiB after the load runs, ` +
-    `${Number.isNaN(rssAfterSwap) ? 'n/a' : `${rssAfterSwap.toFixed(0)} MiB`} once the swaps are done; snapshot on disk ${(diskBytes / 2 ** 20).toFixed(0)} MiB; ` +
-    `limit 1.5 × disk + 200 MiB = ${limit.toFixed(0)} MiB.`,
-].join('\n');
+  swap,
+  rssLoaded,
+  rssAfterLoad,
+  rssAfterSwap,
+});
 console.log(report);
 mkdirSync(join(root, 'bench', 'reports'), { recursive: true });
 // The 2-thread run is the one the targets are judged on; other layouts get their own report.

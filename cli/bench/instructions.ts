@@ -19,7 +19,7 @@ import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { BenchError, type BenchRequest } from './load.js';
-import { baselineCommand, freePort } from './processes.js';
+import { baselineCommand, freePort, stopChild } from './processes.js';
 import type { ScenarioName } from './workload.js';
 
 export function hasCallgrind(): boolean {
@@ -37,64 +37,53 @@ interface CountedProcess {
   stop(): Promise<void>;
 }
 
-/**
- * `node --single-threaded ARGS` under callgrind, instrumentation off; resolves once a
- * line of its output matches `ready` (valgrind makes start-up some 50 times slower).
- */
-async function startCounted(
-  nodeArgs: readonly string[],
-  outDir: string,
+/** valgrind's arguments to run `node --single-threaded ARGS` under callgrind, instrumentation off. */
+function callgrindArgs(nodeArgs: readonly string[], outDir: string): string[] {
+  return [
+    '--tool=callgrind',
+    '--instr-atstart=no',
+    // One dump file per dump, named by pid and a counter: read back by `countRequests`.
+    `--callgrind-out-file=${join(outDir, 'callgrind.out.%p')}`,
+    // Node's JIT writes code at run time into anonymous memory: valgrind must notice,
+    // or it runs stale translations. Code from files (node itself) never changes, and
+    // not checking it makes a run several times faster.
+    '--smc-check=all-non-file',
+    // Count only inside uSockets' dispatch of a socket event: reading a request,
+    // routing it, the JavaScript handler and the write (and the microtasks it runs),
+    // not the timers and other threads that run meanwhile. Under valgrind a request
+    // takes some 50 times longer, so a 500 ms poll would otherwise weigh on each.
+    '--toggle-collect=us_internal_dispatch_ready_poll',
+    process.execPath,
+    '--single-threaded',
+    // A young generation large enough that a window of requests seldom holds a
+    // scavenge: with the default one, windows of 150 lookups held 0 or 1 and their
+    // least spread by 15 % from run to run. Collections are counted in the median
+    // window; the least is the request's own path.
+    '--min-semi-space-size=64',
+    '--max-semi-space-size=64',
+    ...nodeArgs,
+  ];
+}
+
+/** Resolves once the child's output so far matches `ready`; rejects if it exits first or takes longer than `timeoutMs`. */
+function untilReady(
+  child: ChildProcess,
+  output: () => string,
   ready: RegExp,
-  env: NodeJS.ProcessEnv = process.env,
-  timeoutMs = 600_000,
-): Promise<CountedProcess> {
-  const child = spawn(
-    'valgrind',
-    [
-      '--tool=callgrind',
-      '--instr-atstart=no',
-      // One dump file per dump, named by pid and a counter: read back by `countRequests`.
-      `--callgrind-out-file=${join(outDir, 'callgrind.out.%p')}`,
-      // Node's JIT writes code at run time into anonymous memory: valgrind must notice,
-      // or it runs stale translations. Code from files (node itself) never changes, and
-      // not checking it makes a run several times faster.
-      '--smc-check=all-non-file',
-      // Count only inside uSockets' dispatch of a socket event: reading a request,
-      // routing it, the JavaScript handler and the write (and the microtasks it runs),
-      // not the timers and other threads that run meanwhile. Under valgrind a request
-      // takes some 50 times longer, so a 500 ms poll would otherwise weigh on each.
-      '--toggle-collect=us_internal_dispatch_ready_poll',
-      process.execPath,
-      '--single-threaded',
-      // A young generation large enough that a window of requests seldom holds a
-      // scavenge: with the default one, windows of 150 lookups held 0 or 1 and their
-      // least spread by 15 % from run to run. Collections are counted in the median
-      // window; the least is the request's own path.
-      '--min-semi-space-size=64',
-      '--max-semi-space-size=64',
-      ...nodeArgs,
-    ],
-    { env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
-  await new Promise<void>((resolve, reject) => {
+  timeoutMs: number,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(
         new BenchError(
           'BENCH_VALGRIND',
-          `not ready under valgrind within ${timeoutMs / 1000} s:\n${out.slice(-2000)}`,
+          `not ready under valgrind within ${timeoutMs / 1000} s:\n${output().slice(-2000)}`,
         ),
       );
     }, timeoutMs);
     const check = () => {
-      if (ready.test(out)) {
+      if (ready.test(output())) {
         clearTimeout(timer);
         resolve();
       }
@@ -106,26 +95,37 @@ async function startCounted(
       reject(
         new BenchError(
           'BENCH_VALGRIND',
-          `exited (${code}) under valgrind before it was ready:\n${out.slice(-2000)}`,
+          `exited (${code}) under valgrind before it was ready:\n${output().slice(-2000)}`,
         ),
       );
     });
   });
-  return {
-    child,
-    pid: child.pid as number,
-    output: () => out,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-        child.once('exit', () => {
-          clearTimeout(killer);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
-  };
+}
+
+/**
+ * `node --single-threaded ARGS` under callgrind, instrumentation off; resolves once a
+ * line of its output matches `ready` (valgrind makes start-up some 50 times slower).
+ */
+async function startCounted(
+  nodeArgs: readonly string[],
+  outDir: string,
+  ready: RegExp,
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = 600_000,
+): Promise<CountedProcess> {
+  const child = spawn('valgrind', callgrindArgs(nodeArgs, outDir), {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  await untilReady(child, () => out, ready, timeoutMs);
+  return { child, pid: child.pid as number, output: () => out, stop: () => stopChild(child, 60_000) };
 }
 
 function control(pid: number, ...args: string[]): void {

@@ -80,16 +80,7 @@ export function startProcess(args: string[], ready: RegExp, timeoutMs = 120_000)
   };
   child.stdout!.on('data', on);
   child.stderr!.on('data', on);
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.once('exit', () => {
-        clearTimeout(force);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
+  const stop = () => stopChild(child, 10_000);
   return new Promise((resolve, reject) => {
     const fail = (why: string) => {
       clearInterval(poll);
@@ -113,6 +104,19 @@ export function startProcess(args: string[], ready: RegExp, timeoutMs = 120_000)
     child.once('exit', (code) => {
       if (ready.exec(out) === null) fail(`exited with ${code}`);
     });
+  });
+}
+
+/** SIGTERM, then SIGKILL if it has not exited within `graceMs`; resolves once it has exited. */
+export function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
   });
 }
 

@@ -3,20 +3,11 @@
  * baseline beside it in alternating pairs (every figure has its ratio), plus a hot
  * swap under load and a cold start; or against a deployment (--url), absolute figures.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { now } from '../../core/clock.js';
-import { readCurrent, setCurrent } from '../../core/snapshot/directory.js';
 import {
   type CountCase,
   type CountSettings,
@@ -28,20 +19,14 @@ import {
   instructionCases,
 } from './instructions.js';
 import { BenchError, type BenchRequest, checkTarget, type LoadResult, runLoad } from './load.js';
-import {
-  baselineCommand,
-  CLI_PATH,
-  freePort,
-  rssMiB,
-  runCli,
-  type Started,
-  startProcess,
-} from './processes.js';
+import { coldStartOf, hotSwapUnderLoad, type Local, startLocal } from './local-server.js';
+import { baselineCommand, freePort, rssMiB, type Started, startProcess } from './processes.js';
 import {
   type BenchOptions,
   type BenchResult,
   benchResult,
   EXTRA_SCENARIOS,
+  type ExtraScenario,
   type InstructionFigures,
   type ScenarioResult,
   scenarioResult,
@@ -50,58 +35,6 @@ import { fetchUniverse, SCENARIOS, type ScenarioName, scenarioRequests } from '.
 
 /** Scenarios whose answers are several KB: their baseline answers with a body of the same size. */
 const SIZED_SCENARIOS: ReadonlySet<ScenarioName> = new Set(['screen', 'compare']);
-
-/** A plans file no run reaches, yet with small integers like every real plan's (C26). */
-const PLANS = { business: { burst: 1_000_000_000, monthly: 1_000_000_000 } };
-
-interface Local {
-  server: Started;
-  url: string;
-  key: string;
-  served: string;
-  current: string;
-  serveArgs: (port: number, threads?: number) => string[];
-}
-
-/** A private snapshots directory linking to the snapshot to serve: the bench flips its CURRENT, never the operator's. */
-async function startLocal(o: BenchOptions, work: string): Promise<Local> {
-  const source = resolve(o.snapshots);
-  const current = readCurrent(source);
-  if (current === null)
-    throw new BenchError(
-      'BENCH_NO_SNAPSHOT',
-      `no snapshot published in ${source}: run \`make demo\` or \`fundreturns build\` first, or pass --snapshots DIR`,
-    );
-  const served = join(work, 'snapshots');
-  runCli(['accounts', 'create', 'bench', '--plan', 'business', '--store', join(work, 'store'), '--json']);
-  const key = (
-    JSON.parse(runCli(['keys', 'create', 'bench', '--json', '--store', join(work, 'store')])) as {
-      key: string;
-    }
-  ).key;
-  writeFileSync(join(work, 'plans.json'), JSON.stringify(PLANS));
-  mkdirSync(served);
-  symlinkSync(join(source, current), join(served, current));
-  setCurrent(served, current);
-  const serveArgs = (port: number, threads = o.serverThreads) => [
-    CLI_PATH,
-    'serve',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--threads',
-    String(threads),
-    '--snapshots',
-    served,
-    '--store',
-    join(work, 'store'),
-    '--plans',
-    join(work, 'plans.json'),
-  ];
-  const server = await startProcess(serveArgs(0), /serving on http:\/\/[^:]+:(\d+)/);
-  return { server, url: `http://127.0.0.1:${server.match[1]}`, key, served, current, serveArgs };
-}
 
 export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const started = performance.now();
@@ -138,66 +71,122 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       extra.length +
       (counting.length > 0 ? 1 : 0);
     let done = 0;
-    const step = (what: string) => o.onProgress?.(done++, total, what);
-    const load = loader(o, headers, work, local === null);
+    const run: Run = {
+      o,
+      url,
+      headers,
+      lists,
+      load: loader(o, headers, work, local === null),
+      step: (what) => o.onProgress?.(done++, total, what),
+    };
 
-    // Both JITs warm before anything counts.
-    if (wanted.length > 0) {
-      step('warming up');
-      const warm = Math.min(2, o.seconds);
-      if (baseline) await load(baseline.url, 'warm-baseline', lists.mixed, warm);
-      await load(url, 'warm', lists.mixed, warm);
-    }
-
-    const scenarios: ScenarioResult[] = [];
-    for (const name of wanted) {
-      const baseRequests =
-        baseline && SIZED_SCENARIOS.has(name) ? await sizedRequests(url, lists[name], headers) : lists[name];
-      scenarios.push(
-        await measurePairs(name, o.pairs, baseline?.url ?? null, url, lists[name], baseRequests, load, step),
-      );
-    }
+    const scenarios = await measureScenarios(run, wanted, baseline);
     if (baseline) await baseline.proc.stop();
     const rss = local === null ? null : rssMiB(local.server.child.pid!);
-
-    let hotSwap: BenchResult['hot_swap'] = null;
-    if (local !== null && extra.includes('hot-swap')) {
-      step('hot swap under load');
-      hotSwap = await hotSwapUnderLoad(
-        local,
-        url,
-        lists.trailing,
-        (requests, seconds) => load(url, 'hot-swap', requests, seconds),
-        Math.max(3, o.seconds),
-      );
-    }
-    if (local !== null) await local.server.stop();
-    let coldStart: BenchResult['cold_start'] = null;
-    if (local !== null && extra.includes('cold-start')) {
-      step('cold start');
-      coldStart = await coldStartOf(local, headers, lists.trailing[0].path, loose);
-    }
-    let instructions: BenchResult['instructions'] = null;
-    if (local !== null && counting.length > 0) {
-      step('instructions per request under callgrind');
-      const settings = { requests: o.instructionRequests, warmup: o.instructionRequests * 10, windows: 5 };
-      const figures = await countInstructions(local, casesOf(counting, lists), settings, headers, work);
-      for (const s of scenarios) {
-        const f = figures.get(s.name);
-        if (f !== undefined) s.instructions = f;
-      }
-      instructions = settings;
-    }
+    const extras =
+      local === null
+        ? { hotSwap: null, coldStart: null, instructions: null }
+        : await localExtras(run, local, { extra, counting, scenarios, work, loose });
     o.onProgress?.(total, total, 'done');
     const target = local === null ? url : resolve(o.snapshots);
-    const run = { startedAt, started, target, local: local !== null, funds: funds.length };
+    const facts = { startedAt, started, target, local: local !== null, funds: funds.length };
     const snapshot = local?.current ?? null;
-    return benchResult(o, run, snapshot, { scenarios, hotSwap, coldStart, instructions, rss });
+    return benchResult(o, facts, snapshot, { scenarios, ...extras, rss });
   } finally {
     interrupted.off();
     for (const c of children) await c.stop();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** What every step of a run uses: its options, target, requests, load runner and progress. */
+interface Run {
+  o: BenchOptions;
+  url: string;
+  headers: Record<string, string>;
+  lists: Record<ScenarioName, BenchRequest[]>;
+  load: Load;
+  step: (what: string) => void;
+}
+
+/** Both JITs warmed, then each wanted scenario in pairs with the baseline (when there is one). */
+async function measureScenarios(
+  run: Run,
+  wanted: readonly ScenarioName[],
+  baseline: Baseline | null,
+): Promise<ScenarioResult[]> {
+  const { o, url, headers, lists, load, step } = run;
+  // Both JITs warm before anything counts.
+  if (wanted.length > 0) {
+    step('warming up');
+    const warm = Math.min(2, o.seconds);
+    if (baseline) await load(baseline.url, 'warm-baseline', lists.mixed, warm);
+    await load(url, 'warm', lists.mixed, warm);
+  }
+  const scenarios: ScenarioResult[] = [];
+  for (const name of wanted) {
+    const baseRequests =
+      baseline && SIZED_SCENARIOS.has(name) ? await sizedRequests(url, lists[name], headers) : lists[name];
+    scenarios.push(
+      await measurePairs(name, o.pairs, baseline?.url ?? null, url, lists[name], baseRequests, load, step),
+    );
+  }
+  return scenarios;
+}
+
+interface Extras {
+  hotSwap: BenchResult['hot_swap'];
+  coldStart: BenchResult['cold_start'];
+  instructions: BenchResult['instructions'];
+}
+
+/**
+ * What only a local server allows, after the scenarios: a hot swap under load, then
+ * (the server stopped) a cold start and the instruction counts, which are added to
+ * the scenarios they belong to.
+ */
+async function localExtras(
+  run: Run,
+  local: Local,
+  parts: {
+    extra: readonly ExtraScenario[];
+    counting: typeof INSTRUCTION_CASES;
+    scenarios: ScenarioResult[];
+    work: string;
+    loose: Set<ChildProcess>;
+  },
+): Promise<Extras> {
+  const { o, url, headers, lists, load, step } = run;
+  const { extra, counting, scenarios, work, loose } = parts;
+  let hotSwap: Extras['hotSwap'] = null;
+  if (extra.includes('hot-swap')) {
+    step('hot swap under load');
+    hotSwap = await hotSwapUnderLoad(
+      local,
+      url,
+      lists.trailing,
+      (requests, seconds) => load(url, 'hot-swap', requests, seconds),
+      Math.max(3, o.seconds),
+    );
+  }
+  await local.server.stop();
+  let coldStart: Extras['coldStart'] = null;
+  if (extra.includes('cold-start')) {
+    step('cold start');
+    coldStart = await coldStartOf(local, headers, lists.trailing[0].path, loose);
+  }
+  let instructions: Extras['instructions'] = null;
+  if (counting.length > 0) {
+    step('instructions per request under callgrind');
+    const settings = { requests: o.instructionRequests, warmup: o.instructionRequests * 10, windows: 5 };
+    const figures = await countInstructions(local, casesOf(counting, lists), settings, headers, work);
+    for (const s of scenarios) {
+      const f = figures.get(s.name);
+      if (f !== undefined) s.instructions = f;
+    }
+    instructions = settings;
+  }
+  return { hotSwap, coldStart, instructions };
 }
 
 interface Baseline {
@@ -308,118 +297,6 @@ async function sizedRequests(
   const res = await fetch(`${url}${requests[0].path}`, { headers });
   const bytes = (await res.arrayBuffer()).byteLength;
   return requests.map(() => ({ method: 'GET', path: `/sized/${bytes}` }));
-}
-
-async function healthId(url: string): Promise<string | null> {
-  try {
-    const h = (await (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) })).json()) as {
-      snapshot: { id: string } | null;
-    };
-    return h.snapshot?.id ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Latest trailing under load while CURRENT names a second snapshot (a link to the
- * same files under another id, so it loads afresh) and then the first again: every
- * request must still be answered. /healthz is polled meanwhile to show the swaps happened.
- */
-async function hotSwapUnderLoad(
-  local: Local,
-  url: string,
-  requests: readonly BenchRequest[],
-  load: (requests: readonly BenchRequest[], seconds: number) => Promise<LoadResult>,
-  seconds: number,
-): Promise<NonNullable<BenchResult['hot_swap']>> {
-  const other = `${local.current.slice(0, -4)}${local.current.endsWith('beef') ? 'cafe' : 'beef'}`;
-  const target = readFileSync(join(local.served, 'CURRENT'), 'utf8').trim();
-  symlinkSync(realpathSync(join(local.served, target)), join(local.served, other));
-  const served: string[] = [];
-  let swaps = 0;
-  const watch = setInterval(async () => {
-    const id = await healthId(url);
-    if (id !== null && served[served.length - 1] !== id) served.push(id);
-  }, 100);
-  const timers = [
-    setTimeout(
-      () => {
-        setCurrent(local.served, other);
-        swaps++;
-      },
-      (seconds * 1000) / 3,
-    ),
-    setTimeout(
-      () => {
-        setCurrent(local.served, local.current);
-        swaps++;
-      },
-      (seconds * 2000) / 3,
-    ),
-  ];
-  try {
-    const r = await load(requests, seconds);
-    // The last swap may still be loading: wait (bounded) until it serves.
-    for (let t = 0; t < 120 && (await healthId(url)) !== local.current; t++)
-      await new Promise((res) => setTimeout(res, 250));
-    const last = await healthId(url);
-    if (last !== null && served[served.length - 1] !== last) served.push(last);
-    return {
-      requests: r.requests,
-      errors: r.errors,
-      non2xx: r.non2xx,
-      swaps,
-      served,
-      rps: r.rps,
-      p99ms: r.p99ms,
-    };
-  } finally {
-    for (const t of timers) clearTimeout(t);
-    clearInterval(watch);
-  }
-}
-
-/** Process start to the first answered lookup, and RSS at that moment. */
-async function coldStartOf(
-  local: Local,
-  headers: Record<string, string>,
-  path: string,
-  loose: Set<ChildProcess>,
-): Promise<NonNullable<BenchResult['cold_start']>> {
-  const port = await freePort();
-  const t0 = performance.now();
-  const child = spawn(process.execPath, local.serveArgs(port), { stdio: 'ignore' });
-  loose.add(child);
-  try {
-    const deadline = t0 + 300_000;
-    while (performance.now() < deadline) {
-      if (child.exitCode !== null)
-        throw new BenchError('BENCH_START_FAILED', `cold start: serve exited ${child.exitCode}`);
-      try {
-        const r = await fetch(`http://127.0.0.1:${port}${path}`, {
-          headers,
-          signal: AbortSignal.timeout(1000),
-        });
-        await r.arrayBuffer();
-        if (r.status === 200) {
-          const ms = performance.now() - t0;
-          return { ms: Math.round(ms), rss_mib: Math.round(rssMiB(child.pid!)) };
-        }
-      } catch {
-        // not listening yet
-      }
-      await new Promise((res) => setTimeout(res, 5));
-    }
-    throw new BenchError('BENCH_START_FAILED', 'cold start: no answer within 300 s');
-  } finally {
-    await new Promise<void>((res) => {
-      if (child.exitCode !== null || child.signalCode !== null) return res();
-      child.once('exit', () => res());
-      child.kill('SIGTERM');
-    });
-    loose.delete(child);
-  }
 }
 
 /**

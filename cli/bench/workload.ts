@@ -64,6 +64,7 @@ export const SCENARIOS = [
   'mixed',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
+type SingleScenario = Exclude<ScenarioName, 'mixed'>;
 
 export const SCENARIO_LABELS: Record<ScenarioName, string> = {
   fund: 'fund metadata',
@@ -83,7 +84,7 @@ export const SCENARIO_LABELS: Record<ScenarioName, string> = {
  * The mixed workload: what an API like this one sees, single lookups first (by
  * weight, in percent of requests). Documented in docs/benchmarks.md.
  */
-const MIXED_WEIGHTS: Readonly<Record<Exclude<ScenarioName, 'mixed'>, number>> = {
+const MIXED_WEIGHTS: Readonly<Record<SingleScenario, number>> = {
   trailing: 35,
   fund: 15,
   'as-of': 15,
@@ -107,92 +108,139 @@ const BENCH_STREAM = 0xbe;
 const MCP_TOOLS = ['getTrailingReturns', 'getFund', 'getCalendarReturns'] as const;
 const SCREEN_SORTS = ['-return_5y', '-return_1y', 'return_3y', '-return_10y'] as const;
 
-/** The requests of every scenario, over `funds`. */
-export function scenarioRequests(
-  funds: readonly ServedFund[],
-  seed = 42,
-): Record<ScenarioName, BenchRequest[]> {
-  // The generator's own seeded stream (its own stream number), so two runs send the same requests.
-  const rng = new Rng(seed, BENCH_STREAM, 0);
-  const rand = () => rng.next();
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
-  const codes = funds.map((f) => f.code);
-  const withHistory = funds.filter((f) => f.first !== null && f.last !== null);
-  const code = () => encodeURIComponent(pick(codes));
-  const day = (f: ServedFund) => {
+/**
+ * Draws over one universe from one seeded stream (the generator's, under the bench's
+ * own stream number), so two runs send the same requests: every request takes its
+ * random numbers from it in turn.
+ */
+class Draw {
+  readonly #rng: Rng;
+  readonly #codes: string[];
+  readonly #withHistory: ServedFund[];
+  readonly #words: string[];
+  #id = 0;
+
+  constructor(funds: readonly ServedFund[], seed: number) {
+    this.#rng = new Rng(seed, BENCH_STREAM, 0);
+    this.#codes = funds.map((f) => f.code);
+    this.#withHistory = funds.filter((f) => f.first !== null && f.last !== null);
+    this.#words = [
+      ...new Set(funds.flatMap((f) => (f.name ?? '').split(/\s+/)).filter((w) => /^[A-Za-z]{3,}$/.test(w))),
+    ];
+  }
+
+  rand(): number {
+    return this.#rng.next();
+  }
+
+  pick<T>(xs: readonly T[]): T {
+    return xs[Math.floor(this.rand() * xs.length)];
+  }
+
+  times<T>(n: number, f: () => T): T[] {
+    return Array.from({ length: n }, f);
+  }
+
+  rawCode(): string {
+    return this.pick(this.#codes);
+  }
+
+  code(): string {
+    return encodeURIComponent(this.rawCode());
+  }
+
+  /** A fund with history and a random day within it; null when no fund has history. */
+  dated(): { code: string; day: string } | null {
+    if (this.#withHistory.length === 0) return null;
+    const f = this.pick(this.#withHistory);
     const from = Date.parse(f.first as string);
     const to = Date.parse(f.last as string);
-    return new Date(from + Math.floor(rand() * (to - from + 1))).toISOString().slice(0, 10);
-  };
-  const words = [
-    ...new Set(funds.flatMap((f) => (f.name ?? '').split(/\s+/)).filter((w) => /^[A-Za-z]{3,}$/.test(w))),
-  ];
-  // A 3-6 letter piece of a word in a fund name (search is substring), or a code prefix.
-  const query = () => {
-    if (words.length === 0 || rand() < 0.3) return encodeURIComponent(pick(codes).slice(0, 3));
-    const w = pick(words).toLowerCase();
-    const start = Math.floor(rand() * Math.max(1, w.length - 3));
-    return encodeURIComponent(w.slice(start, start + 3 + Math.floor(rand() * 4)));
-  };
-  const batch = () => JSON.stringify({ codes: Array.from({ length: BATCH_MAX_CODES }, () => pick(codes)) });
-  const times = <T>(n: number, f: () => T) => Array.from({ length: n }, f);
-  let id = 0;
-  const mcp = (): BenchRequest => {
-    const name = pick(MCP_TOOLS);
+    return {
+      code: encodeURIComponent(f.code),
+      day: new Date(from + Math.floor(this.rand() * (to - from + 1))).toISOString().slice(0, 10),
+    };
+  }
+
+  /** A 3-6 letter piece of a word in a fund name (search is substring), or a code prefix. */
+  query(): string {
+    if (this.#words.length === 0 || this.rand() < 0.3) return encodeURIComponent(this.rawCode().slice(0, 3));
+    const w = this.pick(this.#words).toLowerCase();
+    const start = Math.floor(this.rand() * Math.max(1, w.length - 3));
+    return encodeURIComponent(w.slice(start, start + 3 + Math.floor(this.rand() * 4)));
+  }
+
+  batch(): string {
+    return JSON.stringify({ codes: this.times(BATCH_MAX_CODES, () => this.rawCode()) });
+  }
+
+  /** JSON-RPC ids count up over the whole run, as a client's would. */
+  nextId(): number {
+    return ++this.#id;
+  }
+}
+
+/** How each scenario (but the mix) draws one request; the order is the order lists are drawn in. */
+const SINGLE: Readonly<Record<SingleScenario, (d: Draw) => BenchRequest>> = {
+  fund: (d) => ({ method: 'GET', path: `/v1/funds/${d.code()}` }),
+  trailing: (d) => ({ method: 'GET', path: `/v1/funds/${d.code()}/trailing-returns` }),
+  'as-of': (d) => {
+    const f = d.dated();
+    if (f === null) return { method: 'GET', path: `/v1/funds/${d.code()}/trailing-returns` };
+    return { method: 'GET', path: `/v1/funds/${f.code}/trailing-returns?as_of=${f.day}` };
+  },
+  calendar: (d) => ({ method: 'GET', path: `/v1/funds/${d.code()}/calendar-returns` }),
+  search: (d) => ({ method: 'GET', path: `/v1/funds?q=${d.query()}&limit=10` }),
+  'batch-trailing': (d) => ({ method: 'POST', path: '/v1/trailing-returns/batch', body: d.batch() }),
+  'batch-calendar': (d) => ({ method: 'POST', path: '/v1/calendar-returns/batch', body: d.batch() }),
+  mcp: (d) => {
+    const name = d.pick(MCP_TOOLS);
     return {
       method: 'POST',
       path: '/mcp',
       body: JSON.stringify({
         jsonrpc: '2.0',
-        id: ++id,
+        id: d.nextId(),
         method: 'tools/call',
-        params: { name, arguments: { code: pick(codes) } },
+        params: { name, arguments: { code: d.rawCode() } },
       }),
     };
-  };
-  const single: Record<Exclude<ScenarioName, 'mixed'>, () => BenchRequest> = {
-    fund: () => ({ method: 'GET', path: `/v1/funds/${code()}` }),
-    trailing: () => ({ method: 'GET', path: `/v1/funds/${code()}/trailing-returns` }),
-    'as-of': () => {
-      if (withHistory.length === 0) return { method: 'GET', path: `/v1/funds/${code()}/trailing-returns` };
-      const f = pick(withHistory);
-      return {
-        method: 'GET',
-        path: `/v1/funds/${encodeURIComponent(f.code)}/trailing-returns?as_of=${day(f)}`,
-      };
-    },
-    calendar: () => ({ method: 'GET', path: `/v1/funds/${code()}/calendar-returns` }),
-    search: () => ({ method: 'GET', path: `/v1/funds?q=${query()}&limit=10` }),
-    'batch-trailing': () => ({ method: 'POST', path: '/v1/trailing-returns/batch', body: batch() }),
-    'batch-calendar': () => ({ method: 'POST', path: '/v1/calendar-returns/batch', body: batch() }),
-    mcp,
-    // Two figure bounds and a sort, drawn so pages differ: what a screening client asks.
-    screen: () => ({
-      method: 'GET',
-      path:
-        `/v1/screen?return_1y_min=${Math.floor(rand() * 30) - 10}&history_years_min=${1 + Math.floor(rand() * 15)}` +
-        `&sort=${pick(SCREEN_SORTS)}&limit=20`,
-    }),
-    compare: () => ({
-      method: 'GET',
-      path: `/v1/compare?codes=${times(10, code).join(',')}&fields=return_1m,return_ytd,return_1y,return_3y,return_5y,history_years`,
-    }),
-  };
+  },
+  // Two figure bounds and a sort, drawn so pages differ: what a screening client asks.
+  screen: (d) => ({
+    method: 'GET',
+    path:
+      `/v1/screen?return_1y_min=${Math.floor(d.rand() * 30) - 10}&history_years_min=${1 + Math.floor(d.rand() * 15)}` +
+      `&sort=${d.pick(SCREEN_SORTS)}&limit=20`,
+  }),
+  compare: (d) => ({
+    method: 'GET',
+    path: `/v1/compare?codes=${d.times(10, () => d.code()).join(',')}&fields=return_1m,return_ytd,return_1y,return_3y,return_5y,history_years`,
+  }),
+};
+
+const MIXED_KINDS = Object.entries(MIXED_WEIGHTS) as Array<[SingleScenario, number]>;
+const MIXED_TOTAL = MIXED_KINDS.reduce((a, [, w]) => a + w, 0);
+
+/** One scenario of the mix, drawn by weight. */
+function mixedKind(d: Draw): SingleScenario {
+  let r = d.rand() * MIXED_TOTAL;
+  for (const [name, w] of MIXED_KINDS) {
+    r -= w;
+    if (r < 0) return name;
+  }
+  return 'trailing';
+}
+
+/** The requests of every scenario, over `funds`. */
+export function scenarioRequests(
+  funds: readonly ServedFund[],
+  seed = 42,
+): Record<ScenarioName, BenchRequest[]> {
+  const d = new Draw(funds, seed);
   const out = {} as Record<ScenarioName, BenchRequest[]>;
-  for (const [name, make] of Object.entries(single) as Array<
-    [Exclude<ScenarioName, 'mixed'>, () => BenchRequest]
-  >)
-    out[name] = times(name.startsWith('batch') ? BATCH_LIST : LIST, make);
+  for (const [name, make] of Object.entries(SINGLE) as Array<[SingleScenario, (d: Draw) => BenchRequest]>)
+    out[name] = d.times(name.startsWith('batch') ? BATCH_LIST : LIST, () => make(d));
   // Drawn by weight, request by request: the mix is interleaved, not in blocks.
-  const total = Object.values(MIXED_WEIGHTS).reduce((a, b) => a + b, 0);
-  const kinds = Object.entries(MIXED_WEIGHTS) as Array<[Exclude<ScenarioName, 'mixed'>, number]>;
-  out.mixed = times(LIST, () => {
-    let r = rand() * total;
-    for (const [name, w] of kinds) {
-      r -= w;
-      if (r < 0) return single[name]();
-    }
-    return single.trailing();
-  });
+  out.mixed = d.times(LIST, () => SINGLE[mixedKind(d)](d));
   return out;
 }

@@ -6,7 +6,7 @@
  *
  * apache-arrow's reader does not copy column bodies when given a Uint8Array over
  * the whole file: it makes typed-array views at the offsets in the IPC metadata
- * (8-byte aligned by the format). The decoder checks `.buffer === sab` for every
+ * (8-byte aligned by the format). The column reader (column-reader.ts) checks `.buffer === sab` for every
  * numeric column anyway, so a library change that copied would be caught, not
  * silently multiply memory by the thread count.
  */
@@ -14,19 +14,11 @@
 import { readFileSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  type Bool,
-  type Data,
-  type DataType,
-  type RecordBatch,
-  type Schema,
-  tableFromIPC,
-  type Utf8,
-} from 'apache-arrow';
 import { formatDay } from '../dates.js';
 import { RISK_WINDOW_KEYS, STORED_DATES, STORED_FIGURES } from '../risk.js';
 import { type FundType, TRAILING_KEYS } from '../types.js';
-import { NULL_DAY, type SnapshotColumns } from './columns.js';
+import { ColumnReader, openBatch } from './column-reader.js';
+import type { CalendarColumns, FundColumns, RiskColumns, SnapshotColumns } from './columns.js';
 import { filesFormat1Lacks } from './format-1.js';
 import { Hasher } from './hasher.js';
 import { checkColumns, maxLastDate } from './invariants.js';
@@ -40,7 +32,6 @@ import {
   MANIFEST_FILE,
   RATES_FILE,
   RISK_FILE,
-  SCHEMAS,
   SERIES_FILE,
   TRAILING_FILE,
 } from './schema.js';
@@ -172,8 +163,6 @@ async function readShared(
   }
 }
 
-/** Plain CommonJS so that it runs in an eval worker whatever the host's loader (tsx, vitest, compiled). */
-
 function checkAgainstManifest(manifest: Manifest, cols: SnapshotColumns): void {
   const mismatch = (what: string, inManifest: unknown, inFiles: unknown) =>
     new SnapshotError(
@@ -193,215 +182,6 @@ function checkAgainstManifest(manifest: Manifest, cols: SnapshotColumns): void {
   if (manifest.as_of !== asOf) throw mismatch('as_of', manifest.as_of, asOf);
 }
 
-// --- Arrow decoding
-
-const MAGIC = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31]; // "ARROW1"
-
-function arrowInvalid(file: string, reason: string, cause?: unknown): SnapshotError {
-  return new SnapshotError('ARROW_INVALID', reason, file, cause === undefined ? undefined : { cause });
-}
-
-function openBatch(name: ArrowFileName, sab: SharedArrayBuffer): RecordBatch {
-  const u8 = new Uint8Array(sab);
-  const n = u8.length;
-  // The IPC *file* format starts and ends with the magic; a stream or a truncated file does not.
-  if (n < 12 || MAGIC.some((b, i) => u8[i] !== b || u8[n - 6 + i] !== b)) {
-    throw arrowInvalid(name, 'not an Arrow IPC file (ARROW1 magic missing at start or end)');
-  }
-  let batches: RecordBatch[];
-  let schema: Schema;
-  try {
-    const table = tableFromIPC(u8);
-    batches = table.batches;
-    schema = table.schema;
-  } catch (e) {
-    throw arrowInvalid(name, `unreadable Arrow IPC (${(e as Error).message})`, e);
-  }
-  checkSchema(name, schema, SCHEMAS[name]);
-  if (batches.length !== 1) throw arrowInvalid(name, `${batches.length} record batches, expected exactly 1`);
-  const batch = batches[0];
-  for (let i = 0; i < batch.data.children.length; i++) {
-    const d = batch.data.children[i];
-    if (d.offset !== 0 || d.length !== batch.numRows) {
-      throw arrowInvalid(name, `column ${schema.fields[i].name} is not a whole column of the batch`);
-    }
-  }
-  return batch;
-}
-
-function checkSchema(name: string, actual: Schema, expected: Schema): void {
-  const describe = (s: Schema) =>
-    s.fields.map((f) => `${f.name}: ${f.type}${f.nullable ? '' : ' not null'}`).join(', ');
-  const same =
-    actual.fields.length === expected.fields.length &&
-    actual.fields.every((f, i) => {
-      const e = expected.fields[i];
-      return f.name === e.name && String(f.type) === String(e.type) && f.nullable === e.nullable;
-    });
-  if (!same) throw arrowInvalid(name, `schema is (${describe(actual)}), expected (${describe(expected)})`);
-}
-
-/** Reads Arrow columns of one file; with `verify`, also checks null slots and null counts. */
-class ColumnReader {
-  constructor(
-    readonly file: ArrowFileName,
-    readonly batch: RecordBatch,
-    readonly sab: SharedArrayBuffer,
-    readonly verify: boolean,
-  ) {}
-
-  #data<T extends DataType>(column: string): Data<T> {
-    const i = this.batch.schema.fields.findIndex((f) => f.name === column);
-    return this.batch.data.children[i] as Data<T>;
-  }
-
-  #zeroCopy<A extends Int32Array | Float64Array>(column: string, values: A): A {
-    const n = this.batch.numRows;
-    if (values.length < n)
-      throw arrowInvalid(this.file, `column ${column} holds ${values.length} values for ${n} rows`);
-    const view = (values.length === n ? values : values.subarray(0, n)) as A;
-    // An empty column (rates.arrow without rates) has no body to share.
-    if (view.buffer !== this.sab && n > 0) {
-      throw arrowInvalid(
-        this.file,
-        `column ${column} was copied instead of viewed (misaligned body buffer?)`,
-      );
-    }
-    return view;
-  }
-
-  #noNulls(column: string, d: Data): void {
-    if (this.verify && d.nullCount !== 0)
-      throw arrowInvalid(this.file, `column ${column} has nulls but must not`);
-  }
-
-  /** Int32 or Date32 without nulls. */
-  int32(column: string): Int32Array {
-    const d = this.#data(column);
-    this.#noNulls(column, d);
-    return this.#zeroCopy(column, d.values as Int32Array);
-  }
-
-  /** Date32 whose null slots hold NULL_DAY (checked when verifying). */
-  nullableDay(column: string): Int32Array {
-    const d = this.#data(column);
-    const a = this.#zeroCopy(column, d.values as Int32Array);
-    if (this.verify) {
-      const bits = d.nullBitmap;
-      for (let i = 0; i < a.length; i++) {
-        const valid = bits === undefined || bits.length === 0 || ((bits[i >> 3] >> (i & 7)) & 1) === 1;
-        if (valid === (a[i] === NULL_DAY)) {
-          throw this.#slotError(
-            column,
-            i,
-            valid ? `holds the reserved day ${NULL_DAY}` : `is null but its slot is not ${NULL_DAY}`,
-          );
-        }
-      }
-    }
-    return a;
-  }
-
-  float64(column: string): Float64Array {
-    const d = this.#data(column);
-    this.#noNulls(column, d);
-    return this.#zeroCopy(column, d.values as Float64Array);
-  }
-
-  /** Float64 whose null slots hold NaN (checked when verifying), so the raw array can be used alone. */
-  nullableFloat64(column: string): Float64Array {
-    const d = this.#data(column);
-    const a = this.#zeroCopy(column, d.values as Float64Array);
-    if (this.verify) {
-      const bits = d.nullBitmap;
-      const allValid = bits === undefined || bits.length === 0;
-      if (allValid && d.nullCount > 0)
-        throw arrowInvalid(this.file, `column ${column} counts nulls but has no bitmap`);
-      for (let i = 0; i < a.length; i++) {
-        const valid = allValid || ((bits[i >> 3] >> (i & 7)) & 1) === 1;
-        if (valid === Number.isNaN(a[i])) {
-          throw this.#slotError(
-            column,
-            i,
-            valid ? 'holds NaN but is not null' : 'is null but its slot is not NaN',
-          );
-        }
-      }
-    }
-    return a;
-  }
-
-  bool(column: string): Uint8Array {
-    const d = this.#data<Bool>(column);
-    this.#noNulls(column, d);
-    const bits = d.values;
-    const n = this.batch.numRows;
-    if (bits.length < (n + 7) >> 3) throw arrowInvalid(this.file, `column ${column} bitmap is short`);
-    const out = new Uint8Array(n);
-    for (let i = 0; i < n; i++) out[i] = (bits[i >> 3] >> (i & 7)) & 1;
-    return out;
-  }
-
-  utf8Raw(
-    column: string,
-    nullable: boolean,
-  ): { offsets: Int32Array; bytes: Uint8Array; nulls: Uint8Array | null } {
-    const d = this.#data<Utf8>(column);
-    if (!nullable) this.#noNulls(column, d);
-    const n = this.batch.numRows;
-    const offsets = d.valueOffsets;
-    const bytes = d.values;
-    if (offsets.length < n + 1 || offsets[0] < 0 || offsets[n] > bytes.length) {
-      throw arrowInvalid(this.file, `column ${column} offsets point outside its data`);
-    }
-    for (let i = 0; i < n; i++) {
-      if (offsets[i + 1] < offsets[i])
-        throw arrowInvalid(this.file, `column ${column} offsets decrease at row ${i}`);
-    }
-    const bm = d.nullBitmap;
-    return { offsets, bytes, nulls: nullable && d.nullCount > 0 && bm && bm.length > 0 ? bm : null };
-  }
-
-  strings(column: string, nullable: boolean): (string | null)[] {
-    const { offsets, bytes, nulls } = this.utf8Raw(column, nullable);
-    const n = this.batch.numRows;
-    const out: (string | null)[] = new Array(n);
-    const from = offsets[0];
-    const to = offsets[n];
-    let ascii = true;
-    for (let i = from; i < to; i++) {
-      if (bytes[i] >= 0x80) {
-        ascii = false;
-        break;
-      }
-    }
-    // One decode plus substrings is several times faster than a decode per row.
-    const whole = ascii
-      ? Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('latin1')
-      : '';
-    for (let i = 0; i < n; i++) {
-      if (nulls !== null && ((nulls[i >> 3] >> (i & 7)) & 1) === 0) {
-        out[i] = null;
-      } else if (ascii) {
-        out[i] = whole.slice(offsets[i] - from, offsets[i + 1] - from);
-      } else {
-        try {
-          out[i] = UTF8.decode(bytes.subarray(offsets[i], offsets[i + 1]));
-        } catch (e) {
-          throw arrowInvalid(this.file, `column ${column} row ${i} is not valid UTF-8`, e);
-        }
-      }
-    }
-    return out;
-  }
-
-  #slotError(column: string, row: number, reason: string): SnapshotError {
-    return new SnapshotError('INVARIANT_VIOLATED', `column ${column} row ${row} ${reason}`, this.file);
-  }
-}
-
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
 function sameUtf8(
   a: { offsets: Int32Array; bytes: Uint8Array },
   i: number,
@@ -416,55 +196,77 @@ function sameUtf8(
   return true;
 }
 
+type Readers = Record<ArrowFileName, ColumnReader>;
+
 function decodeColumns(buffers: Record<ArrowFileName, SharedArrayBuffer>, verify: boolean): SnapshotColumns {
-  const r = {} as Record<ArrowFileName, ColumnReader>;
+  const r = {} as Readers;
   for (const name of ARROW_FILES)
     r[name] = new ColumnReader(name, openBatch(name, buffers[name]), buffers[name], verify);
-  const f = r[FUNDS_FILE];
-  const s = r[SERIES_FILE];
   const t = r[TRAILING_FILE];
-  const c = r[CALENDAR_FILE];
-  const k = r[RISK_FILE];
   const q = r[RATES_FILE];
-
   const cols: SnapshotColumns = {
-    funds: {
-      length: f.batch.numRows,
-      code: f.strings('code', false) as string[],
-      name: f.strings('name', true),
-      country: f.strings('country', true),
-      exchange: f.strings('exchange', true),
-      currency: f.strings('currency', true),
-      type: f.strings('type', false) as FundType[],
-      isin: f.strings('isin', true),
-      isInactive: f.bool('is_inactive'),
-      inactiveDate: f.nullableDay('inactive_date'),
-      seriesOffset: f.int32('series_offset'),
-      seriesLength: f.int32('series_length'),
-      lastClose: f.nullableFloat64('last_close'),
-    },
-    series: { date: s.int32('date'), value: s.float64('value') },
+    funds: fundColumns(r[FUNDS_FILE]),
+    series: { date: r[SERIES_FILE].int32('date'), value: r[SERIES_FILE].float64('value') },
     trailing: { asOf: t.int32('as_of_date'), values: TRAILING_KEYS.map((k) => t.nullableFloat64(k)) },
-    calendar: {
-      length: c.batch.numRows,
-      fund: c.int32('fund_index'),
-      year: c.int32('year'),
-      totalReturn: c.nullableFloat64('total_return'),
-      startDate: c.int32('start_date'),
-      endDate: c.int32('end_date'),
-      isPartial: c.bool('is_partial'),
-    },
-    risk: {
-      endMonth: k.int32('end_month'),
-      figures: RISK_WINDOW_KEYS.flatMap((w) => STORED_FIGURES.map((f) => k.nullableFloat64(`${f}_${w}`))),
-      dates: RISK_WINDOW_KEYS.flatMap((w) => STORED_DATES.map((d) => k.nullableDay(`${d}_${w}`))),
-    },
+    calendar: calendarColumns(r[CALENDAR_FILE]),
+    risk: riskColumns(r[RISK_FILE]),
     rates: { date: q.int32('date'), yield: q.float64('yield') },
   };
   if (!verify) return cols;
-
   checkColumns(cols);
-  const violated = (file: string, reason: string) => new SnapshotError('INVARIANT_VIOLATED', reason, file);
+  checkAcrossFiles(cols, r);
+  return cols;
+}
+
+function fundColumns(f: ColumnReader): FundColumns {
+  return {
+    length: f.batch.numRows,
+    code: f.strings('code', false) as string[],
+    name: f.strings('name', true),
+    country: f.strings('country', true),
+    exchange: f.strings('exchange', true),
+    currency: f.strings('currency', true),
+    type: f.strings('type', false) as FundType[],
+    isin: f.strings('isin', true),
+    isInactive: f.bool('is_inactive'),
+    inactiveDate: f.nullableDay('inactive_date'),
+    seriesOffset: f.int32('series_offset'),
+    seriesLength: f.int32('series_length'),
+    lastClose: f.nullableFloat64('last_close'),
+  };
+}
+
+function calendarColumns(c: ColumnReader): CalendarColumns {
+  return {
+    length: c.batch.numRows,
+    fund: c.int32('fund_index'),
+    year: c.int32('year'),
+    totalReturn: c.nullableFloat64('total_return'),
+    startDate: c.int32('start_date'),
+    endDate: c.int32('end_date'),
+    isPartial: c.bool('is_partial'),
+  };
+}
+
+function riskColumns(k: ColumnReader): RiskColumns {
+  return {
+    endMonth: k.int32('end_month'),
+    figures: RISK_WINDOW_KEYS.flatMap((w) => STORED_FIGURES.map((f) => k.nullableFloat64(`${f}_${w}`))),
+    dates: RISK_WINDOW_KEYS.flatMap((w) => STORED_DATES.map((d) => k.nullableDay(`${d}_${w}`))),
+  };
+}
+
+function violated(file: string, reason: string): SnapshotError {
+  return new SnapshotError('INVARIANT_VIOLATED', reason, file);
+}
+
+/**
+ * What only the files together can break, checked on the loaded bytes: funds.arrow's
+ * date range against its series, and the code of every trailing, risk and calendar
+ * row against the fund it belongs to.
+ */
+function checkAcrossFiles(cols: SnapshotColumns, r: Readers): void {
+  const f = r[FUNDS_FILE];
   const { funds, series } = cols;
   const minDate = f.int32('min_return_date');
   const maxDate = f.int32('max_return_date');
@@ -478,26 +280,10 @@ function decodeColumns(buffers: Record<ArrowFileName, SharedArrayBuffer>, verify
       );
     }
   }
-  if (t.batch.numRows !== funds.length) {
-    throw violated(TRAILING_FILE, `${t.batch.numRows} rows, expected one per fund (${funds.length})`);
-  }
   const fundCodes = f.utf8Raw('code', false);
-  const trailingCodes = t.utf8Raw('code', false);
-  for (let i = 0; i < funds.length; i++) {
-    if (!sameUtf8(trailingCodes, i, fundCodes, i)) {
-      throw violated(TRAILING_FILE, `row ${i}: code differs from funds.arrow row ${i} (${funds.code[i]})`);
-    }
-  }
-  if (k.batch.numRows !== funds.length) {
-    throw violated(RISK_FILE, `${k.batch.numRows} rows, expected one per fund (${funds.length})`);
-  }
-  const riskCodes = k.utf8Raw('code', false);
-  for (let i = 0; i < funds.length; i++) {
-    if (!sameUtf8(riskCodes, i, fundCodes, i)) {
-      throw violated(RISK_FILE, `row ${i}: code differs from funds.arrow row ${i} (${funds.code[i]})`);
-    }
-  }
-  const calendarCodes = c.utf8Raw('code', false);
+  checkRowPerFund(r[TRAILING_FILE], funds, fundCodes);
+  checkRowPerFund(r[RISK_FILE], funds, fundCodes);
+  const calendarCodes = r[CALENDAR_FILE].utf8Raw('code', false);
   const fund = cols.calendar.fund;
   for (let i = 0; i < cols.calendar.length; i++) {
     if (!sameUtf8(calendarCodes, i, fundCodes, fund[i])) {
@@ -507,5 +293,21 @@ function decodeColumns(buffers: Record<ArrowFileName, SharedArrayBuffer>, verify
       );
     }
   }
-  return cols;
+}
+
+/** A file with one row per fund (row i = fund i) whose `code` column must repeat funds.arrow's. */
+function checkRowPerFund(
+  file: ColumnReader,
+  funds: FundColumns,
+  fundCodes: { offsets: Int32Array; bytes: Uint8Array },
+): void {
+  if (file.batch.numRows !== funds.length) {
+    throw violated(file.file, `${file.batch.numRows} rows, expected one per fund (${funds.length})`);
+  }
+  const codes = file.utf8Raw('code', false);
+  for (let i = 0; i < funds.length; i++) {
+    if (!sameUtf8(codes, i, fundCodes, i)) {
+      throw violated(file.file, `row ${i}: code differs from funds.arrow row ${i} (${funds.code[i]})`);
+    }
+  }
 }
