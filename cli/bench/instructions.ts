@@ -128,12 +128,35 @@ async function startCounted(
   return { child, pid: child.pid as number, output: () => out, stop: () => stopChild(child, 60_000) };
 }
 
+/** callgrind_control's options as the vgdb monitor commands it sends. */
+const MONITOR: Record<string, string> = {
+  '--zero': 'zero',
+  '-i on': 'instrumentation on',
+  '-i off': 'instrumentation off',
+  '--dump': 'dump',
+};
+
 function control(pid: number, ...args: string[]): void {
   const r = spawnSync('callgrind_control', [...args, String(pid)], { encoding: 'utf8', timeout: 120_000 });
-  if (r.status !== 0)
+  if (r.status === 0) return;
+  // vgdb gives a process blocked in a system call (an idle server) 100 ms to look for
+  // commands, then forces it with ptrace, which a container may forbid ("error attach
+  // main pid"); without forcing, the server's one-second timers wake it soon enough.
+  // The command may have been left pending and run twice: zero and instrumentation do
+  // the same again, and a second dump holds only what ran since the first (counted in
+  // the sum of the dumps).
+  const monitor = MONITOR[args.join(' ')];
+  const again =
+    monitor === undefined
+      ? r
+      : spawnSync('vgdb', [`--pid=${pid}`, '--max-invoke-ms=0', ...monitor.split(' ')], {
+          encoding: 'utf8',
+          timeout: 120_000,
+        });
+  if (again.status !== 0)
     throw new BenchError(
       'BENCH_VALGRIND',
-      `callgrind_control ${args.join(' ')} failed: ${r.stderr || r.stdout}`,
+      `callgrind_control ${args.join(' ')} failed: ${r.stderr || r.stdout}${again === r ? '' : `; vgdb then: ${again.stderr || again.stdout}`}`,
     );
 }
 
