@@ -419,6 +419,8 @@ export const INSTRUCTION_CASES: ReadonlyArray<{
   { name: 'batch-calendar', label: 'batch of 100 calendar', from: 'batch-calendar' },
   { name: 'mcp', label: 'MCP tools/call (a lookup)', from: 'mcp' },
   { name: 'mcp-list', label: 'MCP tools/list', from: 'mcp-list' },
+  { name: 'screen', label: 'screen: 2 filters, sort, 20 rows', from: 'screen' },
+  { name: 'compare', label: 'compare 10 funds × 6 figures', from: 'compare' },
 ];
 
 /** The cases named, in the table's order; an unknown name is an error. */
