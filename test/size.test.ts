@@ -29,25 +29,13 @@ const FUNCTION_EXCEPTIONS: Record<string, string> = {
   'builder/build.ts buildFromSource': 'not split yet (time): next',
   'builder/generate/series.ts simulateFund': 'not split yet (time): next',
   'builder/generate/universe.ts planUniverse': 'not split yet (time): next',
-  'builder/read-prices.ts readPrices':
-    'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
   'builder/refresh/eodhd.ts eodhdProvider': 'not split yet (time): next',
   'builder/refresh/first-load.ts firstLoad': 'not split yet (time): next',
   'builder/refresh/redo.ts redoLocked': 'not split yet (time): next',
   'builder/refresh/refresh.ts refreshLocked': 'not split yet (time): next',
   'builder/refresh/refresh.ts universeChanges': 'not split yet (time): next',
   'builder/refresh/schedule.ts startSchedule': 'not split yet (time): next',
-  'builder/source/daily-file.ts parseDailyFile':
-    'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
-  'builder/source/funds.ts parseFundsFile':
-    'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
-  'builder/source/prices.ts parsePriceFile':
-    'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
   'server/mcp/stdio.ts serveMcpStdio': 'not split yet (time): next',
-  'server/pydantic/json-error.ts pythonJsonError':
-    'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
-  'server/pydantic/json-numbers.ts parsePythonJson':
-    'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
 };
 
 describe('the size of the code', () => {
