@@ -1,17 +1,17 @@
 /**
  * Instructions per call of the source and body parsers (callgrind), to show that
  * splitting a parsing loop into named steps costs nothing measurable: a fixed generated
- * input, a warm-up that lets V8 optimise, then `--n` calls counted alone.
+ * input, a warm-up that lets V8 optimise, then a fixed number of calls counted alone.
  *
  *   npx tsx bench/parsers.bench.ts [--checkout DIR] [--runs 3] [--parsers prices,daily,…]
  *
  * Each parser runs in its own process: the checkout's bench/parsers.bench.ts bundled by
  * esbuild (so another checkout, e.g. the commit before a change, is measured by its
  * own code) and started as `valgrind --tool=callgrind --collect-atstart=no
- * --toggle-collect=…RunInContext* node --single-threaded BUNDLE --measure NAME`. The
- * counted calls run inside `vm.Script.runInThisContext`, whose C++ entry toggles
- * collection, so the count is those calls and nothing else (no start-up, no warm-up,
- * no generation of the input). `read-prices` (worker threads, asynchronous) is counted
+ * --toggle-collect=…RunInContext* node --single-threaded --expose-gc BUNDLE --measure
+ * NAME`, a full GC just before the counted calls. The counted calls run inside
+ * `vm.Script.runInThisContext`, whose C++ entry toggles collection, so the count is
+ * those calls and nothing else (no start-up, no warm-up, no generation of the input). `read-prices` (worker threads, asynchronous) is counted
  * whole-run instead, with collection on from the start.
  *
  * Without valgrind (`--measure NAME` alone) a process just runs the calls and prints
@@ -123,40 +123,33 @@ interface Case {
   call: () => number;
 }
 
+/** A file parser's case: each call reads 2,000 rows, so fewer calls make the same work. */
+function fileCase(call: () => number): Case {
+  return { warmup: 20, n: 10, call };
+}
+
 function cases(): Record<string, () => Case> {
   return {
     prices: () => {
       const bytes = priceFile(2000, 1);
-      return {
-        warmup: 20,
-        n: 10,
-        call: () => {
-          const r = parsePriceFile(bytes, 'prices/F.csv', 'F', LATEST);
-          return r.dates.length + r.problems.length + r.lastClose;
-        },
-      };
+      return fileCase(() => {
+        const r = parsePriceFile(bytes, 'prices/F.csv', 'F', LATEST);
+        return r.dates.length + r.problems.length + r.lastClose;
+      });
     },
     daily: () => {
       const bytes = dailyFile(2000);
-      return {
-        warmup: 20,
-        n: 10,
-        call: () => {
-          const r = parseDailyFile(bytes, 'daily/2026-11-13.csv', LATEST, 'the bench');
-          return r.rows.length + r.problems.length;
-        },
-      };
+      return fileCase(() => {
+        const r = parseDailyFile(bytes, 'daily/2026-11-13.csv', LATEST, 'the bench');
+        return r.rows.length + r.problems.length;
+      });
     },
     funds: () => {
       const bytes = fundsFile(2000);
-      return {
-        warmup: 20,
-        n: 10,
-        call: () => {
-          const r = parseFundsFile(bytes, 'funds.csv');
-          return r.funds.length + r.skippedOtherTypes + r.problems.length;
-        },
-      };
+      return fileCase(() => {
+        const r = parseFundsFile(bytes, 'funds.csv');
+        return r.funds.length + r.skippedOtherTypes + r.problems.length;
+      });
     },
     'json-error': () => {
       const text = `${jsonBody().slice(0, -2)},\n}`; // a trailing comma at the very end
@@ -187,6 +180,9 @@ async function measure(name: string): Promise<void> {
   const c = make();
   let sum = 0;
   for (let k = 0; k < c.warmup; k++) sum += c.call();
+  // A full collection now, so that whether one falls into the counted calls depends on
+  // what they allocate, not on what the warm-up left behind.
+  (globalThis as { gc?: () => void }).gc?.();
   (globalThis as Record<string, unknown>).__counted = () => {
     for (let k = 0; k < c.n; k++) sum += c.call();
   };
@@ -208,6 +204,7 @@ function countOnce(bundle: string, name: string, outDir: string): number {
       ...(whole ? [] : ['--collect-atstart=no', TOGGLE]),
       'node',
       '--single-threaded',
+      '--expose-gc',
       bundle,
       '--measure',
       name,
