@@ -8,11 +8,13 @@
  * Each parser runs in its own process: the checkout's bench/parsers.bench.ts bundled by
  * esbuild (so another checkout, e.g. the commit before a change, is measured by its
  * own code) and started as `valgrind --tool=callgrind --collect-atstart=no
- * --toggle-collect=…RunInContext* node --single-threaded --expose-gc BUNDLE --measure
- * NAME`, a full GC just before the counted calls. The counted calls run inside
- * `vm.Script.runInThisContext`, whose C++ entry toggles collection, so the count is
- * those calls and nothing else (no start-up, no warm-up, no generation of the input). `read-prices` (worker threads, asynchronous) is counted
- * whole-run instead, with collection on from the start.
+ * --toggle-collect=…RunInContext* node --single-threaded BUNDLE --measure NAME`. The
+ * counted calls run inside `vm.Script.runInThisContext`, whose C++ entry toggles
+ * collection, so the count is those calls and nothing else (no start-up, no warm-up,
+ * no generation of the input). `read-prices` (worker threads, asynchronous) is
+ * counted whole-run instead, with collection on from the start. No `gc()` before the
+ * count: tried, it doubled a daily file's count (V8 compiling again inside the count,
+ * presumably), so a collection falling into the count is left to the spread.
  *
  * Without valgrind (`--measure NAME` alone) a process just runs the calls and prints
  * a checksum of what they returned.
@@ -180,9 +182,6 @@ async function measure(name: string): Promise<void> {
   const c = make();
   let sum = 0;
   for (let k = 0; k < c.warmup; k++) sum += c.call();
-  // A full collection now, so that whether one falls into the counted calls depends on
-  // what they allocate, not on what the warm-up left behind.
-  (globalThis as { gc?: () => void }).gc?.();
   (globalThis as Record<string, unknown>).__counted = () => {
     for (let k = 0; k < c.n; k++) sum += c.call();
   };
@@ -204,7 +203,6 @@ function countOnce(bundle: string, name: string, outDir: string): number {
       ...(whole ? [] : ['--collect-atstart=no', TOGGLE]),
       'node',
       '--single-threaded',
-      '--expose-gc',
       bundle,
       '--measure',
       name,
