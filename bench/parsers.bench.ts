@@ -20,7 +20,7 @@
  * a checksum of what they returned.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -174,6 +174,7 @@ async function measure(name: string): Promise<void> {
       return { code: `F${i}`, path, file: `prices/F${i}.csv` };
     });
     const r = await readPrices(tasks, new BuildReport(), { threads: 2 });
+    rmSync(dir, { recursive: true });
     console.log(`checksum ${r.dataRows}`);
     return;
   }
@@ -238,8 +239,8 @@ async function main(): Promise<void> {
   const checkout = args.get('checkout') ?? fileURLToPath(new URL('..', import.meta.url));
   const runs = Number(args.get('runs') ?? 3);
   const names = (args.get('parsers') ?? [...Object.keys(cases()), 'read-prices'].join(',')).split(',');
+  // The bundle and the callgrind dumps (for callgrind_annotate while it runs), removed at the end.
   const outDir = mkdtempSync(join(tmpdir(), 'parsers-bench-'));
-  mkdirSync(outDir, { recursive: true });
   const bundle = await bundleOf(checkout, outDir);
   console.log(`checkout ${checkout}`);
   console.log('| parser | instructions per call (median of runs) | runs | spread |');
@@ -251,6 +252,7 @@ async function main(): Promise<void> {
     const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
     console.log(`| ${name} | ${fmt(median)} | ${counts.map(fmt).join(' / ')} | ${spread.toFixed(2)} % |`);
   }
+  rmSync(outDir, { recursive: true });
 }
 
 await main();
