@@ -33,6 +33,17 @@ export interface ReadPricesOptions {
   onProgress?: (bytesDone: number, bytesTotal: number) => void;
 }
 
+type ReaderDone = Extract<PriceWorkerMessage, { type: 'done' }>;
+
+/** The shared buffers and each reader's region of them. */
+interface Regions {
+  dates: SharedArrayBuffer;
+  values: SharedArrayBuffer;
+  /** Per range: first row of its region, and the region's rows. */
+  starts: number[];
+  capacities: number[];
+}
+
 export async function readPrices(
   tasks: PriceTask[],
   report: BuildReport,
@@ -47,6 +58,34 @@ export async function readPrices(
   });
   const totalBytes = sizes.reduce((a, b) => a + b, 0);
   const ranges = splitByBytes(sizes, Math.max(1, Math.min(opts.threads, tasks.length)));
+  const regions = regionsFor(sizes, ranges);
+  let bytesDone = 0;
+  const onBytes = (bytes: number): void => {
+    bytesDone += bytes;
+    opts.onProgress?.(bytesDone, totalBytes);
+  };
+  const results = await Promise.all(
+    ranges.map(([from, to], j) =>
+      runReader(
+        {
+          tasks: tasks.slice(from, to),
+          dates: regions.dates,
+          values: regions.values,
+          regionStart: regions.starts[j],
+          regionCapacity: regions.capacities[j],
+        },
+        onBytes,
+      ),
+    ),
+  );
+  return joinResults(tasks.length, ranges, regions, results, report);
+}
+
+/**
+ * One region per range, sized by the most rows its files could hold, in two shared
+ * buffers whose untouched pages are never committed.
+ */
+function regionsFor(sizes: number[], ranges: Array<[number, number]>): Regions {
   const capacities = ranges.map(([from, to]) => {
     let cap = 0;
     for (let i = from; i < to; i++) cap += Math.floor((sizes[i] + 1) / MIN_ROW_BYTES) + 1;
@@ -54,54 +93,57 @@ export async function readPrices(
   });
   const totalCapacity = capacities.reduce((a, b) => a + b, 0);
   if (totalCapacity > 2 ** 31 - 1) throw new Error('source too large for one snapshot (over 2^31 rows)');
-  const datesSab = new SharedArrayBuffer(totalCapacity * 4);
-  const valuesSab = new SharedArrayBuffer(totalCapacity * 8);
-
-  let bytesDone = 0;
-  const regionStarts: number[] = [];
+  const starts: number[] = [];
   let start = 0;
   for (const c of capacities) {
-    regionStarts.push(start);
+    starts.push(start);
     start += c;
   }
-  const results = await Promise.all(
-    ranges.map(([from, to], j) => {
-      const input: PriceWorkerInput = {
-        tasks: tasks.slice(from, to),
-        dates: datesSab,
-        values: valuesSab,
-        regionStart: regionStarts[j],
-        regionCapacity: capacities[j],
-      };
-      return new Promise<Extract<PriceWorkerMessage, { type: 'done' }>>((resolve, reject) => {
-        const w = startWorker(import.meta.url, 'prices-worker', { workerData: input });
-        let settled = false;
-        w.on('message', (m: PriceWorkerMessage) => {
-          if (m.type === 'progress') {
-            bytesDone += m.bytes;
-            opts.onProgress?.(bytesDone, totalBytes);
-          } else if (m.type === 'done') {
-            settled = true;
-            resolve(m);
-          } else {
-            settled = true;
-            reject(new Error(`price reader failed: ${m.message}`));
-          }
-        });
-        w.on('error', (e) => {
-          settled = true;
-          reject(e);
-        });
-        w.on('exit', (code) => {
-          if (!settled) reject(new Error(`price reader exited with code ${code}`));
-        });
-      });
-    }),
-  );
+  return {
+    dates: new SharedArrayBuffer(totalCapacity * 4),
+    values: new SharedArrayBuffer(totalCapacity * 8),
+    starts,
+    capacities,
+  };
+}
 
-  const lengths = new Int32Array(tasks.length);
-  const offsets = new Int32Array(tasks.length);
-  const lastClose = new Float64Array(tasks.length);
+/** One reader thread over `input`, its progress passed to `onBytes`. */
+function runReader(input: PriceWorkerInput, onBytes: (bytes: number) => void): Promise<ReaderDone> {
+  return new Promise<ReaderDone>((resolve, reject) => {
+    const w = startWorker(import.meta.url, 'prices-worker', { workerData: input });
+    let settled = false;
+    w.on('message', (m: PriceWorkerMessage) => {
+      if (m.type === 'progress') {
+        onBytes(m.bytes);
+      } else if (m.type === 'done') {
+        settled = true;
+        resolve(m);
+      } else {
+        settled = true;
+        reject(new Error(`price reader failed: ${m.message}`));
+      }
+    });
+    w.on('error', (e) => {
+      settled = true;
+      reject(e);
+    });
+    w.on('exit', (code) => {
+      if (!settled) reject(new Error(`price reader exited with code ${code}`));
+    });
+  });
+}
+
+/** The readers' results laid out per task, in input order, and their problems in the report. */
+function joinResults(
+  taskCount: number,
+  ranges: Array<[number, number]>,
+  regions: Regions,
+  results: ReaderDone[],
+  report: BuildReport,
+): ReadPricesResult {
+  const lengths = new Int32Array(taskCount);
+  const offsets = new Int32Array(taskCount);
+  const lastClose = new Float64Array(taskCount);
   const parts: SeriesColumns[] = [];
   let dataRows = 0;
   let cursor = 0;
@@ -110,8 +152,8 @@ export async function readPrices(
     let used = 0;
     for (let k = 0; k < r.lengths.length; k++) used += r.lengths[k];
     parts.push({
-      date: new Int32Array(datesSab, regionStarts[j] * 4, used),
-      value: new Float64Array(valuesSab, regionStarts[j] * 8, used),
+      date: new Int32Array(regions.dates, regions.starts[j] * 4, used),
+      value: new Float64Array(regions.values, regions.starts[j] * 8, used),
     });
     for (let k = 0; k < r.lengths.length; k++) {
       lengths[from + k] = r.lengths[k];

@@ -16,19 +16,7 @@ const FILE_EXCEPTIONS: Record<string, string> = {
 const FUNCTION_EXCEPTIONS: Record<string, string> = {
   'server/api/screen-params.ts validateScreenQuery': 'not split yet (time): next',
   'server/mcp/tools.ts callToolJson': 'one case per tool: not split yet (time): next',
-  'builder/read-prices.ts readPrices':
-    'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
-  'builder/source/daily-file.ts parseDailyFile':
-    'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
-  'builder/source/funds.ts parseFundsFile':
-    'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
-  'builder/source/prices.ts parsePriceFile':
-    'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
   'server/mcp/stdio.ts serveMcpStdio': 'not split yet (time): next',
-  'server/pydantic/json-error.ts pythonJsonError':
-    'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
-  'server/pydantic/json-numbers.ts parsePythonJson':
-    'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
 };
 
 describe('the size of the code', () => {

@@ -10,15 +10,14 @@ import {
   csvCell,
   excerpt,
   FUTURE_GRACE_DAYS,
-  findColumn,
   latestAcceptedDay,
-  normalizeHeader,
   parseDateField,
   parseDecimal,
   RecordReader,
   swallowedRows,
 } from './csv.js';
 import { badCodeReason } from './funds.js';
+import { type HeaderColumns, readColumns } from './header.js';
 
 /**
  * The columns a daily file is written with (C37; the reader matches them by name).
@@ -83,6 +82,24 @@ export interface DailyFileResult {
   problems: Problem[];
 }
 
+/** The daily file's columns the reader looks up (C37), by the names it is written with. */
+const READ_COLUMNS = {
+  code: 'Code',
+  date: 'Date',
+  close: 'Close',
+  dividend: 'Dividend',
+  split: 'Split',
+} as const;
+
+type DailyHeader = HeaderColumns<keyof typeof READ_COLUMNS>;
+
+/** Who is read, and against what: one per file. */
+interface DailyFileContext {
+  file: string;
+  latest: Day;
+  latestIs: string;
+}
+
 /**
  * `latest` is the last date a row may carry (C36: today in UTC plus FUTURE_GRACE_DAYS);
  * by default read from the clock when the file is parsed. A refresh passes the last
@@ -95,124 +112,115 @@ export function parseDailyFile(
   latestIs = `today + ${FUTURE_GRACE_DAYS} days of grace`,
 ): DailyFileResult {
   const problems: Problem[] = [];
-  const codes: string[] = [];
-  const dates: number[] = [];
-  const close: number[] = [];
-  const dividend: number[] = [];
-  const split: number[] = [];
-  const lines: number[] = [];
+  const rows = new DailyRowsBuilder();
   let dataRows = 0;
-  const finish = (): DailyFileResult => ({
-    rows: {
-      codes,
-      dates: Int32Array.from(dates),
-      close: Float64Array.from(close),
-      dividend: Float64Array.from(dividend),
-      split: Float64Array.from(split),
-      lines: Int32Array.from(lines),
-      length: codes.length,
-    },
-    dataRows,
-    problems,
-  });
-
   const r = new RecordReader(bytes);
-  if (!r.next()) {
-    problems.push({ reason: 'missing_header_column', file, line: 1, detail: 'empty file' });
-    return finish();
+  const header = readColumns(r, file, problems, READ_COLUMNS, ['code', 'date', 'close']);
+  if (header !== null) {
+    const f: DailyFileContext = { file, latest, latestIs };
+    while (r.next()) {
+      dataRows++;
+      if (r.spanned > 0) {
+        dataRows += r.spanned;
+        problems.push(...swallowedRows(r, 'daily_bad_row', file));
+        continue;
+      }
+      const problem = readDailyRow(r, header, f, rows);
+      if (problem !== null) problems.push(problem);
+    }
   }
-  const h = normalizeHeader(r.texts());
-  const headerFields = h.length;
-  const codeCol = findColumn(h, 'code');
-  const dateCol = findColumn(h, 'date');
-  const closeCol = findColumn(h, 'close');
-  const divCol = findColumn(h, 'dividend');
-  const splitCol = findColumn(h, 'split');
-  const missing = [codeCol < 0 ? 'Code' : '', dateCol < 0 ? 'Date' : '', closeCol < 0 ? 'Close' : ''].filter(
-    (s) => s !== '',
-  );
-  if (missing.length > 0) {
-    problems.push({ reason: 'missing_header_column', file, line: r.line, detail: missing.join(', ') });
-    return finish();
-  }
-  const needed = Math.max(codeCol, dateCol, closeCol) + 1;
+  return { rows: rows.done(), dataRows, problems };
+}
 
-  while (r.next()) {
-    dataRows++;
-    const line = r.line;
-    const src = r.src;
-    const bad = (detail: string, code?: string): void => {
-      problems.push(
-        code === undefined
-          ? { reason: 'daily_bad_row', file, line, detail }
-          : { reason: 'daily_bad_row', file, line, code, detail },
-      );
-    };
-    if (r.spanned > 0) {
-      dataRows += r.spanned;
-      problems.push(...swallowedRows(r, 'daily_bad_row', file));
-      continue;
-    }
-    if (r.count < headerFields) {
-      // Even with Code, Date and Close in, a row that stops early is a file cut off
-      // mid-line: its Close may be cut too, and would become the fund's last close (C37).
-      bad(
-        `short row: ${r.count} of the header's ${headerFields} fields${r.count >= needed ? ' (cut short?)' : ''}`,
-      );
-      continue;
-    }
-    if (r.count > headerFields) {
-      // An unquoted `1,234.5` or `10,5` splits a number and shifts every later cell (C36).
-      bad(`long row: ${r.count} fields, more than the header's ${headerFields}`);
-      continue;
-    }
-    const code = r.text(codeCol);
-    const codeReason = badCodeReason(code);
-    if (codeReason !== null) {
-      bad(codeReason);
-      continue;
-    }
-    const field = (i: number): string => excerpt(src, r.starts[i], r.ends[i]);
-    const day = parseDateField(src, r.starts[dateCol], r.ends[dateCol]);
-    if (day === null) {
-      bad(`unparsable date ${JSON.stringify(field(dateCol))}`, code);
-      continue;
-    }
-    if (day > latest) {
-      // Accepted, it would freeze the fund: every real row after it is stale (C36, C37).
-      bad(`dated ${formatDay(day)}, after ${formatDay(latest)}, ${latestIs}`, code);
-      continue;
-    }
-    const c = parseDecimal(src, r.starts[closeCol], r.ends[closeCol]);
-    if (!(c > 0 && c < Number.POSITIVE_INFINITY)) {
-      bad(`Close ${JSON.stringify(field(closeCol))} is not a positive number`, code);
-      continue;
-    }
-    // Absent cells (no column, or a row that stops early) read as blank.
-    const has = (i: number): boolean => i >= 0 && i < r.count && r.ends[i] > r.starts[i];
-    let div = 0;
-    if (has(divCol)) {
-      div = parseDecimal(src, r.starts[divCol], r.ends[divCol]);
-      if (!(div >= 0 && div < Number.POSITIVE_INFINITY)) {
-        bad(`Dividend ${JSON.stringify(field(divCol))} is not a number ≥ 0`, code);
-        continue;
-      }
-      div += 0; // -0 → 0
-    }
-    let sp = 1;
-    if (has(splitCol)) {
-      sp = parseDecimal(src, r.starts[splitCol], r.ends[splitCol]);
-      if (!(sp > 0 && sp < Number.POSITIVE_INFINITY)) {
-        bad(`Split ${JSON.stringify(field(splitCol))} is not a number > 0`, code);
-        continue;
-      }
-    }
-    codes.push(code);
-    dates.push(day);
-    close.push(c);
-    dividend.push(div);
-    split.push(sp);
-    lines.push(line);
+/** Adds row `r` to `rows` when it is valid, else returns its daily_bad_row problem. */
+function readDailyRow(
+  r: RecordReader,
+  h: DailyHeader,
+  f: DailyFileContext,
+  rows: DailyRowsBuilder,
+): Problem | null {
+  const { code: codeCol, date: dateCol, close: closeCol } = h.at;
+  if (r.count !== h.fields) return badRow(f, r.line, fieldCountDetail(r.count, h));
+  const code = r.text(codeCol);
+  const codeReason = badCodeReason(code);
+  if (codeReason !== null) return badRow(f, r.line, codeReason);
+  const src = r.src;
+  const day = parseDateField(src, r.starts[dateCol], r.ends[dateCol]);
+  if (day === null) return badRow(f, r.line, `unparsable date ${quotedCell(r, dateCol)}`, code);
+  if (day > f.latest) {
+    // Accepted, it would freeze the fund: every real row after it is stale (C36, C37).
+    return badRow(f, r.line, `dated ${formatDay(day)}, after ${formatDay(f.latest)}, ${f.latestIs}`, code);
   }
-  return finish();
+  const c = parseDecimal(src, r.starts[closeCol], r.ends[closeCol]);
+  if (!(c > 0 && c < Number.POSITIVE_INFINITY)) {
+    return badRow(f, r.line, `Close ${quotedCell(r, closeCol)} is not a positive number`, code);
+  }
+  const div = optionalNumber(r, h.at.dividend, 0);
+  if (!(div >= 0 && div < Number.POSITIVE_INFINITY)) {
+    return badRow(f, r.line, `Dividend ${quotedCell(r, h.at.dividend)} is not a number ≥ 0`, code);
+  }
+  const sp = optionalNumber(r, h.at.split, 1);
+  if (!(sp > 0 && sp < Number.POSITIVE_INFINITY)) {
+    return badRow(f, r.line, `Split ${quotedCell(r, h.at.split)} is not a number > 0`, code);
+  }
+  rows.push(code, day, c, div + 0, sp, r.line); // div + 0: -0 → 0
+  return null;
+}
+
+function badRow(f: DailyFileContext, line: number, detail: string, code?: string): Problem {
+  return code === undefined
+    ? { reason: 'daily_bad_row', file: f.file, line, detail }
+    : { reason: 'daily_bad_row', file: f.file, line, code, detail };
+}
+
+function fieldCountDetail(count: number, h: DailyHeader): string {
+  if (count < h.fields) {
+    // Even with Code, Date and Close in, a row that stops early is a file cut off
+    // mid-line: its Close may be cut too, and would become the fund's last close (C37).
+    const needed = Math.max(h.at.code, h.at.date, h.at.close) + 1;
+    return `short row: ${count} of the header's ${h.fields} fields${count >= needed ? ' (cut short?)' : ''}`;
+  }
+  // An unquoted `1,234.5` or `10,5` splits a number and shifts every later cell (C36).
+  return `long row: ${count} fields, more than the header's ${h.fields}`;
+}
+
+function quotedCell(r: RecordReader, col: number): string {
+  return JSON.stringify(excerpt(r.src, r.starts[col], r.ends[col]));
+}
+
+/** Cell `col` as a number; `blank` when it is absent (no column, or a row that stops early) or blank. */
+function optionalNumber(r: RecordReader, col: number, blank: number): number {
+  if (col < 0 || col >= r.count || r.ends[col] <= r.starts[col]) return blank;
+  return parseDecimal(r.src, r.starts[col], r.ends[col]);
+}
+
+/** The valid rows as they come, made into DailyRows' typed arrays at the end. */
+class DailyRowsBuilder {
+  readonly #codes: string[] = [];
+  readonly #dates: number[] = [];
+  readonly #close: number[] = [];
+  readonly #dividend: number[] = [];
+  readonly #split: number[] = [];
+  readonly #lines: number[] = [];
+
+  push(code: string, day: Day, close: number, dividend: number, split: number, line: number): void {
+    this.#codes.push(code);
+    this.#dates.push(day);
+    this.#close.push(close);
+    this.#dividend.push(dividend);
+    this.#split.push(split);
+    this.#lines.push(line);
+  }
+
+  done(): DailyRows {
+    return {
+      codes: this.#codes,
+      dates: Int32Array.from(this.#dates),
+      close: Float64Array.from(this.#close),
+      dividend: Float64Array.from(this.#dividend),
+      split: Float64Array.from(this.#split),
+      lines: Int32Array.from(this.#lines),
+      length: this.#codes.length,
+    };
+  }
 }

@@ -8,7 +8,8 @@ import type { Day } from '../../core/dates.js';
 import { formatDay, parseDay } from '../../core/dates.js';
 import type { FundRecord } from '../../core/types.js';
 import type { Problem } from '../report/build-report.js';
-import { csvCell, findColumn, normalizeHeader, RecordReader, swallowedRows } from './csv.js';
+import { csvCell, RecordReader, swallowedRows } from './csv.js';
+import { type HeaderColumns, readColumns } from './header.js';
 
 /** The columns funds.csv is written with (C35), in the order the reader below documents. */
 export const FUNDS_HEADER = 'Code,Name,Country,Exchange,Currency,Type,Isin,IsInactive,InactiveDate\n';
@@ -55,38 +56,31 @@ function parseBool(s: string): boolean | null {
   return null;
 }
 
+/** funds.csv's columns (C35), by the names it is written with. */
+const READ_COLUMNS = {
+  code: 'Code',
+  name: 'Name',
+  country: 'Country',
+  exchange: 'Exchange',
+  currency: 'Currency',
+  type: 'Type',
+  isin: 'Isin',
+  isInactive: 'IsInactive',
+  inactiveDate: 'InactiveDate',
+} as const;
+
+type FundsHeader = HeaderColumns<keyof typeof READ_COLUMNS>;
+
 export function parseFundsFile(bytes: Uint8Array, file: string): FundsFileResult {
   const funds: FundRecord[] = [];
   const lines = new Map<string, number>();
   const problems: Problem[] = [];
   const result: FundsFileResult = { funds, lines, dataRows: 0, skippedOtherTypes: 0, problems };
   const r = new RecordReader(bytes);
-  if (!r.next()) {
-    problems.push({ reason: 'missing_header_column', file, line: 1, detail: 'empty file' });
-    return result;
-  }
-  const h = normalizeHeader(r.texts());
-  const headerFields = h.length;
-  const col = {
-    code: findColumn(h, 'code'),
-    name: findColumn(h, 'name'),
-    country: findColumn(h, 'country'),
-    exchange: findColumn(h, 'exchange'),
-    currency: findColumn(h, 'currency'),
-    type: findColumn(h, 'type'),
-    isin: findColumn(h, 'isin'),
-    isInactive: findColumn(h, 'isinactive'),
-    inactiveDate: findColumn(h, 'inactivedate'),
-  };
-  const missing = [col.code < 0 ? 'Code' : '', col.type < 0 ? 'Type' : ''].filter((s) => s !== '');
-  if (missing.length > 0) {
-    problems.push({ reason: 'missing_header_column', file, line: r.line, detail: missing.join(', ') });
-    return result;
-  }
+  const h = readColumns(r, file, problems, READ_COLUMNS, ['code', 'type']);
+  if (h === null) return result;
   // A row shorter than the known columns is truncated or misaligned, not "blank".
-  const needed = Math.max(...Object.values(col)) + 1;
-  const seen = new Set<string>();
-
+  const needed = Math.max(...Object.values<number>(h.at)) + 1;
   while (r.next()) {
     result.dataRows++;
     const line = r.line;
@@ -95,73 +89,84 @@ export function parseFundsFile(bytes: Uint8Array, file: string): FundsFileResult
       problems.push(...swallowedRows(r, 'bad_fund_row', file));
       continue;
     }
-    if (r.count < needed) {
-      problems.push({
-        reason: 'bad_fund_row',
-        file,
-        line,
-        detail: `short row: ${r.count} of ${needed} fields`,
-      });
+    const countProblem = fieldCountDetail(r.count, needed, h.fields);
+    if (countProblem !== null) {
+      problems.push({ reason: 'bad_fund_row', file, line, detail: countProblem });
       continue;
     }
-    if (r.count > headerFields) {
-      // An unquoted comma (in a Name, say) shifts every later cell: Type, Isin, … (C36).
-      problems.push({
-        reason: 'bad_fund_row',
-        file,
-        line,
-        detail: `long row: ${r.count} fields, more than the header's ${headerFields}`,
-      });
-      continue;
-    }
-    const cell = (i: number): string => (i < 0 ? '' : r.text(i));
-    const opt = (i: number): string | null => {
-      const s = cell(i);
-      return s === '' ? null : s;
-    };
-    const type = cell(col.type);
+    const type = cell(r, h.at.type);
     if (type !== 'ETF' && type !== 'FUND') {
       result.skippedOtherTypes++;
       continue;
     }
-    const code = cell(col.code);
-    const bad = (detail: string): void => {
-      problems.push({ reason: 'bad_fund_row', file, line, code, detail });
-    };
-    const codeReason = badCodeReason(code);
-    if (codeReason !== null) {
-      problems.push({ reason: 'bad_fund_row', file, line, detail: codeReason });
-      continue;
+    const fund = fundOf(r, h, type, file);
+    if ('reason' in fund) {
+      problems.push(fund);
+    } else if (lines.has(fund.code)) {
+      // Only accepted rows claim a code, so a broken first row does not hide a good one.
+      problems.push({ reason: 'duplicate_fund', file, line, code: fund.code });
+    } else {
+      lines.set(fund.code, line);
+      funds.push(fund);
     }
-    const isInactive = parseBool(cell(col.isInactive));
-    if (isInactive === null) {
-      bad(`IsInactive ${JSON.stringify(cell(col.isInactive))}`);
-      continue;
-    }
-    const dateText = cell(col.inactiveDate);
-    const inactiveDate = dateText === '' ? null : parseDateText(dateText);
-    if (dateText !== '' && inactiveDate === null) {
-      bad(`InactiveDate ${JSON.stringify(dateText)}`);
-      continue;
-    }
-    // Only accepted rows claim a code, so a broken first row does not hide a good one.
-    if (seen.has(code)) {
-      problems.push({ reason: 'duplicate_fund', file, line, code });
-      continue;
-    }
-    seen.add(code);
-    lines.set(code, line);
-    funds.push({
-      code,
-      name: opt(col.name),
-      country: opt(col.country),
-      exchange: opt(col.exchange),
-      currency: opt(col.currency),
-      type,
-      isin: opt(col.isin),
-      isInactive,
-      inactiveDate,
-    });
   }
   return result;
+}
+
+/** Why a row of `count` fields is misaligned, or null when it is not. */
+function fieldCountDetail(count: number, needed: number, headerFields: number): string | null {
+  if (count < needed) return `short row: ${count} of ${needed} fields`;
+  // An unquoted comma (in a Name, say) shifts every later cell: Type, Isin, … (C36).
+  if (count > headerFields) return `long row: ${count} fields, more than the header's ${headerFields}`;
+  return null;
+}
+
+/** Cell `col` as text, '' when the header has no such column. */
+function cell(r: RecordReader, col: number): string {
+  return col < 0 ? '' : r.text(col);
+}
+
+/** Cell `col` as text, null when it is blank or absent. */
+function optionalCell(r: RecordReader, col: number): string | null {
+  const s = cell(r, col);
+  return s === '' ? null : s;
+}
+
+/** The fund on row `r` (whose Type is `type`), or the problem that rejects the row. */
+function fundOf(
+  r: RecordReader,
+  h: FundsHeader,
+  type: FundRecord['type'],
+  file: string,
+): FundRecord | Problem {
+  const line = r.line;
+  const code = cell(r, h.at.code);
+  const codeReason = badCodeReason(code);
+  if (codeReason !== null) return { reason: 'bad_fund_row', file, line, detail: codeReason };
+  const isInactive = parseBool(cell(r, h.at.isInactive));
+  if (isInactive === null) {
+    return {
+      reason: 'bad_fund_row',
+      file,
+      line,
+      code,
+      detail: `IsInactive ${JSON.stringify(cell(r, h.at.isInactive))}`,
+    };
+  }
+  const dateText = cell(r, h.at.inactiveDate);
+  const inactiveDate = dateText === '' ? null : parseDateText(dateText);
+  if (dateText !== '' && inactiveDate === null) {
+    return { reason: 'bad_fund_row', file, line, code, detail: `InactiveDate ${JSON.stringify(dateText)}` };
+  }
+  return {
+    code,
+    name: optionalCell(r, h.at.name),
+    country: optionalCell(r, h.at.country),
+    exchange: optionalCell(r, h.at.exchange),
+    currency: optionalCell(r, h.at.currency),
+    type,
+    isin: optionalCell(r, h.at.isin),
+    isInactive,
+    inactiveDate,
+  };
 }

@@ -17,6 +17,7 @@ import {
   RecordReader,
   swallowedRows,
 } from './csv.js';
+import { readHeaderRecord } from './header.js';
 
 export interface PriceFileResult {
   /** Valid observations, ascending (length = count; may be a subarray of a larger buffer). */
@@ -84,6 +85,16 @@ function ensureScratch(rows: number): void {
   scratchValues = new Float64Array(cap);
 }
 
+/** Who is read, and against what: one per file. */
+interface PriceFileContext {
+  bytes: Uint8Array;
+  file: string;
+  code: string;
+  latest: Day;
+  anySign: boolean;
+  problems: Problem[];
+}
+
 /**
  * `latest` is the last date a row may carry (C36: today in UTC plus FUTURE_GRACE_DAYS);
  * by default read from the clock when the file is parsed. `anySign` reads a yield
@@ -97,132 +108,186 @@ export function parsePriceFile(
   anySign = false,
 ): PriceFileResult {
   const problems: Problem[] = [];
-  const empty: PriceFileResult = {
-    dates: new Int32Array(0),
-    values: new Float64Array(0),
-    lastClose: Number.NaN,
-    dataRows: 0,
-    problems,
-  };
-
   const r = new RecordReader(bytes);
-  if (!r.next()) {
-    problems.push({ reason: 'missing_header_column', file, line: 1, code, detail: 'empty file' });
-    return empty;
-  }
-  const cols = columnsOf(r.texts());
+  const header = readHeaderRecord(r, file, problems, code);
+  if (header === null) return noSeries(problems, 0);
+  const cols = columnsOf(header);
   if (typeof cols === 'string') {
     problems.push({ reason: 'missing_header_column', file, line: r.line, code, detail: cols });
-    // Its rows are data the build could not read: skipped rows (C36), so that a
-    // source whose headers went wrong fails the --max-bad-share bound instead of
-    // publishing without those funds.
-    let rows = 0;
-    while (r.next()) {
-      rows++;
-      problems.push({ reason: 'row_in_unreadable_file', file, line: r.line, code });
-    }
-    return { ...empty, dataRows: rows };
+    return noSeries(problems, rowsOfUnreadableFile(r, file, code, problems));
   }
-  // A data row with more fields than the header is misaligned, not "extra": an
-  // unquoted thousands separator (`1,234.5`) or decimal comma (`10,5`) splits one
-  // number in two, and reading the first half would give a wrong price (C36).
-  const headerFields = r.count;
+  return readSeries(r, cols, { bytes, file, code, latest, anySign, problems });
+}
+
+function noSeries(problems: Problem[], dataRows: number): PriceFileResult {
+  return { dates: new Int32Array(0), values: new Float64Array(0), lastClose: Number.NaN, dataRows, problems };
+}
+
+/**
+ * The rows of a file whose header could not be read are data the build could not
+ * read: skipped rows (C36), so that a source whose headers went wrong fails the
+ * --max-bad-share bound instead of publishing without those funds.
+ */
+function rowsOfUnreadableFile(r: RecordReader, file: string, code: string, problems: Problem[]): number {
+  let rows = 0;
+  while (r.next()) {
+    rows++;
+    problems.push({ reason: 'row_in_unreadable_file', file, line: r.line, code });
+  }
+  return rows;
+}
+
+/**
+ * Past the header record (and yfinance's further header rows) to the first data row.
+ * Splits one field past the header so a long row shows as `count > headerFields`
+ * without scanning the rest of its line.
+ */
+function firstDataRow(r: RecordReader, headerFields: number): boolean {
   const yfinance = r.fieldIs(0, 'price');
-  const dateCol = cols.date;
-  const adjCol = cols.adj;
-  const closeCol = cols.close;
-  // Fields a row must have; Close is optional per row (it only feeds lastClose).
-  const needed = Math.max(dateCol, adjCol) + 1;
-
-  // Every data row is at least `YYYY-MM-DD,d` plus a line end, so this bound never
-  // overflows; the scratch is reused across files and the result copied out at its
-  // exact length, so callers never keep an oversized buffer alive.
-  ensureScratch(Math.floor(bytes.length / 12) + 1);
-  const dates = scratchDates;
-  const values = scratchValues;
-  let n = 0;
-  let prev = -0x3fffffff;
-  let dataRows = 0;
-  // The last valid row's Close, parsed once at the end rather than on every row.
-  let closeSrc: Uint8Array | null = null;
-  let closeFrom = 0;
-  let closeTo = 0;
-
-  // Split one field past the header so a long row shows as `count > headerFields`
-  // without scanning the rest of its line.
   r.limitFields(headerFields + 1);
   let have = r.next();
   if (yfinance) {
     while (have && r.fieldIs(0, 'ticker')) have = r.next();
     if (have && r.fieldIs(0, 'date')) have = r.next();
   }
+  return have;
+}
 
-  for (; have; have = r.next()) {
+/** The series from the data rows (through the scratch), each bad row a problem (C36). */
+function readSeries(r: RecordReader, cols: Columns, f: PriceFileContext): PriceFileResult {
+  const { file, code, latest, anySign, problems } = f;
+  // A data row with more fields than the header is misaligned, not "extra": an
+  // unquoted thousands separator (`1,234.5`) or decimal comma (`10,5`) splits one
+  // number in two, and reading the first half would give a wrong price (C36).
+  const headerFields = r.count;
+  const dateCol = cols.date;
+  const adjCol = cols.adj;
+  const closeCol = cols.close;
+  // Every data row is at least `YYYY-MM-DD,d` plus a line end, so this bound never
+  // overflows; the scratch is reused across files and the result copied out at its
+  // exact length, so callers never keep an oversized buffer alive.
+  ensureScratch(Math.floor(f.bytes.length / 12) + 1);
+  const dates = scratchDates;
+  const values = scratchValues;
+  let n = 0;
+  let prev = -0x3fffffff;
+  let dataRows = 0;
+  // The last valid row's Close, parsed once at the end rather than on every row.
+  const close = new LastCell();
+  for (let have = firstDataRow(r, headerFields); have; have = r.next()) {
     dataRows++;
-    const src = r.src;
-    const starts = r.starts;
-    const ends = r.ends;
-    let reason: ProblemReason;
-    let detail: string;
     if (r.spanned > 0) {
       // Counted one each, so the bad-share bound sees them rather than a single bad row.
       dataRows += r.spanned;
       problems.push(...swallowedRows(r, 'multiline_row', file, code));
       continue;
     }
-    if (r.count < needed) {
-      reason = 'short_row';
-      detail = `${r.count} field${r.count === 1 ? '' : 's'}`;
-    } else if (r.count < headerFields) {
-      // Every needed field is there, but the row stops early: a file cut off mid-line
-      // (an upload that did not finish) leaves its last price cut too, read as another.
-      reason = 'short_row';
-      detail = `${r.count} of the header's ${headerFields} fields (cut short?)`;
-    } else if (r.count > headerFields) {
-      reason = 'long_row';
-      detail = `more fields than the header's ${headerFields}`;
-    } else {
-      const day = parseDateField(src, starts[dateCol], ends[dateCol]);
-      const v = parseDecimal(src, starts[adjCol], ends[adjCol]);
-      if (day === null) {
-        reason = 'unparsable_date';
-        detail = excerpt(src, starts[dateCol], ends[dateCol]);
-      } else if (day > latest) {
-        reason = 'future_date';
-        detail = `${excerpt(src, starts[dateCol], ends[dateCol])} is after ${formatDay(latest)}, today + ${FUTURE_GRACE_DAYS} days of grace`;
-      } else if (!(v <= 0) && !(v < Number.POSITIVE_INFINITY)) {
-        // NaN or +Infinity (an overflowing exponent is as unusable as `Infinity`).
-        reason = 'unparsable_price';
-        detail = excerpt(src, starts[adjCol], ends[adjCol]);
-      } else if (v <= 0 && !(anySign && v > Number.NEGATIVE_INFINITY)) {
-        reason = 'non_positive_price';
-        detail = excerpt(src, starts[adjCol], ends[adjCol]);
-      } else if (day <= prev) {
-        reason = day === prev ? 'duplicate_date' : 'out_of_order_date';
-        detail = excerpt(src, starts[dateCol], ends[dateCol]);
-      } else {
-        dates[n] = day;
-        values[n] = v;
-        n++;
-        prev = day;
-        if (closeCol >= 0 && closeCol < r.count) {
-          // A quoted record lives in a scratch buffer the next record overwrites.
-          closeSrc = src === bytes ? bytes : src.slice(starts[closeCol], ends[closeCol]);
-          closeFrom = src === bytes ? starts[closeCol] : 0;
-          closeTo = src === bytes ? ends[closeCol] : ends[closeCol] - starts[closeCol];
-        } else {
-          closeSrc = null;
-        }
-        continue;
-      }
+    if (r.count !== headerFields) {
+      problems.push(fieldCountProblem(r, cols, headerFields, f));
+      continue;
     }
-    problems.push({ reason, file, line: r.line, code, detail });
+    const src = r.src;
+    const day = parseDateField(src, r.starts[dateCol], r.ends[dateCol]);
+    const v = parseDecimal(src, r.starts[adjCol], r.ends[adjCol]);
+    const reason = rowFault(day, v, prev, latest, anySign);
+    if (reason !== null || day === null) {
+      problems.push(faultProblem(reason ?? 'unparsable_date', r, cols, f));
+      continue;
+    }
+    dates[n] = day;
+    values[n] = v;
+    n++;
+    prev = day;
+    close.keep(r, closeCol, f.bytes);
+  }
+  const lastClose = close.value();
+  return { dates: dates.slice(0, n), values: values.slice(0, n), lastClose, dataRows, problems };
+}
+
+/**
+ * Why a row with every field cannot join the series, or null when it can (C36): its
+ * date, then its value, then its place after the row before.
+ */
+function rowFault(
+  day: Day | null,
+  v: number,
+  prev: Day,
+  latest: Day,
+  anySign: boolean,
+): ProblemReason | null {
+  if (day === null) return 'unparsable_date';
+  if (day > latest) return 'future_date';
+  // NaN or +Infinity (an overflowing exponent is as unusable as `Infinity`).
+  if (!(v <= 0) && !(v < Number.POSITIVE_INFINITY)) return 'unparsable_price';
+  if (v <= 0 && !(anySign && v > Number.NEGATIVE_INFINITY)) return 'non_positive_price';
+  if (day <= prev) return day === prev ? 'duplicate_date' : 'out_of_order_date';
+  return null;
+}
+
+/** The problem of a row whose rowFault is `reason`, quoting the cell at fault. */
+function faultProblem(reason: ProblemReason, r: RecordReader, cols: Columns, f: PriceFileContext): Problem {
+  const { file, code, latest } = f;
+  const dateCell = excerpt(r.src, r.starts[cols.date], r.ends[cols.date]);
+  const detail =
+    reason === 'future_date'
+      ? `${dateCell} is after ${formatDay(latest)}, today + ${FUTURE_GRACE_DAYS} days of grace`
+      : reason === 'unparsable_price' || reason === 'non_positive_price'
+        ? excerpt(r.src, r.starts[cols.adj], r.ends[cols.adj])
+        : dateCell;
+  return { reason, file, line: r.line, code, detail };
+}
+
+/** The problem of a row with more or fewer fields than the header. */
+function fieldCountProblem(
+  r: RecordReader,
+  cols: Columns,
+  headerFields: number,
+  f: PriceFileContext,
+): Problem {
+  // Fields a row must have; Close is optional per row (it only feeds lastClose).
+  const needed = Math.max(cols.date, cols.adj) + 1;
+  const { file, code } = f;
+  const line = r.line;
+  if (r.count < needed) {
+    return { reason: 'short_row', file, line, code, detail: `${r.count} field${r.count === 1 ? '' : 's'}` };
+  }
+  if (r.count < headerFields) {
+    // Every needed field is there, but the row stops early: a file cut off mid-line
+    // (an upload that did not finish) leaves its last price cut too, read as another.
+    return {
+      reason: 'short_row',
+      file,
+      line,
+      code,
+      detail: `${r.count} of the header's ${headerFields} fields (cut short?)`,
+    };
+  }
+  return { reason: 'long_row', file, line, code, detail: `more fields than the header's ${headerFields}` };
+}
+
+/** Where the last accepted row's Close cell is, parsed once when the file is done. */
+class LastCell {
+  #src: Uint8Array | null = null;
+  #from = 0;
+  #to = 0;
+
+  /** Remember row `r`'s cell `col` (forgotten when the row has none). */
+  keep(r: RecordReader, col: number, bytes: Uint8Array): void {
+    if (col < 0 || col >= r.count) {
+      this.#src = null;
+      return;
+    }
+    const src = r.src;
+    // A quoted record lives in a scratch buffer the next record overwrites.
+    this.#src = src === bytes ? bytes : src.slice(r.starts[col], r.ends[col]);
+    this.#from = src === bytes ? r.starts[col] : 0;
+    this.#to = src === bytes ? r.ends[col] : r.ends[col] - r.starts[col];
   }
 
-  let lastClose = Number.NaN;
-  if (closeSrc !== null) {
-    const c = parseDecimal(closeSrc, closeFrom, closeTo);
-    if (c > 0 && c < Number.POSITIVE_INFINITY) lastClose = c;
+  /** The cell's positive, finite number, else NaN (C37: a last close is divided by). */
+  value(): number {
+    if (this.#src === null) return Number.NaN;
+    const c = parseDecimal(this.#src, this.#from, this.#to);
+    return c > 0 && c < Number.POSITIVE_INFINITY ? c : Number.NaN;
   }
-  return { dates: dates.slice(0, n), values: values.slice(0, n), lastClose, dataRows, problems };
 }

@@ -44,99 +44,133 @@ export function pyFloatRepr(x: number): string {
  * read over without recursion.
  */
 export function parsePythonJson(text: string, maxDepth: number, clipped: unknown): unknown {
-  let i = 0;
-  const ws = () => {
+  return new PythonJsonReader(text, maxDepth, clipped).value(0);
+}
+
+/** One pass over a text JSON.parse accepted, so no step checks what is well-formed. */
+class PythonJsonReader {
+  readonly #text: string;
+  readonly #maxDepth: number;
+  readonly #clipped: unknown;
+  #i = 0;
+
+  constructor(text: string, maxDepth: number, clipped: unknown) {
+    this.#text = text;
+    this.#maxDepth = maxDepth;
+    this.#clipped = clipped;
+  }
+
+  /** The value at the cursor, `depth` levels down; arrays and objects recurse here. */
+  value(depth: number): unknown {
+    const text = this.#text;
+    this.#ws();
+    const c = text.charCodeAt(this.#i);
+    if (c === 34) return this.#str();
+    if (c !== 123 && c !== 91) return this.#scalar();
+    if (depth >= this.#maxDepth) {
+      this.#skip();
+      return this.#clipped;
+    }
+    this.#i++;
+    if (c === 91) {
+      const out: unknown[] = [];
+      this.#ws();
+      if (text.charCodeAt(this.#i) === 93) {
+        this.#i++;
+        return out;
+      }
+      for (;;) {
+        out.push(this.value(depth + 1));
+        this.#ws();
+        if (text.charCodeAt(this.#i++) === 93) return out;
+      }
+    }
+    const out: Record<string, unknown> = Object.create(null);
+    this.#ws();
+    if (text.charCodeAt(this.#i) === 125) {
+      this.#i++;
+      return out;
+    }
+    for (;;) {
+      this.#ws();
+      const k = this.#str();
+      this.#ws();
+      this.#i++; // ':'
+      out[k] = this.value(depth + 1);
+      this.#ws();
+      if (text.charCodeAt(this.#i++) === 125) return out;
+    }
+  }
+
+  #ws(): void {
+    const text = this.#text;
+    let i = this.#i;
     while (i < text.length) {
       const c = text.charCodeAt(i);
       if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break;
       i++;
     }
-  };
-  const str = (): string => {
-    const start = i;
-    i++;
+    this.#i = i;
+  }
+
+  #str(): string {
+    const text = this.#text;
+    const start = this.#i;
+    let i = start + 1;
     while (text.charCodeAt(i) !== 34) i += text.charCodeAt(i) === 92 ? 2 : 1;
-    i++;
-    return JSON.parse(text.slice(start, i)) as string;
-  };
-  const skip = () => {
-    // A value nested too deep: bracket counting, strings jumped over.
+    this.#i = i + 1;
+    return JSON.parse(text.slice(start, i + 1)) as string;
+  }
+
+  /** A value nested too deep: bracket counting, strings jumped over. */
+  #skip(): void {
+    const text = this.#text;
     let depth = 0;
     do {
-      const c = text.charCodeAt(i);
+      const c = text.charCodeAt(this.#i);
       if (c === 34) {
-        str();
+        this.#str();
         continue;
       }
       if (c === 91 || c === 123) depth++;
       else if (c === 93 || c === 125) depth--;
-      i++;
+      this.#i++;
     } while (depth > 0);
-  };
-  const value = (depth: number): unknown => {
-    ws();
-    const c = text.charCodeAt(i);
-    if (c === 34) return str();
-    if (c === 123 || c === 91) {
-      if (depth >= maxDepth) {
-        skip();
-        return clipped;
-      }
-      i++;
-      if (c === 91) {
-        const out: unknown[] = [];
-        ws();
-        if (text.charCodeAt(i) === 93) {
-          i++;
-          return out;
-        }
-        for (;;) {
-          out.push(value(depth + 1));
-          ws();
-          if (text.charCodeAt(i++) === 93) return out;
-        }
-      }
-      const out: Record<string, unknown> = Object.create(null);
-      ws();
-      if (text.charCodeAt(i) === 125) {
-        i++;
-        return out;
-      }
-      for (;;) {
-        ws();
-        const k = str();
-        ws();
-        i++; // ':'
-        out[k] = value(depth + 1);
-        ws();
-        if (text.charCodeAt(i++) === 125) return out;
-      }
-    }
-    if (text.startsWith('true', i)) {
-      i += 4;
+  }
+
+  /** true, false, null or a number. */
+  #scalar(): unknown {
+    const text = this.#text;
+    const start = this.#i;
+    if (text.startsWith('true', start)) {
+      this.#i += 4;
       return true;
     }
-    if (text.startsWith('false', i)) {
-      i += 5;
+    if (text.startsWith('false', start)) {
+      this.#i += 5;
       return false;
     }
-    if (text.startsWith('null', i)) {
-      i += 4;
+    if (text.startsWith('null', start)) {
+      this.#i += 4;
       return null;
     }
-    const start = i;
+    let i = start;
     while (i < text.length && /[-+.0-9eE]/.test(text[i])) i++;
-    const literal = text.slice(start, i);
-    const n = Number(literal);
-    if (/[.eE]/.test(literal)) {
-      // A float past the double range (1e400) has no JSON form: echoed as the string
-      // "Infinity", as the rest of the echo does (FastAPI itself fails with a 500).
-      return Number.isFinite(n) ? new PyNumber(pyFloatRepr(n), false, n) : String(n);
-    }
-    // An int: its exact digits ("-0" is 0).
-    return new PyNumber(literal === '-0' ? '0' : literal, true, n + 0);
-  };
-  return value(0);
+    this.#i = i;
+    return pyNumber(text.slice(start, i));
+  }
+}
+
+/** A number's literal as Python reads it. */
+function pyNumber(literal: string): PyNumber | string {
+  const n = Number(literal);
+  if (/[.eE]/.test(literal)) {
+    // A float past the double range (1e400) has no JSON form: echoed as the string
+    // "Infinity", as the rest of the echo does (FastAPI itself fails with a 500).
+    return Number.isFinite(n) ? new PyNumber(pyFloatRepr(n), false, n) : String(n);
+  }
+  // An int: its exact digits ("-0" is 0).
+  return new PyNumber(literal === '-0' ? '0' : literal, true, n + 0);
 }
 
 /** A token no client can send, so a PyNumber's place in JSON.stringify's output is unmistakable. */
