@@ -16,12 +16,10 @@ const FILE_EXCEPTIONS: Record<string, string> = {
   'server/access/limiter-redis.ts': 'not split yet (time): next',
   'accounts/model.ts': 'not split yet (time): next',
   'accounts/store-redis.ts': 'not split yet (time): next',
-  'server/mcp/tools.ts': 'not split yet (time): next',
 };
 const FUNCTION_EXCEPTIONS: Record<string, string> = {
   'cli/bench/workload.ts scenarioRequests': 'one case per scenario: not split yet (time): next',
   'server/api/screen-params.ts validateScreenQuery': 'not split yet (time): next',
-  'server/mcp/tools.ts callToolJson': 'one case per tool: not split yet (time): next',
   'cli/bench/instructions.ts startCounted': 'not split yet (time): next',
   'cli/bench/run.ts runBench': 'the instruction count joined it: not split yet (time): next',
   'core/snapshot/reader.ts decodeColumns': 'risk and rates files joined it: not split yet (time): next',

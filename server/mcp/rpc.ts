@@ -39,7 +39,8 @@ import {
   readInitialize,
 } from './messages.js';
 import { answerToolCall, CAPABILITIES, createMcpServer, type McpServerInfo } from './server.js';
-import { isToolName, LIST_TOOLS_RESULT, SERVER_INSTRUCTIONS } from './tools.js';
+import { isToolName } from './tool-arguments.js';
+import { LIST_TOOLS_RESULT, SERVER_INSTRUCTIONS } from './tool-list.js';
 import { UwsTransport } from './transport.js';
 
 /** An HTTP answer: status and JSON body ('' for 202); `noData` adds Retry-After (C24). */

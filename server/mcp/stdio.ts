@@ -12,7 +12,7 @@ import { packageVersion } from '../../core/package-version.js';
 import { SnapshotManager } from '../snapshot/manager.js';
 import { ServingSnapshot } from '../snapshot/serving.js';
 import { createMcpServer, serverInfo } from './server.js';
-import { STDIO_SERVER_INSTRUCTIONS } from './tools.js';
+import { STDIO_SERVER_INSTRUCTIONS } from './tool-list.js';
 
 export interface StdioOptions {
   /** The snapshots directory (absolute). */
