@@ -19,7 +19,6 @@ const FILE_EXCEPTIONS: Record<string, string> = {
 };
 const FUNCTION_EXCEPTIONS: Record<string, string> = {
   'cli/bench/workload.ts scenarioRequests': 'one case per scenario: not split yet (time): next',
-  'server/api/screen-params.ts validateScreenQuery': 'not split yet (time): next',
   'cli/bench/instructions.ts startCounted': 'not split yet (time): next',
   'cli/bench/run.ts runBench': 'the instruction count joined it: not split yet (time): next',
   'core/snapshot/reader.ts decodeColumns': 'risk and rates files joined it: not split yet (time): next',
@@ -41,7 +40,6 @@ const FUNCTION_EXCEPTIONS: Record<string, string> = {
     'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
   'builder/source/prices.ts parsePriceFile':
     'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
-  'server/mcp/stdio.ts serveMcpStdio': 'not split yet (time): next',
   'server/pydantic/json-error.ts pythonJsonError':
     'one parsing loop on the hot path: split with an instruction count before/after (callgrind), not done yet',
   'server/pydantic/json-numbers.ts parsePythonJson':
