@@ -6,7 +6,8 @@ import { usageKey } from '../../accounts/store-redis.js';
 import { decide, emissionUs, gcraStep, QUOTA_EXCEEDED, RATE_LIMITED } from './gcra.js';
 import { limiterContract } from './limiter.contract.js';
 import { LocalLimiter } from './limiter-local.js';
-import { gcraKey, MemoryLimiter, RedisLimiter, type RedisLimiterOptions } from './limiter-redis.js';
+import { MemoryLimiter } from './limiter-memory.js';
+import { gcraKey, RedisLimiter, type RedisLimiterOptions } from './limiter-redis.js';
 
 const T0 = Date.UTC(2025, 2, 15, 12, 0, 0); // 2025-03-15T12:00:00Z
 const alice = { id: 'acct_alice', slot: 0 };
