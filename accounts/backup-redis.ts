@@ -27,7 +27,8 @@ import {
   readBackup,
   storeCounts,
 } from './backup.js';
-import { type AccessChange, applyChange, type DailyCount, EMPTY_STATE } from './model.js';
+import { applyChange } from './changes.js';
+import { type AccessChange, type DailyCount, EMPTY_STATE } from './model.js';
 import { redactUrl } from './redact-url.js';
 import {
   AUDIT_KEY,

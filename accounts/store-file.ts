@@ -32,13 +32,13 @@ import { escapeForTerminal } from '../core/escape.js';
 import { errCode, sweepDeadTemps } from '../core/files/atomic.js';
 import { describeHolder, LockHeld, takeLock } from '../core/files/lock.js';
 import { AUDIT_FILE, appendAuditFile, readAuditFile } from './audit-log.js';
+import { assertChange } from './changes.js';
 import { FileSecrets } from './file-secrets.js';
 import {
   type AccessChange,
   type AccessState,
   type AccessStore,
   type AuditEntry,
-  assertChange,
   type DailyCount,
   EMPTY_STATE,
   type PlanLimits,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AccessChangeError } from './changes.js';
 import type { Account, KeyRecord } from './model.js';
-import { AccessChangeError } from './model.js';
 import { type RedisServer, startRedis } from './redis-server.test-helper.js';
 import { accessStoreContract } from './store.contract.js';
 import {

@@ -27,14 +27,13 @@
 import { randomBytes } from 'node:crypto';
 import { ClientOfflineError, createClient, ErrorReply } from 'redis';
 import { AUDIT_KEEP, auditLine, checkAuditLimit, parseAuditLine } from './audit-log.js';
+import { applyChange, assertChange } from './changes.js';
 import { dayStart, daysBetween } from './daily-usage.js';
 import {
   type AccessChange,
   type AccessState,
   type AccessStore,
   type AuditEntry,
-  applyChange,
-  assertChange,
   DAILY_KEEP_DAYS,
   type DailyCount,
   EMPTY_STATE,
