@@ -13,7 +13,6 @@ const FILE_EXCEPTIONS: Record<string, string> = {
   'builder/generate/universe.ts': 'not split yet (time): next',
   'builder/refresh/first-load.ts': 'not split yet (time): next',
   'builder/refresh/refresh.ts': 'not split yet (time): next',
-  'accounts/store-redis.ts': 'not split yet (time): next',
 };
 const FUNCTION_EXCEPTIONS: Record<string, string> = {
   'cli/bench/workload.ts scenarioRequests': 'one case per scenario: not split yet (time): next',

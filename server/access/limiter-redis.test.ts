@@ -1,8 +1,8 @@
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Limiter, PlanLimits } from '../../accounts/model.js';
+import { usageKey } from '../../accounts/redis-keys.js';
 import { type RedisServer, startRedis } from '../../accounts/redis-server.test-helper.js';
-import { usageKey } from '../../accounts/store-redis.js';
 import { decide, emissionUs, gcraStep, QUOTA_EXCEEDED, RATE_LIMITED } from './gcra.js';
 import { limiterContract } from './limiter.contract.js';
 import { LocalLimiter } from './limiter-local.js';

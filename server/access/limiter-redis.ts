@@ -22,7 +22,8 @@
  */
 import { ErrorReply } from 'redis';
 import { type LimitDecision, type Limiter, nextMonthStart, type PlanLimits } from '../../accounts/model.js';
-import { type LogFn, makeClient, usageKey, withDeadline } from '../../accounts/store-redis.js';
+import { type LogFn, makeClient, withDeadline } from '../../accounts/redis-client.js';
+import { usageKey } from '../../accounts/redis-keys.js';
 import { ADMITTED, decide, QUOTA_EXCEEDED, quotaStep, RATE_LIMITED } from './gcra.js';
 import { MemoryLimiter } from './limiter-memory.js';
 import { ADMIT_SCRIPT, RECONCILE_SCRIPT } from './limiter-scripts.js';
