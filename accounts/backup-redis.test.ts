@@ -5,9 +5,10 @@ import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { gcraKey } from '../server/access/limiter-redis.js';
 import { backupRedisStore, type DumpedKey, REDIS_BACKUP_FILE, restoreRedisStore } from './backup-redis.js';
+import { LOG_KEY, secretKey, throttleKey, usageKey, VERSION_KEY } from './redis-keys.js';
 import { type RedisServer, startRedis } from './redis-server.test-helper.js';
 import { createAccountsMeanwhile, fillForBackup } from './store.contract.js';
-import { LOG_KEY, RedisAccessStore, secretKey, throttleKey, usageKey, VERSION_KEY } from './store-redis.js';
+import { RedisAccessStore } from './store-redis.js';
 
 let source: RedisServer;
 let target: RedisServer;

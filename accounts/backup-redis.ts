@@ -27,19 +27,19 @@ import {
   readBackup,
   storeCounts,
 } from './backup.js';
-import { type AccessChange, applyChange, type DailyCount, EMPTY_STATE } from './model.js';
+import { applyChange } from './changes.js';
+import { type AccessChange, type DailyCount, EMPTY_STATE } from './model.js';
 import { redactUrl } from './redact-url.js';
+import { makeClient, withDeadline } from './redis-client.js';
 import {
   AUDIT_KEY,
   CHANGED_CHANNEL,
   dailyFromFields,
   LOG_KEY,
-  makeClient,
   PLANS_KEY,
-  RedisAccessStore,
   VERSION_KEY,
-  withDeadline,
-} from './store-redis.js';
+} from './redis-keys.js';
+import { RedisAccessStore } from './store-redis.js';
 
 export const REDIS_BACKUP_FILE = 'redis.jsonl';
 /** Not backed up: sessions and tokens, sign-in attempt counters. */

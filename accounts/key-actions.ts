@@ -3,15 +3,10 @@
  * label, rotate with a grace period, revoke. Every change goes through the store, so
  * every server on it applies it within a second, as the CLI's changes are (C25).
  */
+
+import { AccessChangeError } from './changes.js';
 import { generateKey } from './keys.js';
-import {
-  AccessChangeError,
-  type AccessState,
-  type AccessStore,
-  type Account,
-  type KeyRecord,
-  LABEL_MAX,
-} from './model.js';
+import { type AccessState, type AccessStore, type Account, type KeyRecord, LABEL_MAX } from './model.js';
 
 export type KeyState = 'active' | 'revoked' | 'expired' | 'expiring';
 

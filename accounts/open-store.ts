@@ -5,8 +5,8 @@
 import { resolve } from 'node:path';
 import type { AccessStore } from './model.js';
 import { redactUrl } from './redact-url.js';
+import type { LogFn } from './redis-client.js';
 import { FileAccessStore } from './store-file.js';
-import type { LogFn } from './store-redis.js';
 
 export const DEFAULT_STORE = './var/store';
 

@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { unsafeCharacter } from '../core/escape.js';
+import { AccessChangeError } from './changes.js';
 import { newAccountId } from './keys.js';
 import {
-  AccessChangeError,
   type AccessState,
   type AccessStore,
   type Account,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AccessChangeError } from './model.js';
+import { AccessChangeError } from './changes.js';
 import { auditAdmin, cliActor, decidePlanRequest, personActor, requestPlan } from './plan-requests.js';
 import { account, create } from './store.contract.js';
 import { FileAccessStore } from './store-file.js';

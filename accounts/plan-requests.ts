@@ -10,8 +10,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
+import { AccessChangeError } from './changes.js';
 import {
-  AccessChangeError,
   type AccessState,
   type AccessStore,
   type Account,
@@ -76,7 +76,7 @@ function accountOf(state: AccessState, id: string): Account {
 
 /**
  * Record a request to move `account_id` to `plan`. Refused (AccessChangeError) for an
- * unknown plan, the plan the account is on, or a second pending request (model.ts).
+ * unknown plan, the plan the account is on, or a second pending request (changes.ts).
  */
 export async function requestPlan(
   store: AccessStore,
@@ -111,7 +111,7 @@ export interface Decided {
 
 /**
  * Approve or decline a pending request. The decision is recorded first: of two
- * deciders only one gets it recorded (model.ts refuses a second), and only then does
+ * deciders only one gets it recorded (changes.ts refuses a second), and only then does
  * the plan change, at once (C28). A crash between the two leaves an approved request on
  * the old plan, which `accounts requests --all` shows beside the account's plan;
  * `accounts set-plan` finishes it.

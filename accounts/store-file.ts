@@ -32,13 +32,13 @@ import { escapeForTerminal } from '../core/escape.js';
 import { errCode, sweepDeadTemps } from '../core/files/atomic.js';
 import { describeHolder, LockHeld, takeLock } from '../core/files/lock.js';
 import { AUDIT_FILE, appendAuditFile, readAuditFile } from './audit-log.js';
+import { assertChange } from './changes.js';
 import { FileSecrets } from './file-secrets.js';
 import {
   type AccessChange,
   type AccessState,
   type AccessStore,
   type AuditEntry,
-  assertChange,
   type DailyCount,
   EMPTY_STATE,
   type PlanLimits,
@@ -101,29 +101,29 @@ interface Tail {
 
 export class FileAccessStore implements AccessStore {
   readonly dir: string;
-  private readonly logPath: string;
-  private readonly lockPath: string;
-  private readonly markerPath: string;
-  private readonly opts: Required<FileStoreOptions>;
-  private follower: Follower | null = null;
+  readonly #logPath: string;
+  readonly #lockPath: string;
+  readonly #markerPath: string;
+  readonly #opts: Required<FileStoreOptions>;
+  #follower: Follower | null = null;
   /** Serialises refreshes, locked sections and count writes within this process. */
-  private refreshChain: Promise<unknown> = Promise.resolve();
-  private lockChain: Promise<unknown> = Promise.resolve();
-  private usageChain: Promise<unknown> = Promise.resolve();
-  private dailyChain: Promise<unknown> = Promise.resolve();
+  #refreshChain: Promise<unknown> = Promise.resolve();
+  #lockChain: Promise<unknown> = Promise.resolve();
+  #usageChain: Promise<unknown> = Promise.resolve();
+  #dailyChain: Promise<unknown> = Promise.resolve();
   /** Whether this process already removed the temp files killed writers left (once, under the lock). */
-  private swept = false;
-  private readonly unsubscribers = new Set<() => void>();
+  #swept = false;
+  readonly #unsubscribers = new Set<() => void>();
   /** Sessions, tokens and sign-in counters (file-secrets.ts). */
-  private readonly secrets: FileSecrets;
+  readonly #secrets: FileSecrets;
 
   constructor(dir: string, options: FileStoreOptions = {}) {
     this.dir = dir;
-    this.logPath = join(dir, LOG_FILE);
-    this.lockPath = join(dir, LOCK_FILE);
-    this.markerPath = join(dir, MARKER_FILE);
-    this.secrets = new FileSecrets(dir);
-    this.opts = {
+    this.#logPath = join(dir, LOG_FILE);
+    this.#lockPath = join(dir, LOCK_FILE);
+    this.#markerPath = join(dir, MARKER_FILE);
+    this.#secrets = new FileSecrets(dir);
+    this.#opts = {
       compactAfterLines: options.compactAfterLines ?? 1000,
       pollMs: options.pollMs ?? 500,
       minNotifyMs: options.minNotifyMs ?? 200,
@@ -150,8 +150,8 @@ export class FileAccessStore implements AccessStore {
     const store = new FileAccessStore(dir, options);
     const tightened = await checkStorePrivate(dir);
     if (tightened.length > 0)
-      store.opts.warn(`made private (readable by group or others before): ${tightened.join(', ')}`);
-    await store.init();
+      store.#opts.warn(`made private (readable by group or others before): ${tightened.join(', ')}`);
+    await store.#init();
     return store;
   }
 
@@ -161,41 +161,43 @@ export class FileAccessStore implements AccessStore {
    * marker gets one. A directory without log or marker that holds usage files has
    * served before: its log is missing, and that is refused.
    */
-  private async init(): Promise<void> {
-    const hasLog = await exists(this.logPath);
-    if (hasLog || (await exists(this.markerPath))) {
-      if (hasLog && !(await exists(this.markerPath)))
-        await this.withLock(async () => writeMarker(this.markerPath, (await this.refresh()).state.version));
+  async #init(): Promise<void> {
+    const hasLog = await exists(this.#logPath);
+    if (hasLog || (await exists(this.#markerPath))) {
+      if (hasLog && !(await exists(this.#markerPath)))
+        await this.#withLock(async () =>
+          writeMarker(this.#markerPath, (await this.#refresh()).state.version),
+        );
       return;
     }
     const usage = (await readdir(this.dir)).filter((n) => USAGE_FILE.test(n) || DAILY_FILE.test(n));
     if (usage.length > 0)
       throw new Error(
-        `${this.logPath} is missing, but ${this.dir} holds ${usage.join(', ')}: the accounts and keys ` +
+        `${this.#logPath} is missing, but ${this.dir} holds ${usage.join(', ')}: the accounts and keys ` +
           'of this store are lost, not absent. Restore access.log from a backup.',
       );
-    await this.withLock(async () => {
-      if (!(await exists(this.logPath))) await writeSnapshot(this.logPath, EMPTY_STATE);
-      await writeMarker(this.markerPath, 0);
+    await this.#withLock(async () => {
+      if (!(await exists(this.#logPath))) await writeSnapshot(this.#logPath, EMPTY_STATE);
+      await writeMarker(this.#markerPath, 0);
     });
   }
 
   async read(): Promise<AccessState> {
-    return (await this.refresh()).state;
+    return (await this.#refresh()).state;
   }
 
   async change(c: AccessChange): Promise<AccessState> {
-    return await this.withLock(async () => {
-      const tail = await this.refresh();
+    return await this.#withLock(async () => {
+      const tail = await this.#refresh();
       assertChange(tail.state, c);
-      if (!tail.exists) await writeSnapshot(this.logPath, tail.state);
+      if (!tail.exists) await writeSnapshot(this.#logPath, tail.state);
       // Under the lock nobody else is writing, so bytes after the last good line are
       // a crashed writer's torn line: cut them, or the next append would bury them.
-      else if (tail.goodEnd < tail.size) await this.cutTail(tail);
-      await appendLine(this.logPath, `${JSON.stringify(c)}\n`);
-      const after = await this.refresh();
-      if (after.lines > this.opts.compactAfterLines) await writeSnapshot(this.logPath, after.state);
-      await writeMarker(this.markerPath, after.state.version);
+      else if (tail.goodEnd < tail.size) await this.#cutTail(tail);
+      await appendLine(this.#logPath, `${JSON.stringify(c)}\n`);
+      const after = await this.#refresh();
+      if (after.lines > this.#opts.compactAfterLines) await writeSnapshot(this.#logPath, after.state);
+      await writeMarker(this.#markerPath, after.state.version);
       return after.state;
     });
   }
@@ -206,24 +208,24 @@ export class FileAccessStore implements AccessStore {
    * `access.log` so, and a restore replaces them so). Readers never wait on it.
    */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.withLock(fn);
+    return this.#withLock(fn);
   }
 
   /** Rewrite the log as one snapshot line (done automatically past `compactAfterLines`). */
   async compact(): Promise<void> {
-    await this.withLock(async () => {
-      const tail = await this.refresh();
-      if (tail.exists) await writeSnapshot(this.logPath, tail.state);
+    await this.#withLock(async () => {
+      const tail = await this.#refresh();
+      if (tail.exists) await writeSnapshot(this.#logPath, tail.state);
     });
   }
 
   subscribe(onChange: () => void): () => void {
-    const stop = watchLog(this.logPath, this.opts, onChange);
+    const stop = watchLog(this.#logPath, this.#opts, onChange);
     const unsubscribe = () => {
       stop();
-      this.unsubscribers.delete(unsubscribe);
+      this.#unsubscribers.delete(unsubscribe);
     };
-    this.unsubscribers.add(unsubscribe);
+    this.#unsubscribers.add(unsubscribe);
     return unsubscribe;
   }
 
@@ -241,31 +243,31 @@ export class FileAccessStore implements AccessStore {
 
   async writeUsage(month: string, counts: ReadonlyMap<string, number>): Promise<void> {
     checkUsage(counts);
-    const run = this.usageChain.then(() => mergeUsageFile(this.dir, month, counts));
-    this.usageChain = run.catch(() => {});
+    const run = this.#usageChain.then(() => mergeUsageFile(this.dir, month, counts));
+    this.#usageChain = run.catch(() => {});
     await run;
   }
 
   // ---- dashboard records: beside the log, never under its lock ----
 
   async putSecret(kind: SecretKind, id: string, value: string, ttlMs: number): Promise<void> {
-    await this.secrets.put(kind, id, value, ttlMs);
+    await this.#secrets.put(kind, id, value, ttlMs);
   }
 
   async getSecret(kind: SecretKind, id: string): Promise<string | null> {
-    return await this.secrets.get(kind, id);
+    return await this.#secrets.get(kind, id);
   }
 
   async takeSecret(kind: SecretKind, id: string): Promise<string | null> {
-    return await this.secrets.take(kind, id);
+    return await this.#secrets.take(kind, id);
   }
 
   async deleteSecret(kind: SecretKind, id: string): Promise<void> {
-    await this.secrets.delete(kind, id);
+    await this.#secrets.delete(kind, id);
   }
 
   async throttle(key: string, limit: number, windowMs: number, nowMs: number): Promise<number> {
-    return await this.secrets.throttle(key, limit, windowMs, nowMs);
+    return await this.#secrets.throttle(key, limit, windowMs, nowMs);
   }
 
   async audit(entry: AuditEntry): Promise<void> {
@@ -281,8 +283,8 @@ export class FileAccessStore implements AccessStore {
   async addDaily(counts: ReadonlyMap<string, ReadonlyMap<string, DailyCount>>): Promise<void> {
     const grouped = groupDaily(counts);
     if (grouped.newest === '') return;
-    const run = this.dailyChain.then(() => addDailyFiles(this.dir, grouped));
-    this.dailyChain = run.catch(() => {});
+    const run = this.#dailyChain.then(() => addDailyFiles(this.dir, grouped));
+    this.#dailyChain = run.catch(() => {});
     await run;
   }
 
@@ -291,37 +293,37 @@ export class FileAccessStore implements AccessStore {
   }
 
   async close(): Promise<void> {
-    for (const u of [...this.unsubscribers]) u();
+    for (const u of [...this.#unsubscribers]) u();
     await Promise.allSettled([
-      this.lockChain,
-      this.usageChain,
-      this.dailyChain,
-      this.refreshChain,
-      this.secrets.settle(),
+      this.#lockChain,
+      this.#usageChain,
+      this.#dailyChain,
+      this.#refreshChain,
+      this.#secrets.settle(),
     ]);
   }
 
   // ---- reading ------------------------------------------------------------
 
-  private refresh(): Promise<Tail> {
-    const run = this.refreshChain.then(() => this.refreshNow());
-    this.refreshChain = run.catch(() => {});
+  #refresh(): Promise<Tail> {
+    const run = this.#refreshChain.then(() => this.#refreshNow());
+    this.#refreshChain = run.catch(() => {});
     return run;
   }
 
-  private async refreshNow(): Promise<Tail> {
+  async #refreshNow(): Promise<Tail> {
     // Read before the log: a writer appends first and raises the marker after, so the
     // log read next holds at least this version unless lines were lost.
-    const written = await readMarker(this.markerPath);
+    const written = await readMarker(this.#markerPath);
     let fh: FileHandle;
     try {
-      fh = await open(this.logPath, 'r');
+      fh = await open(this.#logPath, 'r');
     } catch (e) {
       if (errCode(e) !== 'ENOENT') throw e;
-      this.follower = null;
-      if (await exists(this.markerPath))
+      this.#follower = null;
+      if (await exists(this.#markerPath))
         throw new Error(
-          `${this.logPath} is missing: the accounts and keys of this store are lost, not absent. ` +
+          `${this.#logPath} is missing: the accounts and keys of this store are lost, not absent. ` +
             `Restore it from a backup (or remove ${MARKER_FILE} to start an empty store).`,
         );
       return { exists: false, state: EMPTY_STATE, goodEnd: 0, size: 0, lines: 0 };
@@ -329,8 +331,8 @@ export class FileAccessStore implements AccessStore {
     try {
       const st = await fh.stat();
       // Made writable by others while open: what it says from now on may be anyone's.
-      if ((st.mode & 0o022) !== 0) throw new StoreNotPrivate(this.dir, this.logPath, st.mode);
-      let f = this.follower;
+      if ((st.mode & 0o022) !== 0) throw new StoreNotPrivate(this.dir, this.#logPath, st.mode);
+      let f = this.#follower;
       if (
         f !== null &&
         (f.dev !== st.dev || f.ino !== st.ino || st.size < f.offset || !(await startsWith(fh, f.head)))
@@ -339,20 +341,20 @@ export class FileAccessStore implements AccessStore {
       }
       f ??= { dev: st.dev, ino: st.ino, head: null, offset: 0, lines: 0, state: EMPTY_STATE };
       const buf = await readAt(fh, f.offset, st.size - f.offset);
-      const next = consumeLog(this.logPath, f, buf);
+      const next = consumeLog(this.#logPath, f, buf);
       // Its first line, the snapshot, is written whole by a rename: a log without one
       // was emptied or cut, not torn by a crash.
       if (next.lines === 0)
         throw new Error(
-          `${this.logPath} is damaged: ${st.size === 0 ? 'it is empty' : `no complete first line in ${st.size} bytes`}. ` +
+          `${this.#logPath} is damaged: ${st.size === 0 ? 'it is empty' : `no complete first line in ${st.size} bytes`}. ` +
             `Restore it from a backup (one older than change ${written}: then delete ${MARKER_FILE} too).`,
         );
       if (next.state.version < written)
         throw new Error(
-          `${this.logPath} is damaged: it ends at change ${next.state.version} but change ${written} was written ` +
+          `${this.#logPath} is damaged: it ends at change ${next.state.version} but change ${written} was written ` +
             `(${MARKER_FILE}); lines were lost. Restore it from a backup (one older than change ${written}: then delete ${MARKER_FILE} too).`,
         );
-      this.follower = next;
+      this.#follower = next;
       return { exists: true, state: next.state, goodEnd: next.offset, size: st.size, lines: next.lines };
     } finally {
       await fh.close();
@@ -362,21 +364,21 @@ export class FileAccessStore implements AccessStore {
   // ---- writing ------------------------------------------------------------
 
   /** Cut what follows the last good line, keeping the bytes beside the log and saying so. */
-  private async cutTail(tail: Tail): Promise<void> {
-    const { aside, bytes } = await cutLog(this.logPath, tail.goodEnd, tail.size);
-    this.opts.warn(
-      `${this.logPath}: cut ${bytes} bytes after line ${tail.lines} (a torn or invalid last line); kept in ${aside}`,
+  async #cutTail(tail: Tail): Promise<void> {
+    const { aside, bytes } = await cutLog(this.#logPath, tail.goodEnd, tail.size);
+    this.#opts.warn(
+      `${this.#logPath}: cut ${bytes} bytes after line ${tail.lines} (a torn or invalid last line); kept in ${aside}`,
     );
   }
 
   // ---- the lock (core/files/lock.ts: its staleness rule) --------------------
 
-  private withLock<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.lockChain.then(async () => {
-      const release = await this.acquire();
+  #withLock<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#lockChain.then(async () => {
+      const release = await this.#acquire();
       try {
-        if (!this.swept) {
-          this.swept = true;
+        if (!this.#swept) {
+          this.#swept = true;
           await sweepDeadTemps(this.dir);
         }
         return await fn();
@@ -384,21 +386,21 @@ export class FileAccessStore implements AccessStore {
         await release();
       }
     });
-    this.lockChain = run.catch(() => {});
+    this.#lockChain = run.catch(() => {});
     return run;
   }
 
-  private async acquire(): Promise<() => Promise<void>> {
+  async #acquire(): Promise<() => Promise<void>> {
     try {
-      return await takeLock(this.lockPath, {
-        waitMs: this.opts.lockTimeoutMs,
-        staleAfterMs: this.opts.staleLockMs,
+      return await takeLock(this.#lockPath, {
+        waitMs: this.#opts.lockTimeoutMs,
+        staleAfterMs: this.#opts.staleLockMs,
         mode: STORE_FILE_MODE,
       });
     } catch (e) {
       if (!(e instanceof LockHeld)) throw e;
       throw new Error(
-        `${this.lockPath} is held (${describeHolder(e.holder)}): another process is changing the store. ` +
+        `${this.#lockPath} is held (${describeHolder(e.holder)}): another process is changing the store. ` +
           'If no fundreturns process is running, delete that file.',
       );
     }

@@ -16,7 +16,8 @@ import { randomBytes } from 'node:crypto';
 import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { now } from '../core/clock.js';
 import { errCode, writeAtomic } from '../core/files/atomic.js';
-import { type AccessState, applyChange, isObject } from './model.js';
+import { applyChange } from './changes.js';
+import { type AccessState, isObject } from './model.js';
 import { STORE_FILE_MODE } from './store-perms.js';
 import { LOG_FORMAT, parseLogLine, type SnapshotLine } from './store-records.js';
 

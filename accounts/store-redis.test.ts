@@ -1,20 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AccessChangeError } from './changes.js';
 import type { Account, KeyRecord } from './model.js';
-import { AccessChangeError } from './model.js';
+import { AUDIT_KEY, dailyKey, LOG_KEY, secretKey, throttleKey, usageKey, VERSION_KEY } from './redis-keys.js';
 import { type RedisServer, startRedis } from './redis-server.test-helper.js';
 import { accessStoreContract } from './store.contract.js';
-import {
-  AUDIT_KEY,
-  dailyKey,
-  LOG_KEY,
-  RedisAccessStore,
-  secretKey,
-  throttleKey,
-  usageKey,
-  VERSION_KEY,
-} from './store-redis.js';
+import { RedisAccessStore } from './store-redis.js';
 
 let redis: RedisServer;
 const open: RedisAccessStore[] = [];

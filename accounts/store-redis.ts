@@ -2,21 +2,7 @@
  * The Redis-backed AccessStore (`--store redis://HOST:PORT`): several server processes
  * or machines share one key base and one set of limits.
  *
- * Layout (all keys under `fr:`):
- * - `fr:access:log`      list of AccessChange JSON, append-only; replaying it with
- *                        `applyChange` gives the state, so both stores share one definition.
- * - `fr:access:version`  the number of entries in the log (= AccessState.version).
- * - `fr:access:changed`  pub/sub channel; the payload is the new version.
- * - `fr:usage:<YYYY-MM>` hash account id → requests admitted that month, incremented
- *                        atomically by RedisLimiter (limiter-redis.ts).
- * - `fr:secret:<kind>:<id>` a session or token, SET with PX, taken with GETDEL.
- * - `fr:throttle:<key>`  the dashboard's admitted attempts under one throttle key in
- *                        its sliding window: a sorted set scored by time (ms), trimmed
- *                        and added to in one script; expires a window after the last.
- * - `fr:audit`           list of admin actions, JSON, newest first (LPUSH, LTRIM).
- * - `fr:daily:<YYYY-MM-DD>` hash `<key id>:ok` / `<key id>:refused` → requests of that key
- *                        admitted / refused with 429 that day (UTC), added to by every
- *                        server's flush; expires DAILY_KEEP_DAYS + 2 days after the last add.
+ * Its keys are laid out in redis-keys.ts.
  *
  * Appends are compare-and-set on the version inside one Lua script: the change is
  * validated in TypeScript against the state at version v, and the script appends it only
@@ -25,16 +11,15 @@
  * create duplicate names or dangling references.
  */
 import { randomBytes } from 'node:crypto';
-import { ClientOfflineError, createClient, ErrorReply } from 'redis';
+import { ClientOfflineError, ErrorReply } from 'redis';
 import { AUDIT_KEEP, auditLine, checkAuditLimit, parseAuditLine } from './audit-log.js';
+import { applyChange, assertChange } from './changes.js';
 import { dayStart, daysBetween } from './daily-usage.js';
 import {
   type AccessChange,
   type AccessState,
   type AccessStore,
   type AuditEntry,
-  applyChange,
-  assertChange,
   DAILY_KEEP_DAYS,
   type DailyCount,
   EMPTY_STATE,
@@ -44,42 +29,20 @@ import {
 } from './model.js';
 import { parsePlans } from './plans.js';
 import { redactUrl } from './redact-url.js';
+import { type LogFn, makeClient, RedisTimeoutError, withDeadline } from './redis-client.js';
+import {
+  AUDIT_KEY,
+  CHANGED_CHANNEL,
+  dailyFromFields,
+  dailyKey,
+  LOG_KEY,
+  PLANS_KEY,
+  secretKey,
+  throttleKey,
+  usageKey,
+  VERSION_KEY,
+} from './redis-keys.js';
 import { checkThrottle } from './throttle.js';
-
-export const LOG_KEY = 'fr:access:log';
-export const VERSION_KEY = 'fr:access:version';
-export const CHANGED_CHANNEL = 'fr:access:changed';
-/** The limits the last server started on this Redis enforces (readPlans). */
-export const PLANS_KEY = 'fr:plans';
-export const usageKey = (month: string): string => `fr:usage:${month}`;
-/** A session or token by kind and hashed id (expires with the secret: SET PX). */
-export const secretKey = (kind: SecretKind, id: string): string => `fr:secret:${kind}:${id}`;
-/** The admitted attempts under a throttle key in its window; lives one window from the last. */
-export const throttleKey = (key: string): string => `fr:throttle:${key}`;
-/** Admin actions, newest first, the newest AUDIT_KEEP kept. */
-export const AUDIT_KEY = 'fr:audit';
-/** Requests per key on one day (addDaily). */
-export const dailyKey = (day: string): string => `fr:daily:${day}`;
-/** The fields of a key in a day's hash, in DailyCount's order: `<key id>:ok`, `<key id>:refused`. */
-const DAILY_FIELDS = ['ok', 'refused'];
-
-/** A day's hash (`fr:daily:<day>`, its fields and values) as key id → [admitted, refused]. */
-export function dailyFromFields(fields: Iterable<readonly [string, string]>): Map<string, [number, number]> {
-  const keys = new Map<string, [number, number]>();
-  for (const [field, value] of fields) {
-    const cut = field.lastIndexOf(':');
-    const which = DAILY_FIELDS.indexOf(field.slice(cut + 1));
-    // A field addDaily did not write (someone else's) is not a count.
-    if (cut < 1 || which < 0) continue;
-    const id = field.slice(0, cut);
-    const c = keys.get(id) ?? [0, 0];
-    c[which] = Number(value);
-    keys.set(id, c);
-  }
-  return keys;
-}
-
-export type LogFn = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
 /** Returns the new version, or -1 when the expected version is stale. */
 const APPEND_SCRIPT = `
@@ -115,67 +78,6 @@ return 0
 
 type Client = ReturnType<typeof makeClient>;
 type Multi = ReturnType<Client['multi']>;
-
-/**
- * A client that, by default, fails fast on the first connection (a wrong URL at start-up
- * should stop the server, not hang it) and retries quickly forever once it has been
- * connected. Commands are rejected at once while it is reconnecting instead of queueing:
- * callers have a local answer (last known keys, local counting) meanwhile.
- */
-export function makeClient(
-  url: string,
-  opts: { retryFromStart?: boolean; commandTimeoutMs?: number; reconnectMaxMs?: number } = {},
-) {
-  let connected = opts.retryFromStart ?? false;
-  const reconnectMaxMs = opts.reconnectMaxMs ?? 1000;
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    // node-redis applies this only until a command is written, not to its reply; 0 also
-    // spares an AbortSignal per command on the hot path. Stalls are detected by callers.
-    commandOptions: opts.commandTimeoutMs === undefined ? undefined : { timeout: opts.commandTimeoutMs },
-    socket: {
-      connectTimeout: 2000,
-      reconnectStrategy: (retries: number, cause: Error) =>
-        connected
-          ? Math.min(50 * 2 ** retries, reconnectMaxMs)
-          : new Error(`cannot reach Redis at ${redactUrl(url)}: ${cause.message}`),
-    },
-  });
-  client.on('ready', () => {
-    connected = true;
-  });
-  return client;
-}
-
-/** A call to Redis that got no answer in time (the connection was accepted, the reply never came). */
-export class RedisTimeoutError extends Error {
-  override readonly name = 'RedisTimeoutError';
-}
-
-/**
- * `p`, or a RedisTimeoutError after `ms` (then `onTimeout` is called). A peer that
- * vanished without closing the TCP connection, or a stopped or hung Redis whose kernel
- * still accepts connections, never answers, and node-redis has no reply timeout: not for
- * commands, and not for the handshake `connect()` waits for once the TCP connection is made.
- */
-export function withDeadline<T>(
-  p: Promise<T>,
-  ms: number,
-  onTimeout: () => void,
-  what = 'Redis',
-): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      // Rejected first: onTimeout may fail `p` at once (destroying its client), and the
-      // race must report the timeout, not the disconnection it causes.
-      reject(new RedisTimeoutError(`no answer from ${what} within ${ms} ms`));
-      onTimeout();
-    }, ms);
-  });
-  return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
-}
 
 export interface RedisStoreOptions {
   log?: LogFn;

@@ -6,10 +6,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { AccessChangeError } from './changes.js';
 import { generateKey, newAccountId } from './keys.js';
 import {
   type AccessChange,
-  AccessChangeError,
   type AccessStore,
   type Account,
   type DailyCount,
@@ -140,7 +140,7 @@ export function accessStoreContract(name: string, emptyStore: EmptyStore): void 
       expect(await (await open()).read()).toEqual(last);
     });
 
-    it('refuses each inconsistent change with the one wording of model.ts, and records none of them', async () => {
+    it('refuses each inconsistent change with the one wording of changes.ts, and records none of them', async () => {
       const s = await (await emptyStore())();
       const a = account('acme');
       await s.change(create(a));

@@ -11,8 +11,9 @@
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { Bench } from 'tinybench';
+import { applyChange } from '../accounts/changes.js';
 import { generateKey } from '../accounts/keys.js';
-import { type AccessState, applyChange, EMPTY_STATE } from '../accounts/model.js';
+import { type AccessState, EMPTY_STATE } from '../accounts/model.js';
 import { KeyCounts, newKeyCountBuffer } from '../server/access/key-counts.js';
 import { AccessGate } from '../server/access/key-gate.js';
 import { type LimiterShared, LocalLimiter } from '../server/access/limiter-local.js';

@@ -19,10 +19,11 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { addDays } from '../accounts/daily-usage.js';
 import type { AccessChange, AccessStore, DailyCount } from '../accounts/model.js';
+import { usageKey } from '../accounts/redis-keys.js';
 import { startRedis } from '../accounts/redis-server.test-helper.js';
 import { account, key } from '../accounts/store.contract.js';
 import { FileAccessStore } from '../accounts/store-file.js';
-import { RedisAccessStore, usageKey } from '../accounts/store-redis.js';
+import { RedisAccessStore } from '../accounts/store-redis.js';
 import { gcraKey } from '../server/access/limiter-redis.js';
 import { benchArgs } from './setup.js';
 

@@ -96,10 +96,13 @@ const ZERO_SD = 1e-9;
  * is at most 7 days before it; NaN (no rate for the month) otherwise.
  */
 export class RateTable {
-  private constructor(
-    private readonly first: number,
-    private readonly rf: Float64Array,
-  ) {}
+  readonly #first: number;
+  readonly #rf: Float64Array;
+
+  private constructor(first: number, rf: Float64Array) {
+    this.#first = first;
+    this.#rf = rf;
+  }
 
   static readonly EMPTY = new RateTable(0, new Float64Array(0));
 
@@ -123,8 +126,8 @@ export class RateTable {
 
   /** rf of month `month` as a monthly rate, or NaN. */
   at(month: number): number {
-    const k = month - this.first;
-    return k >= 0 && k < this.rf.length ? this.rf[k] : Number.NaN;
+    const k = month - this.#first;
+    return k >= 0 && k < this.#rf.length ? this.#rf[k] : Number.NaN;
   }
 }
 
@@ -133,10 +136,13 @@ export class RateTable {
  * benchmark and snapshot: ret(M) is NaN where either month-end value is missing.
  */
 export class MonthlyReturns {
-  private constructor(
-    private readonly first: number,
-    private readonly ret: Float64Array,
-  ) {}
+  readonly #first: number;
+  readonly #ret: Float64Array;
+
+  private constructor(first: number, ret: Float64Array) {
+    this.#first = first;
+    this.#ret = ret;
+  }
 
   static of(s: Series): MonthlyReturns {
     const last = s.start + s.length - 1;
@@ -153,8 +159,8 @@ export class MonthlyReturns {
   }
 
   at(month: number): number {
-    const k = month - this.first;
-    return k >= 0 && k < this.ret.length ? this.ret[k] : Number.NaN;
+    const k = month - this.#first;
+    return k >= 0 && k < this.#ret.length ? this.#ret[k] : Number.NaN;
   }
 }
 

@@ -5,7 +5,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AccessState, changeProblem, EMPTY_STATE, newAccountProblem } from '../accounts/model.js';
+import { changeProblem } from '../accounts/changes.js';
+import { type AccessState, EMPTY_STATE, newAccountProblem } from '../accounts/model.js';
 import { FileAccessStore } from '../accounts/store-file.js';
 
 import { cli, tempDir } from './harness.js';

@@ -6,35 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { functionSizes, longFiles, longFunctions, MAX_FILE_LINES, MAX_FUNCTION_LINES } from './code-size.js';
 import { ROOT } from './harness.js';
 
-/** What may exceed the limits, each with the reason: a list to shrink, never to grow. */
-const FILE_EXCEPTIONS: Record<string, string> = {
-  'server/access/limiter-redis.ts': 'not split yet (time): next',
-  'accounts/model.ts': 'not split yet (time): next',
-  'accounts/store-redis.ts': 'not split yet (time): next',
-  'server/mcp/tools.ts': 'not split yet (time): next',
-};
-const FUNCTION_EXCEPTIONS: Record<string, string> = {
-  'server/api/screen-params.ts validateScreenQuery': 'not split yet (time): next',
-  'server/mcp/tools.ts callToolJson': 'one case per tool: not split yet (time): next',
-  'server/mcp/stdio.ts serveMcpStdio': 'not split yet (time): next',
-};
-
 describe('the size of the code', () => {
   it(`no source file outside the tests has ${MAX_FILE_LINES} lines or more`, () => {
-    expect(longFiles(ROOT, FILE_EXCEPTIONS)).toEqual([]);
+    expect(longFiles(ROOT, {})).toEqual([]);
   });
 
   it(`no function outside the tests has ${MAX_FUNCTION_LINES} lines or more`, () => {
-    expect(longFunctions(ROOT, FUNCTION_EXCEPTIONS)).toEqual([]);
-  });
-
-  it('every exception still names a file or function that exists and is over the limit', () => {
-    const files = new Set(longFiles(ROOT, {}).map((s) => s.split(' ')[0]));
-    const fns = new Set(
-      longFunctions(ROOT, {}).map((s) => s.replace(/:\d+ /, ' ').replace(/ \(\d+ lines\)$/, '')),
-    );
-    expect(Object.keys(FILE_EXCEPTIONS).filter((f) => !files.has(f))).toEqual([]);
-    expect(Object.keys(FUNCTION_EXCEPTIONS).filter((f) => !fns.has(f))).toEqual([]);
+    expect(longFunctions(ROOT, {})).toEqual([]);
   });
 
   it('measures a function from its first line to its last, nested ones on their own too', () => {

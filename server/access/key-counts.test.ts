@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { applyChange } from '../../accounts/changes.js';
 import {
   addDays,
   DailyFlusher,
@@ -19,7 +20,6 @@ import {
 import { generateKey } from '../../accounts/keys.js';
 import {
   type AccessStore,
-  applyChange,
   type DailyCount,
   DEFAULT_PLANS,
   EMPTY_STATE,

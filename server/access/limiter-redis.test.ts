@@ -1,12 +1,13 @@
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Limiter, PlanLimits } from '../../accounts/model.js';
+import { usageKey } from '../../accounts/redis-keys.js';
 import { type RedisServer, startRedis } from '../../accounts/redis-server.test-helper.js';
-import { usageKey } from '../../accounts/store-redis.js';
 import { decide, emissionUs, gcraStep, QUOTA_EXCEEDED, RATE_LIMITED } from './gcra.js';
 import { limiterContract } from './limiter.contract.js';
 import { LocalLimiter } from './limiter-local.js';
-import { gcraKey, MemoryLimiter, RedisLimiter, type RedisLimiterOptions } from './limiter-redis.js';
+import { MemoryLimiter } from './limiter-memory.js';
+import { gcraKey, RedisLimiter, type RedisLimiterOptions } from './limiter-redis.js';
 
 const T0 = Date.UTC(2025, 2, 15, 12, 0, 0); // 2025-03-15T12:00:00Z
 const alice = { id: 'acct_alice', slot: 0 };

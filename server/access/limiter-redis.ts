@@ -8,7 +8,7 @@
  * refused request is not counted (C23). The caller's clock (`nowMs`) is passed in, which
  * keeps tests deterministic and makes the servers', not Redis's, clock the reference.
  *
- * The script is gcra.ts's arithmetic in Lua, in the same whole microseconds.
+ * The script (limiter-scripts.ts) is gcra.ts's arithmetic in Lua, in the same whole microseconds.
  *
  * Outage: when Redis does not answer (refused, not ready, or slower than `timeoutMs`), the
  * limiter decides locally with `fallback` (the server's shared-memory limiter), logs once,
@@ -22,124 +22,13 @@
  */
 import { ErrorReply } from 'redis';
 import { type LimitDecision, type Limiter, nextMonthStart, type PlanLimits } from '../../accounts/model.js';
-import { type LogFn, makeClient, usageKey, withDeadline } from '../../accounts/store-redis.js';
-import { ADMITTED, decide, gcraStep, QUOTA_EXCEEDED, quotaStep, RATE_LIMITED } from './gcra.js';
+import { type LogFn, makeClient, withDeadline } from '../../accounts/redis-client.js';
+import { usageKey } from '../../accounts/redis-keys.js';
+import { ADMITTED, decide, QUOTA_EXCEEDED, quotaStep, RATE_LIMITED } from './gcra.js';
+import { MemoryLimiter } from './limiter-memory.js';
+import { ADMIT_SCRIPT, RECONCILE_SCRIPT } from './limiter-scripts.js';
 
 export const gcraKey = (accountId: string): string => `fr:gcra:${accountId}`;
-
-/**
- * Lua: for each of the ARGV[1] entries that follow, four ARGV values each, bind them
- * to `names` (the first a string, the others numbers) and `gk` to the entry's KEYS[i + 1],
- * and run `body`. The loop both scripts below share.
- */
-const forEachEntry = (names: readonly [string, string, string, string], body: string): string => `
-for i = 1, tonumber(ARGV[1]) do
-  local a = 1 + (i - 1) * 4
-  local ${names[0]} = ARGV[a + 1]
-  local ${names[1]} = tonumber(ARGV[a + 2])
-  local ${names[2]} = tonumber(ARGV[a + 3])
-  local ${names[3]} = tonumber(ARGV[a + 4])
-  local gk = KEYS[i + 1]
-${body}
-end`;
-
-/**
- * The requests of one event-loop turn, decided in order in one call (see #flush):
- * KEYS[1] = fr:usage:<month> (hash), KEYS[1 + i] = fr:gcra:<account of request i> (TAT in µs).
- * ARGV = n, then per request: account id, now (µs), monthly quota, burst.
- * Returns 3 numbers per request, {code, count, TAT - now in µs}: code 0 admitted, 1 quota
- * exceeded, 2 rate limited; count and TAT are the values after its step. A request sees
- * the steps of those before it in the call (an account asked twice is counted twice).
- */
-const ADMIT_SCRIPT = `
-local out = {}
-${forEachEntry(
-  ['id', 'now', 'monthly', 'burst'],
-  `  local t = math.max(1, math.floor(60000000 / burst))
-  local count = tonumber(redis.call('HGET', KEYS[1], id) or '0')
-  local tat = tonumber(redis.call('GET', gk) or '0')
-  if tat < now then tat = now end
-  local code = 0
-  if count >= monthly then
-    code = 1
-  elseif tat - now > t * (burst - 1) then
-    code = 2
-  else
-    count = redis.call('HINCRBY', KEYS[1], id, 1)
-    tat = tat + t
-    redis.call('SET', gk, string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000))
-  end
-  out[#out + 1] = code
-  out[#out + 1] = count
-  out[#out + 1] = tat - now`,
-)}
-return out
-`;
-
-/**
- * What a server granted alone during an outage, added to Redis when it answers again:
- * KEYS[1] = fr:usage:<month> (hash), KEYS[1 + i] = fr:gcra:<account i>.
- * ARGV = n, then per account: id, count, burst, at (µs: the last local grant).
- * The count goes into the month's usage; the burst is charged too, as if every one of
- * those requests had come at `at`: the TAT moves to max(TAT, at) + count × interval and
- * never back. That is at least where one shared bucket would have it (each GCRA step
- * adds one interval to max(TAT, now), and no grant came after `at`), so once every
- * server has reconnected the account waits until the burst has paid for them, and the
- * outage cannot hand out a second burst on top of the one the servers gave alone.
- * A count may be negative (a reservation released after its batch was added): only the
- * usage takes it back; the TAT never moves back.
- */
-const RECONCILE_SCRIPT = `
-${forEachEntry(
-  ['id', 'c', 'burst', 'at'],
-  `  redis.call('HINCRBY', KEYS[1], id, c)
-  if c > 0 and burst >= 1 then
-    local t = math.max(1, math.floor(60000000 / burst))
-    local tat = tonumber(redis.call('GET', gk) or '0')
-    if tat < at then tat = at end
-    tat = tat + c * t
-    redis.call('SET', gk, string.format('%.0f', tat), 'PX', math.ceil((tat - at) / 1000))
-  end`,
-)}
-return 0
-`;
-
-/**
- * An in-process limiter with the same arithmetic, the fallback when the server does not
- * inject its own. State is per process and forgotten on restart.
- */
-export class MemoryLimiter implements Limiter {
-  readonly #tat = new Map<string, number>();
-  readonly #count = new Map<string, number>();
-  #month = -1;
-
-  admit(account: { readonly id: string }, limits: PlanLimits, nowMs: number): LimitDecision {
-    const next = nextMonthStart(nowMs);
-    if (next !== this.#month) {
-      this.#month = next;
-      this.#count.clear();
-    }
-    const quotaReset = Math.ceil((next - nowMs) / 1000);
-    const nowUs = Math.round(nowMs * 1000);
-    const tat = Math.max(this.#tat.get(account.id) ?? 0, nowUs);
-    const count = this.#count.get(account.id) ?? 0;
-    if (!quotaStep(count, limits.monthly))
-      return decide(QUOTA_EXCEEDED, count, tat - nowUs, limits, quotaReset);
-    const after = limits.burst >= 1 ? gcraStep(tat, nowUs, limits.burst) : -1;
-    if (after < 0) return decide(RATE_LIMITED, count, tat - nowUs, limits, quotaReset);
-    this.#tat.set(account.id, after);
-    this.#count.set(account.id, count + 1);
-    return decide(ADMITTED, count + 1, after - nowUs, limits, quotaReset);
-  }
-
-  peek(account: { readonly id: string }, limits: PlanLimits, nowMs: number): LimitDecision {
-    const next = nextMonthStart(nowMs);
-    const count = next === this.#month ? (this.#count.get(account.id) ?? 0) : 0;
-    const nowUs = Math.round(nowMs * 1000);
-    const tat = Math.max(this.#tat.get(account.id) ?? 0, nowUs);
-    return decide(ADMITTED, count, tat - nowUs, limits, Math.ceil((next - nowMs) / 1000));
-  }
-}
 
 /**
  * A limiter that can be told an account's standing from elsewhere (LocalLimiter.observe):

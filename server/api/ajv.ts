@@ -1,6 +1,6 @@
 /**
  * The one ajv instance of a process: REST body validation (validation.ts) and MCP
- * tool arguments (mcp/tools.ts) compile their validators on it, once, at module load.
+ * tool arguments (mcp/tool-arguments.ts) compile their validators on it, once, at module load.
  * `verbose` makes errors carry the offending value, which the MCP messages quote
  * back to the model; REST's 422 reads only the keyword and path, so it is not
  * affected.

@@ -151,31 +151,21 @@ function limitOf(raw: string | undefined, issues: ValidationIssue[]): number {
 
 const CURSOR_ERROR = 'cursor is not a next_cursor value of this API';
 
-/** GET /v1/screen's query. */
-export function validateScreenQuery(cols: ScreenColumns, params: Params): Result<ScreenQuery> {
-  const issues: ValidationIssue[] = [];
-  // The metadata filters are /v1/funds' own (C19), read by its validator.
-  const list = validateListQuery({
-    q: params.q,
-    type: params.type,
-    country: params.country,
-    exchange: params.exchange,
-  });
-  if (!list.ok) issues.push(...list.issues);
-  const inactive =
-    params.inactive === undefined ? null : parseBool(params.inactive, ['query', 'inactive'], issues);
+/** `sort`: a figure name, `-` first for descending; absent → code order. */
+function parseSort(
+  cols: ScreenColumns,
+  raw: string | undefined,
+  issues: ValidationIssue[],
+): { sort: string | null; desc: boolean } {
+  if (raw === undefined) return { sort: null, desc: false };
+  const name = raw.startsWith('-') ? raw.slice(1) : raw;
+  if (cols.has(name)) return { sort: name, desc: raw.startsWith('-') };
+  issues.push(unknownFigure(cols.names, ['query', 'sort'], raw, name));
+  return { sort: null, desc: false };
+}
 
-  let sort: string | null = null;
-  let desc = false;
-  const rawSort = params.sort;
-  if (rawSort !== undefined) {
-    const name = rawSort.startsWith('-') ? rawSort.slice(1) : rawSort;
-    if (cols.has(name)) {
-      sort = name;
-      desc = rawSort.startsWith('-');
-    } else issues.push(unknownFigure(cols.names, ['query', 'sort'], rawSort, name));
-  }
-
+/** The `<figure>_min` and `<figure>_max` bounds, one filter per figure (C50). */
+function parseFilters(cols: ScreenColumns, params: Params, issues: ValidationIssue[]): FigureFilter[] {
   const bounds = new Map<string, { min: number; max: number }>();
   for (const key of Object.keys(params)) {
     const raw = params[key];
@@ -205,29 +195,54 @@ export function validateScreenQuery(cols: ScreenColumns, params: Params): Result
       );
     } else filters.push({ name, ...b });
   }
+  return filters;
+}
 
+/** `cursor`: a next_cursor this API gave for the same sort (C52). */
+function parseCursor(
+  raw: string | undefined,
+  sort: string | null,
+  desc: boolean,
+  issues: ValidationIssue[],
+): ScreenCursor | null {
+  if (raw === undefined) return null;
+  const c = decodeScreenCursor(raw);
+  const want = sort === null ? '' : `${desc ? '-' : ''}${sort}`;
+  if (c === null) issues.push(valueError(['query', 'cursor'], raw, CURSOR_ERROR));
+  else if (c.sort !== want)
+    issues.push(
+      valueError(
+        ['query', 'cursor'],
+        raw,
+        `cursor was issued for ${c.sort === '' ? 'code order' : `sort=${c.sort}`}, not ${want === '' ? 'code order' : `sort=${want}`}`,
+      ),
+    );
+  else return c;
+  return null;
+}
+
+/** GET /v1/screen's query. */
+export function validateScreenQuery(cols: ScreenColumns, params: Params): Result<ScreenQuery> {
+  const issues: ValidationIssue[] = [];
+  // The metadata filters are /v1/funds' own (C19), read by its validator.
+  const list = validateListQuery({
+    q: params.q,
+    type: params.type,
+    country: params.country,
+    exchange: params.exchange,
+  });
+  if (!list.ok) issues.push(...list.issues);
+  const inactive =
+    params.inactive === undefined ? null : parseBool(params.inactive, ['query', 'inactive'], issues);
+  const { sort, desc } = parseSort(cols, params.sort, issues);
+  const filters = parseFilters(cols, params, issues);
   let fields = parseFields(cols, params.fields, ['query', 'fields'], issues);
   if (params.fields === undefined) {
     // By default a row shows what it was screened on, after the usual returns.
     for (const n of [sort, ...filters.map((f) => f.name)])
       if (n !== null && !fields.includes(n)) fields = [...fields, n];
   }
-
-  let after: ScreenCursor | null = null;
-  if (params.cursor !== undefined) {
-    const c = decodeScreenCursor(params.cursor);
-    const want = sort === null ? '' : `${desc ? '-' : ''}${sort}`;
-    if (c === null) issues.push(valueError(['query', 'cursor'], params.cursor, CURSOR_ERROR));
-    else if (c.sort !== want)
-      issues.push(
-        valueError(
-          ['query', 'cursor'],
-          params.cursor,
-          `cursor was issued for ${c.sort === '' ? 'code order' : `sort=${c.sort}`}, not ${want === '' ? 'code order' : `sort=${want}`}`,
-        ),
-      );
-    else after = c;
-  }
+  const after = parseCursor(params.cursor, sort, desc, issues);
   const limit = limitOf(params.limit, issues);
 
   if (issues.length > 0 || !list.ok) return { ok: false, issues };

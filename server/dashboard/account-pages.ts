@@ -4,6 +4,7 @@
  * answer to the form that made it, and never again.
  */
 
+import { AccessChangeError } from '../../accounts/changes.js';
 import { addDays, dayOf, daysBetween, lastUsedDays } from '../../accounts/daily-usage.js';
 import {
   issueKeyWithin,
@@ -14,7 +15,6 @@ import {
   usable,
 } from '../../accounts/key-actions.js';
 import {
-  AccessChangeError,
   type Account,
   type KeyRecord,
   type LimitDecision,

@@ -3,8 +3,9 @@
  * admin`): accounts and people with search, plan and status changes, plan requests,
  * usage per account, disabling a person, and the audit log every action here writes.
  */
+
+import { AccessChangeError } from '../../accounts/changes.js';
 import {
-  AccessChangeError,
   type Account,
   monthOf,
   PERSON_STATUSES,

@@ -9,7 +9,7 @@
  * every server of a Redis deployment counts them together.
  */
 
-import { AccessChangeError } from '../../accounts/model.js';
+import { AccessChangeError } from '../../accounts/changes.js';
 import { createPerson, emailKey, emailProblem, findPerson } from '../../accounts/people.js';
 import { unsafeCharacter } from '../../core/escape.js';
 import { html } from './html.js';

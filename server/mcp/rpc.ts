@@ -39,7 +39,8 @@ import {
   readInitialize,
 } from './messages.js';
 import { answerToolCall, CAPABILITIES, createMcpServer, type McpServerInfo } from './server.js';
-import { isToolName, LIST_TOOLS_RESULT, SERVER_INSTRUCTIONS } from './tools.js';
+import { isToolName } from './tool-arguments.js';
+import { LIST_TOOLS_RESULT, SERVER_INSTRUCTIONS } from './tool-list.js';
 import { UwsTransport } from './transport.js';
 
 /** An HTTP answer: status and JSON body ('' for 202); `noData` adds Retry-After (C24). */
@@ -91,30 +92,32 @@ const isInitialize = (m: unknown) =>
 
 /** The /mcp endpoint of one event loop: its SDK server, transport and prepared answers. */
 export class McpEndpoint {
-  private readonly transport = new UwsTransport();
-  private readonly server: Server;
+  readonly #transport = new UwsTransport();
+  readonly #server: Server;
   /** initialize's result by the protocol version it answers with. */
-  private readonly initialized = new Map<string, string>();
+  readonly #initialized = new Map<string, string>();
   /**
    * tools/list's answer up to its id, as bytes: about 38 KB that would otherwise be
    * converted to UTF-8 again on every call (940k instructions a call, most of them that).
    */
-  private readonly toolListHead = Buffer.from(
+  readonly #toolListHead = Buffer.from(
     `{"result":${JSON.stringify(LIST_TOOLS_RESULT)},"jsonrpc":"2.0","id":`,
   );
+  readonly #snapshot: () => ServingSnapshot | null;
 
   constructor(
     info: McpServerInfo,
-    private readonly snapshot: () => ServingSnapshot | null,
+    snapshot: () => ServingSnapshot | null,
     instructions: string = SERVER_INSTRUCTIONS,
   ) {
-    this.server = createMcpServer(info, snapshot, instructions);
+    this.#snapshot = snapshot;
+    this.#server = createMcpServer(info, snapshot, instructions);
     // The transport's start() is synchronous work: connected before any request arrives.
-    void this.server.connect(this.transport);
+    void this.#server.connect(this.#transport);
     // What the SDK Server's own initialize answers (its _oninitialize): the version
     // asked for when supported, else the latest.
     for (const protocolVersion of SUPPORTED_PROTOCOL_VERSIONS)
-      this.initialized.set(
+      this.#initialized.set(
         protocolVersion,
         JSON.stringify({
           protocolVersion,
@@ -144,8 +147,8 @@ export class McpEndpoint {
       // JSON that is not a JSON-RPC message is -32600 Invalid Request (JSON-RPC 2.0
       // §5.1; the SDK's transport would say -32700 Parse error).
       if (!isJsonRpcMessage(body)) return fail(400, rpcError(-32600, INVALID_MESSAGE, idOf(body)));
-      if (this.snapshot() === null && isToolCall(body)) return NO_DATA_REPLY;
-      return this.serve([body], [], protocolVersion, false);
+      if (this.#snapshot() === null && isToolCall(body)) return NO_DATA_REPLY;
+      return this.#serve([body], [], protocolVersion, false);
     }
     // A batch (JSON-RPC 2.0 §6): one answer per request, invalid elements included.
     if (body.length > BATCH_MAX) return BATCH_TOO_LONG;
@@ -158,12 +161,12 @@ export class McpEndpoint {
       else errors.push(JSON.stringify(rpcError(-32600, invalidBatchElement(i), idOf(m))));
     });
     if (valid.length === 0) return { status: 400, body: `[${errors.join(',')}]` };
-    if (this.snapshot() === null && valid.some(isToolCall)) return NO_DATA_REPLY;
-    return this.serve(valid, errors, protocolVersion, true);
+    if (this.#snapshot() === null && valid.some(isToolCall)) return NO_DATA_REPLY;
+    return this.#serve(valid, errors, protocolVersion, true);
   }
 
   /** Valid messages (and a batch's errors, answered after them). */
-  private serve(
+  #serve(
     messages: Message[],
     errors: string[],
     protocolVersion: string,
@@ -182,10 +185,10 @@ export class McpEndpoint {
     let waiting = false;
     for (const m of messages) {
       if (isRequest(m)) {
-        const a = this.request(m);
+        const a = this.#request(m);
         waiting ||= typeof a !== 'string';
         answers.push(a);
-      } else if (m.method !== undefined) this.transport.notify(m);
+      } else if (m.method !== undefined) this.#transport.notify(m);
       // A client's result or error answers a request of ours: over stateless HTTP we send
       // none, so there is nothing to match it with (the SDK's server would drop it too).
     }
@@ -200,24 +203,24 @@ export class McpEndpoint {
   }
 
   /** One request's answer, as JSON text. */
-  private request(m: Message & { id: RequestId; method: string }): string | Buffer | Promise<string> {
+  #request(m: Message & { id: RequestId; method: string }): string | Buffer | Promise<string> {
     try {
       switch (m.method) {
         case 'tools/call':
-          return success(m.id, answerToolCall(this.snapshot(), m.params).json);
+          return success(m.id, answerToolCall(this.#snapshot(), m.params).json);
         case 'tools/list':
-          return Buffer.concat([this.toolListHead, Buffer.from(`${idText(m.id)}}`)]);
+          return Buffer.concat([this.#toolListHead, Buffer.from(`${idText(m.id)}}`)]);
         case 'ping':
           return success(m.id, '{}');
         case 'initialize': {
           const { protocolVersion } = readInitialize(m.params);
           const result =
-            this.initialized.get(protocolVersion) ??
-            (this.initialized.get(LATEST_PROTOCOL_VERSION) as string);
+            this.#initialized.get(protocolVersion) ??
+            (this.#initialized.get(LATEST_PROTOCOL_VERSION) as string);
           return success(m.id, result);
         }
         default:
-          return this.transport.request(m).then((a) => JSON.stringify(a));
+          return this.#transport.request(m).then((a) => JSON.stringify(a));
       }
     } catch (e) {
       if (e instanceof RpcError) return failure(m.id, e.code, e.message);

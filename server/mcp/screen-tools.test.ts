@@ -10,7 +10,8 @@ import { syntheticServing } from '../../test/serving-snapshot.js';
 import { ajv } from '../api/ajv.js';
 import { compare, screen } from '../api/screen-answers.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
-import { callTool, TOOLS } from './tools.js';
+import { TOOLS } from './tool-list.js';
+import { callTool } from './tools.js';
 
 let dir: string;
 let snap: ServingSnapshot;

@@ -6,7 +6,7 @@
  * It is the SDK's low-level `Server`, not `McpServer`: tools are listed with our
  * JSON Schemas as they are (no zod round trip, so `tools/list` shows exactly
  * `schemas/`), arguments are checked by ajv validators compiled once at module load
- * (tools.ts), and the JSON-RPC envelope and params by ajv too (messages.ts).
+ * (tool-arguments.ts), and the JSON-RPC envelope and params by ajv too (messages.ts).
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -20,13 +20,9 @@ import { z } from 'zod';
 import { countToolCall, TOOL_LABELS } from '../metrics/counters.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import { RpcError, readInitialize, readToolCall } from './messages.js';
-import {
-  callToolJson,
-  isToolName,
-  LIST_TOOLS_RESULT,
-  SERVER_INSTRUCTIONS,
-  type ToolResultJson,
-} from './tools.js';
+import { isToolName } from './tool-arguments.js';
+import { LIST_TOOLS_RESULT, SERVER_INSTRUCTIONS } from './tool-list.js';
+import { callToolJson, type ToolResultJson } from './tools.js';
 
 export interface McpServerInfo {
   name: string;

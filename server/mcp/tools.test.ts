@@ -8,7 +8,9 @@ import {
   mcpOutputSchema,
   TrailingReturnsSchema,
 } from '../../schemas/index.js';
-import { callTool, isToolName, SERVER_INSTRUCTIONS, TOOLS } from './tools.js';
+import { isToolName } from './tool-arguments.js';
+import { SERVER_INSTRUCTIONS, TOOLS } from './tool-list.js';
+import { callTool } from './tools.js';
 
 /** The rendering: the last text block (a success's first is its structured content as JSON). */
 const textOf = (r: ReturnType<typeof callTool>) => (r.content[r.content.length - 1] as { text: string }).text;

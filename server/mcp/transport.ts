@@ -19,16 +19,16 @@ export class UwsTransport implements Transport {
   onmessage?: Transport['onmessage'];
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  private nextId = 0;
-  private readonly pending = new Map<number, Pending>();
+  #nextId = 0;
+  readonly #pending = new Map<number, Pending>();
 
   async start(): Promise<void> {}
 
   async close(): Promise<void> {
     // A request still waiting is answered rather than left hanging.
-    for (const [, p] of this.pending)
+    for (const [, p] of this.#pending)
       p.resolve({ jsonrpc: '2.0', id: p.id, error: { code: -32000, message: 'Connection closed' } });
-    this.pending.clear();
+    this.#pending.clear();
     this.onclose?.();
   }
 
@@ -39,17 +39,17 @@ export class UwsTransport implements Transport {
    */
   async send(message: JSONRPCMessage): Promise<void> {
     if ('method' in message || !('id' in message) || typeof message.id !== 'number') return;
-    const p = this.pending.get(message.id);
+    const p = this.#pending.get(message.id);
     if (p === undefined) return;
-    this.pending.delete(message.id);
+    this.#pending.delete(message.id);
     p.resolve({ ...(message as Message), id: p.id });
   }
 
   /** A request for the server; resolves to its answer, under the client's id. */
   request(message: Message & { id: RequestId; method: string }): Promise<Message> {
-    const id = ++this.nextId;
+    const id = ++this.#nextId;
     return new Promise((resolve) => {
-      this.pending.set(id, { id: message.id, resolve });
+      this.#pending.set(id, { id: message.id, resolve });
       this.onmessage?.({ ...message, id } as JSONRPCMessage);
     });
   }

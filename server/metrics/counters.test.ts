@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { TOOLS } from '../mcp/tools.js';
+import { TOOLS } from '../mcp/tool-list.js';
 import {
   BUCKET_SLOTS,
   countReply,

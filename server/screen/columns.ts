@@ -83,46 +83,46 @@ function historyYears(lookup: SnapshotLookup): Float64Array {
 export class ScreenColumns {
   /** Names in registry order: the trailing periods, history_years, then the risk figures. */
   readonly names: readonly string[];
-  private readonly raw = new Map<string, ArrayLike<number>>();
-  private readonly built = new Map<string, ScreenColumn>();
+  readonly #raw = new Map<string, ArrayLike<number>>();
+  readonly #built = new Map<string, ScreenColumn>();
 
   constructor(lookup: SnapshotLookup, risk: RiskColumns | null) {
     const t = lookup.cols.trailing;
     TRAILING_KEYS.forEach((k, j) => {
-      this.raw.set(k, t.values[j]);
+      this.#raw.set(k, t.values[j]);
     });
-    this.raw.set(HISTORY_YEARS, historyYears(lookup));
+    this.#raw.set(HISTORY_YEARS, historyYears(lookup));
     if (risk !== null) {
       for (const [name, values] of risk) {
         if (values.length !== lookup.fundCount)
           throw new RangeError(
             `risk column ${name} has ${values.length} values for ${lookup.fundCount} funds`,
           );
-        this.raw.set(name, values);
+        this.#raw.set(name, values);
       }
     }
-    this.names = [...this.raw.keys()];
+    this.names = [...this.#raw.keys()];
   }
 
   has(name: string): boolean {
-    return this.raw.has(name);
+    return this.#raw.has(name);
   }
 
   /** The figure per fund as computed (unrounded), for writing rows. */
   values(name: string): ArrayLike<number> {
-    const raw = this.raw.get(name);
+    const raw = this.#raw.get(name);
     if (raw === undefined) throw new RangeError(`no screen column ${name}`);
     return raw;
   }
 
   /** The column, its order built on first use (prepareAll builds every one at load). */
   column(name: string): ScreenColumn {
-    let c = this.built.get(name);
+    let c = this.#built.get(name);
     if (c === undefined) {
-      const raw = this.raw.get(name);
+      const raw = this.#raw.get(name);
       if (raw === undefined) throw new RangeError(`no screen column ${name}`);
       c = columnOf(name, raw);
-      this.built.set(name, c);
+      this.#built.set(name, c);
     }
     return c;
   }

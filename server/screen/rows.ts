@@ -23,27 +23,29 @@ export function rowFigures(
 }
 
 export class FigureRowWriter {
-  private readonly heads: Array<Uint8Array | null>;
+  readonly #heads: Array<Uint8Array | null>;
+  readonly #lookup: SnapshotLookup;
 
-  constructor(private readonly lookup: SnapshotLookup) {
-    this.heads = new Array<Uint8Array | null>(lookup.fundCount).fill(null);
+  constructor(lookup: SnapshotLookup) {
+    this.#lookup = lookup;
+    this.#heads = new Array<Uint8Array | null>(lookup.fundCount).fill(null);
   }
 
-  private head(i: number): Uint8Array {
-    let h = this.heads[i];
+  #head(i: number): Uint8Array {
+    let h = this.#heads[i];
     if (h === null) {
-      const f = this.lookup.cols.funds;
+      const f = this.#lookup.cols.funds;
       h = utf8.encode(
         `{"code":${JSON.stringify(f.code[i])},"name":${JSON.stringify(f.name[i])},"type":${JSON.stringify(f.type[i])}`,
       );
-      this.heads[i] = h;
+      this.#heads[i] = h;
     }
     return h;
   }
 
   /** Fund i's row appended to `sink`. */
   write(sink: ByteSink, i: number, figures: RowFigures): void {
-    const head = this.head(i);
+    const head = this.#head(i);
     let room = head.length + 1;
     for (const k of figures.keys) room += k.length + PERCENT_JSON_MAX;
     const b = sink.room(room);
