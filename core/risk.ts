@@ -342,6 +342,13 @@ function monthFigures(
 }
 
 /**
+ * p > top · worst · DEEPER_MARGIN (each product rounded) implies p / top, rounded,
+ * is not below `worst`: the margin (2^-40) is far above the three roundings (2^-53
+ * each), so the skip never hides a deeper fall.
+ */
+const DEEPER_MARGIN = 1 + 2 ** -40;
+
+/**
  * C43: the deepest fall from a running maximum over observations [from, to], its
  * peak and trough, and the first observation after the trough, up to the anchor,
  * back at the peak's price.
@@ -349,18 +356,26 @@ function monthFigures(
 function drawdown(s: Series, from: number, to: number, anchor: number, out: Float64Array, o: number): void {
   const v = s.value;
   let peak = from;
+  let top = v[from];
   let worst = 1;
   let trough = -1;
   let troughPeak = -1;
+  // A price above `clear` cannot make a deeper fall, so most days skip the division;
+  // the days that might still divide exactly as before, so ties resolve as they did.
+  let clear = top * DEEPER_MARGIN;
   for (let t = from; t <= to; t++) {
     const p = v[t];
-    if (p > v[peak]) peak = t;
-    else {
-      const ratio = p / v[peak];
+    if (p > top) {
+      peak = t;
+      top = p;
+      clear = p * worst * DEEPER_MARGIN;
+    } else if (!(p > clear)) {
+      const ratio = p / top;
       if (ratio < worst) {
         worst = ratio;
         trough = t;
         troughPeak = peak;
+        clear = top * worst * DEEPER_MARGIN;
       }
     }
   }
