@@ -27,7 +27,7 @@ export interface BenchOptions {
   maxRequests: number;
   tool: LoadTool;
   /**
-   * Requests per counted window of the instruction count (warm-up: ten times as many);
+   * Requests per counted window of the instruction count (warm-up: ten times as many, at least 5,000);
    * 0: none. Counted only against a local server, where valgrind is installed.
    */
   instructionRequests: number;

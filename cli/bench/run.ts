@@ -33,6 +33,9 @@ import {
 } from './result.js';
 import { fetchUniverse, SCENARIOS, type ScenarioName, scenarioRequests } from './workload.js';
 
+/** The least warm-up before counting instructions (requests; a batch a tenth of it). */
+const MIN_INSTRUCTION_WARMUP = 5000;
+
 /** Scenarios whose answers are several KB: their baseline answers with a body of the same size. */
 const SIZED_SCENARIOS: ReadonlySet<ScenarioName> = new Set(['screen', 'compare']);
 
@@ -178,7 +181,10 @@ async function localExtras(
   let instructions: Extras['instructions'] = null;
   if (counting.length > 0) {
     step('instructions per request under callgrind');
-    const settings = { requests: o.instructionRequests, warmup: o.instructionRequests * 10, windows: 5 };
+    // V8 is still compiling the path's functions a few thousand requests in: a shorter
+    // warm-up counts its compiles, not the path (bench/reports/instructions.md).
+    const warmup = Math.max(o.instructionRequests * 10, MIN_INSTRUCTION_WARMUP);
+    const settings = { requests: o.instructionRequests, warmup, windows: 5 };
     const figures = await countInstructions(local, casesOf(counting, lists), settings, headers, work);
     for (const s of scenarios) {
       const f = figures.get(s.name);
