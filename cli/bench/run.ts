@@ -16,6 +16,7 @@ import {
   countServer,
   hasCallgrind,
   INSTRUCTION_CASES,
+  INSTRUCTION_WINDOWS,
   instructionCases,
 } from './instructions.js';
 import { BenchError, type BenchRequest, checkTarget, type LoadResult, runLoad } from './load.js';
@@ -184,7 +185,7 @@ async function localExtras(
     // V8 is still compiling the path's functions a few thousand requests in: a shorter
     // warm-up counts its compiles, not the path (bench/reports/instructions.md).
     const warmup = Math.max(o.instructionRequests * 10, MIN_INSTRUCTION_WARMUP);
-    const settings = { requests: o.instructionRequests, warmup, windows: 5 };
+    const settings = { requests: o.instructionRequests, warmup, windows: INSTRUCTION_WINDOWS };
     const figures = await countInstructions(local, casesOf(counting, lists), settings, headers, work);
     for (const s of scenarios) {
       const f = figures.get(s.name);
