@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseEncoding, wantsMsgpack } from './negotiation.js';
+import { acceptsJson, chooseEncoding, wantsMsgpack } from './negotiation.js';
 
 describe('Accept-Encoding (RFC 9110 §12.5.3)', () => {
   it.each([
@@ -79,5 +79,37 @@ describe('Accept: MessagePack or JSON (RFC 9110 §12.5.1)', () => {
     expect(wantsMsgpack('application/msgpack;q=0')).toBe(false);
     expect(wantsMsgpack('application/msgpack;q=0')).toBe(false);
     expect(wantsMsgpack('application/msgpack')).toBe(true);
+  });
+});
+
+describe('Accept: is JSON acceptable at all (MCP answers only JSON)', () => {
+  it.each([
+    ['', true],
+    ['   ', true],
+    ['application/json', true],
+    ['APPLICATION/JSON', true],
+    ['application/json, text/event-stream', true],
+    ['text/event-stream, application/*', true],
+    ['*/*', true],
+    ['text/event-stream', false],
+    ['application/json;q=0', false],
+    ['application/json;q=0, */*', false],
+    ['application/*;q=0', false],
+    ['application/json;q=abc', false],
+  ])('%j → %s', (accept, expected) => {
+    expect(acceptsJson(accept)).toBe(expected);
+  });
+
+  it('answers the same Accept the same way when asked again, and another one afresh (one-entry cache)', () => {
+    const seq: Array<[string, boolean]> = [
+      ['application/json, text/event-stream', true],
+      ['application/json, text/event-stream', true],
+      ['text/event-stream', false],
+      ['text/event-stream', false],
+      ['', true],
+      ['text/event-stream', false],
+      ['application/json, text/event-stream', true],
+    ];
+    for (const [accept, expected] of seq) expect(acceptsJson(accept), accept).toBe(expected);
   });
 });
