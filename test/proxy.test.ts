@@ -4,7 +4,7 @@
  * trusting the proxy (serve --trust-proxy). Clients send from distinct loopback
  * addresses (127.0.0.2, …), as different people would from different machines.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -228,7 +228,18 @@ describe.runIf(run)('behind the example nginx, over TLS', () => {
     console.log(
       `rolling restart: ${total} requests through nginx, outcomes ${JSON.stringify(Object.fromEntries(outcomes))}`,
     );
-    expect(Object.fromEntries(outcomes)).toEqual({ '200': total });
+    // On a failure, nginx's own words on each 502 (which upstream, what happened).
+    const nginxLog = () => {
+      try {
+        return readFileSync(join(dir, 'nginx', 'error.log'), 'utf8')
+          .split('\n')
+          .slice(-40)
+          .join('\n');
+      } catch {
+        return '(no error log)';
+      }
+    };
+    expect(Object.fromEntries(outcomes), nginxLog()).toEqual({ '200': total });
     expect(total).toBeGreaterThan(100);
   }, 150_000);
 });
