@@ -6,21 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { generateKey } from '../../accounts/keys.js';
 import type { GateDecision } from '../http/gate.js';
+import { activeEntry } from './key-entry.test-helper.js';
 import { AccessGate } from './key-gate.js';
 import { LocalLimiter } from './limiter-local.js';
-import type { KeyEntry } from './table.js';
-
-const entry = (keyId: string): KeyEntry => ({
-  keyId,
-  accountId: 'acct_1',
-  accountName: 'acme',
-  slot: 0,
-  keySlot: 0,
-  plan: 'business',
-  limits: { burst: 1_000_000, monthly: 1_000_000 },
-  status: 'active',
-  expiresAt: Number.POSITIVE_INFINITY,
-});
 
 const status = (d: GateDecision | Promise<GateDecision>) => {
   if (d instanceof Promise) throw new Error('the local limiter decides at once');
@@ -29,7 +17,7 @@ const status = (d: GateDecision | Promise<GateDecision>) => {
 
 function gateWith(...keys: Array<{ hash: string; id: string }>): AccessGate {
   const gate = new AccessGate('https://api.example', LocalLimiter.create(4).limiter, () => 1_700_000_000_000);
-  gate.setTable({ version: 1, entries: keys.map((k) => [k.hash, entry(k.id)] as const), revoked: [] });
+  gate.setTable({ version: 1, entries: keys.map((k) => [k.hash, activeEntry(k.id)] as const), revoked: [] });
   return gate;
 }
 

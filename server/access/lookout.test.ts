@@ -5,33 +5,20 @@
 import { describe, expect, it } from 'vitest';
 import { generateKey } from '../../accounts/keys.js';
 import type { GateDecision } from '../http/gate.js';
+import { activeEntry } from './key-entry.test-helper.js';
 import { AccessGate } from './key-gate.js';
 import { LocalLimiter } from './limiter-local.js';
 import { Lookout } from './lookout.js';
-import type { KeyEntry, KeyTableData } from './table.js';
+import type { KeyTableData } from './table.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function entry(keyId: string): KeyEntry {
-  return {
-    keyId,
-    accountId: 'acct_1',
-    accountName: 'acme',
-    slot: 0,
-    keySlot: 0,
-    plan: 'business',
-    limits: { burst: 1_000_000, monthly: 1_000_000 },
-    status: 'active',
-    expiresAt: Number.POSITIVE_INFINITY,
-  };
-}
 
 function table(
   version: number,
   keys: Array<{ hash: string; id: string }>,
   revoked: string[] = [],
 ): KeyTableData {
-  return { version, entries: keys.map((k) => [k.hash, entry(k.id)] as const), revoked };
+  return { version, entries: keys.map((k) => [k.hash, activeEntry(k.id)] as const), revoked };
 }
 
 const status = async (d: GateDecision | Promise<GateDecision>) => {
