@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatDay } from '../core/dates.js';
+import type { SnapshotColumns } from '../core/snapshot/columns.js';
 import { writeSnapshotFiles } from '../core/snapshot/writer.js';
 import { loadForServing } from '../server/snapshot/manager.js';
 import { ServingSnapshot } from '../server/snapshot/serving.js';
@@ -15,9 +16,12 @@ import { syntheticColumns } from './synthetic-columns.js';
 export async function syntheticServing(
   funds = 30,
   observationsPerFund = 800,
+  /** Changes to the generated columns before they are written (names with quotes, say). */
+  edit: (cols: SnapshotColumns) => void = () => {},
 ): Promise<{ dir: string; snap: ServingSnapshot; codes: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'serving-test-'));
   const cols = syntheticColumns({ funds, observations: funds * observationsPerFund, seed: 3 });
+  edit(cols);
   let last = 0;
   for (let i = 0; i < cols.funds.length; i++)
     last = Math.max(last, cols.series.date[cols.funds.seriesOffset[i] + cols.funds.seriesLength[i] - 1]);

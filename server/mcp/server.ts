@@ -22,7 +22,7 @@ import type { ServingSnapshot } from '../snapshot/serving.js';
 import { RpcError, readInitialize, readToolCall } from './messages.js';
 import { isToolName } from './tool-arguments.js';
 import { LIST_TOOLS_RESULT, SERVER_INSTRUCTIONS } from './tool-list.js';
-import { callToolJson, type ToolResultJson } from './tools.js';
+import { callToolJson, resultText, type ToolResultJson } from './tools.js';
 
 export interface McpServerInfo {
   name: string;
@@ -87,7 +87,7 @@ export function createMcpServer(
   register.call(
     server,
     LOOSE_CALL_TOOL,
-    (request) => JSON.parse(answerToolCall(snapshot(), request.params).json) as CallToolResult,
+    (request) => JSON.parse(resultText(answerToolCall(snapshot(), request.params))) as CallToolResult,
   );
   return server;
 }

@@ -20,6 +20,7 @@ import type {
 import type { Answer, Params } from '../api/answers.js';
 import { TOOL_BINDINGS } from '../api/route-bindings.js';
 import { NO_DATA_DETAIL } from '../http/fixed-answers.js';
+import type { RowKind } from '../snapshot/prepared.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import { type Args, checkArguments, issueProblems } from './tool-arguments.js';
 import {
@@ -37,14 +38,18 @@ import {
 } from './tool-text.js';
 
 /**
- * A tools/call result as JSON text, which the HTTP endpoint sends as it is (rpc.ts),
- * and whether it is an error (metrics). Built as text, not as an object to serialize:
- * the row's JSON from the REST answer goes into it as it is.
+ * A tools/call result as JSON, which the HTTP endpoint sends as it is (rpc.ts), and
+ * whether it is an error (metrics). Built as text, not as an object to serialize: the
+ * row's JSON from the REST answer goes into it as it is. Bytes when it was prepared
+ * with the snapshot (tool-results.ts): a view onto shared memory, read-only.
  */
 export interface ToolResultJson {
-  json: string;
+  json: string | Uint8Array;
   isError: boolean;
 }
+
+/** A result's JSON as text. */
+export const resultText = (r: ToolResultJson): string => textOfBody(r.json);
 
 function errorResult(message: string): ToolResultJson {
   return {
@@ -96,11 +101,54 @@ export function callTool(
   name: McpToolName,
   rawArgs: Args | undefined,
 ): CallToolResult {
-  return JSON.parse(callToolJson(snap, name, rawArgs).json) as CallToolResult;
+  return JSON.parse(resultText(callToolJson(snap, name, rawArgs))) as CallToolResult;
 }
 
-/** `callTool`'s result as JSON text. */
+/**
+ * `callTool`'s result as JSON. A fund's latest row asked for by its code alone is the
+ * result prepared with the snapshot (tool-results.ts), the text `builtToolJson` would
+ * build from the same row.
+ */
 export function callToolJson(
+  snap: ServingSnapshot | null,
+  name: McpToolName,
+  rawArgs: Args | undefined,
+): ToolResultJson {
+  const prepared = snap === null ? null : preparedResult(snap, name, rawArgs);
+  return prepared === null ? builtToolJson(snap, name, rawArgs) : { json: prepared, isError: false };
+}
+
+/** The prepared row kind (tool-results.ts) of each tool that has one: its REST route's latest row. */
+const PREPARED_KIND = Object.fromEntries(
+  Object.entries(TOOL_BINDINGS).map(([name, b]) => [name, b.kind === 'get' ? b.latest : null]),
+) as Record<McpToolName, RowKind | null>;
+
+/**
+ * The prepared result of a call with `code` as its only argument, for a code the
+ * snapshot has: such a call passes the argument check by construction (a code in the
+ * index is a valid code, C15; no other argument means the defaults), as REST's direct
+ * rows do (server/app.ts). Null for anything else, which the general path answers.
+ */
+function preparedResult(snap: ServingSnapshot, name: McpToolName, args: Args | undefined): Uint8Array | null {
+  const kind = PREPARED_KIND[name];
+  if (kind === null || args === undefined) return null;
+  let code: unknown;
+  let count = 0;
+  for (const k in args) {
+    count++;
+    if (k === 'code') code = args[k];
+  }
+  if (count !== 1 || typeof code !== 'string') return null;
+  const i = snap.lookup.find(code);
+  if (i < 0) return null;
+  const r = snap.toolResults.row(kind, i);
+  // `.length`, not `.byteLength`: an inline load (core/bytes.ts). Empty: a fund
+  // without calendar rows, whose error the general path writes.
+  return r.length === 0 ? null : r;
+}
+
+/** The result built for this call: arguments checked, the REST answer computed and rendered. */
+export function builtToolJson(
   snap: ServingSnapshot | null,
   name: McpToolName,
   rawArgs: Args | undefined,
@@ -118,7 +166,11 @@ export function callToolJson(
       : '';
     return errorResult(`${a.detail}.${hint}`);
   }
-  const body = textOfBody(a.body);
+  return toolResultOf(name, textOfBody(a.body), args);
+}
+
+/** A tool's successful result from its REST answer's JSON text (also tool-results.ts). */
+export function toolResultOf(name: McpToolName, body: string, args: Args): ToolResultJson {
   return RESULTS[name](body, JSON.parse(body), args);
 }
 

@@ -20,6 +20,7 @@ import { SnapshotLookup } from '../../core/snapshot/lookup.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
 import { ARROW_FILES, MANIFEST_FILE } from '../../core/snapshot/schema.js';
 import { SnapshotError, type SnapshotErrorCode } from '../../core/snapshot/snapshot-error.js';
+import { prepareToolResults } from '../mcp/tool-results.js';
 import { prepareRows } from './prepared.js';
 import type { SnapshotMessage } from './serving.js';
 
@@ -34,13 +35,15 @@ export interface ManagerEvents {
 /** Load, verify and prepare snapshot `id` for the serving threads (also used by the benchmarks). */
 export async function loadForServing(dir: string, id: string): Promise<SnapshotMessage> {
   const snap = await loadSnapshot(join(dir, id));
+  const prepared = prepareRows(new SnapshotLookup(snap.columns));
   return {
     type: 'snapshot',
     id,
     dir: snap.dir,
     manifest: snap.manifest,
     buffers: snap.buffers,
-    prepared: prepareRows(new SnapshotLookup(snap.columns)),
+    prepared,
+    toolResults: prepareToolResults(prepared),
     loadedAt: new Date(now()).toISOString(),
   };
 }

@@ -23,7 +23,7 @@ const KINDS = 4;
 
 export interface PreparedShared {
   bytes: SharedArrayBuffer;
-  /** Int32 offsets, KINDS × funds + 1: kind k of fund i is bytes[off[k·F+i] .. off[k·F+i+1]). */
+  /** Int32 offsets, kinds × funds + 1: kind k of fund i is bytes[off[k·F+i] .. off[k·F+i+1]). */
   offsets: SharedArrayBuffer;
   funds: number;
 }
@@ -38,20 +38,52 @@ export function prepareRows(lookup: SnapshotLookup): PreparedShared {
     parts[RowKind.Calendar * n + i] = lookup.defaultCalendarJson(i) ?? '';
     parts[RowKind.Code * n + i] = JSON.stringify(lookup.cols.funds.code[i]);
   }
+  return packRows(parts, n);
+}
+
+/**
+ * Texts laid out kind by kind (`parts[k·funds + i]`: kind k of fund i) as UTF-8 in one
+ * shared buffer, with their offsets.
+ */
+export function packRows(parts: readonly string[], funds: number): PreparedShared {
   const encoder = new TextEncoder();
   let capacity = 0;
   for (const p of parts) capacity += p.length * 3;
   const scratch = new Uint8Array(capacity);
-  const offsets = new Int32Array(new SharedArrayBuffer(4 * (KINDS * n + 1)));
+  const offsets = new Int32Array(new SharedArrayBuffer(4 * (parts.length + 1)));
   let at = 0;
   for (let j = 0; j < parts.length; j++) {
     offsets[j] = at;
     at += encoder.encodeInto(parts[j], scratch.subarray(at)).written;
   }
-  offsets[KINDS * n] = at;
+  offsets[parts.length] = at;
   const bytes = new SharedArrayBuffer(at);
   new Uint8Array(bytes).set(scratch.subarray(0, at));
-  return { bytes, offsets: offsets.buffer as SharedArrayBuffer, funds: n };
+  return { bytes, offsets: offsets.buffer as SharedArrayBuffer, funds };
+}
+
+/**
+ * Prepared texts read where they lie, in the shared buffer every thread sees: for
+ * texts each answer copies once (into a larger answer), where that one copy out of
+ * shared memory costs a few tens of nanoseconds more and a copy per thread would cost
+ * memory (MCP tool results, server/mcp/tool-results.ts).
+ */
+export class SharedRows {
+  readonly #bytes: Uint8Array;
+  readonly #offsets: Int32Array;
+  readonly #funds: number;
+
+  constructor(shared: PreparedShared) {
+    this.#bytes = new Uint8Array(shared.bytes);
+    this.#offsets = new Int32Array(shared.offsets);
+    this.#funds = shared.funds;
+  }
+
+  /** Kind `kind` of fund `i` (empty when there is none), a view onto the shared bytes. */
+  row(kind: number, i: number): Uint8Array {
+    const j = kind * this.#funds + i;
+    return viewOf(this.#bytes, this.#offsets[j], this.#offsets[j + 1]);
+  }
 }
 
 /** The most rows one answer joins: a list page (LIMIT_MAX) or a batch (BATCH_MAX_CODES). */

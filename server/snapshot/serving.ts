@@ -14,7 +14,7 @@ import { TRAILING_KEYS } from '../../core/types.js';
 import { type HeaderBlock, headerBlock } from '../http/headers.js';
 import { type RiskColumns, ScreenColumns } from '../screen/columns.js';
 import { FigureRowWriter } from '../screen/rows.js';
-import { PreparedRows, type PreparedShared } from './prepared.js';
+import { PreparedRows, type PreparedShared, SharedRows } from './prepared.js';
 import { FundSearch } from './search.js';
 
 /** What the main thread sends a worker for each snapshot it has verified. */
@@ -25,12 +25,16 @@ export interface SnapshotMessage {
   manifest: Manifest;
   buffers: Record<string, SharedArrayBuffer>;
   prepared: PreparedShared;
+  /** MCP tools/call results of the latest rows (server/mcp/tool-results.ts). */
+  toolResults: PreparedShared;
   loadedAt: string;
 }
 
 export class ServingSnapshot {
   readonly lookup: SnapshotLookup;
   readonly rows: PreparedRows;
+  /** MCP tools/call results of the latest rows, read in shared memory (server/mcp/tool-results.ts). */
+  readonly toolResults: SharedRows;
   readonly search: FundSearch;
   readonly id: string;
   /** YYYY-MM-DD of the newest observation: the X-Data-As-Of header (C24). */
@@ -113,6 +117,7 @@ export class ServingSnapshot {
     const cols = attachSnapshot({ manifest: msg.manifest, buffers: msg.buffers });
     this.lookup = new SnapshotLookup(cols);
     this.rows = new PreparedRows(msg.prepared);
+    this.toolResults = new SharedRows(msg.toolResults);
     this.search = new FundSearch(cols.funds);
     this.id = msg.id;
     this.asOf = msg.manifest.as_of;
