@@ -22,6 +22,7 @@ import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { copyInto } from '../../core/bytes.js';
 import { reportInternalError } from '../http/guard.js';
+import { countToolCall, TOOL_LABELS } from '../metrics/counters.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
 import {
   EMPTY_BATCH,
@@ -31,6 +32,7 @@ import {
   NOT_UTF8,
   rpcError,
 } from './jsonrpc-errors.js';
+import { readLookupCall } from './lookup-call.js';
 import {
   isJsonRpcMessage,
   isRequest,
@@ -42,6 +44,7 @@ import {
 import { answerToolCall, CAPABILITIES, createMcpServer, type McpServerInfo } from './server.js';
 import { isToolName } from './tool-arguments.js';
 import { LIST_TOOLS_RESULT, SERVER_INSTRUCTIONS } from './tool-list.js';
+import { PREPARED_TOOLS } from './tool-results.js';
 import { UwsTransport } from './transport.js';
 
 /** An HTTP answer: status and JSON body ('' for 202); `noData` adds Retry-After (C24). */
@@ -84,18 +87,24 @@ const RESULT_ID = Buffer.from(',"jsonrpc":"2.0","id":');
  * 4,000 instructions less for a trailing result), so the answer starts where the
  * result's copy lands aligned as its source is.
  */
-function successBytes(id: RequestId, result: Uint8Array): Buffer {
-  const idJson = idText(id);
-  const length = RESULT_OPEN.length + result.length + RESULT_ID.length + Buffer.byteLength(idJson) + 1;
+function successBytes(idJson: string | Uint8Array, result: Uint8Array): Buffer {
+  const idLength = typeof idJson === 'string' ? Buffer.byteLength(idJson) : idJson.length;
+  const length = RESULT_OPEN.length + result.length + RESULT_ID.length + idLength + 1;
   const room = Buffer.allocUnsafe(length + 7);
   const start = (result.byteOffset - room.byteOffset - RESULT_OPEN.length) & 7;
   let at = copyInto(room, RESULT_OPEN, start);
   at = copyInto(room, result, at);
   at = copyInto(room, RESULT_ID, at);
-  at += room.write(idJson, at);
+  at = typeof idJson === 'string' ? at + room.write(idJson, at) : copyInto(room, idJson, at);
   room[at] = 0x7d;
   return room.subarray(start, start + length);
 }
+
+/** The tools a lookup call (lookup-call.ts) may name, as bytes, with their row kind and metrics label. */
+const LOOKUP_NAMES = PREPARED_TOOLS.map(([name]) => Buffer.from(name, 'latin1'));
+const LOOKUP_KINDS = PREPARED_TOOLS.map(([, kind]) => kind);
+const LOOKUP_LABELS = PREPARED_TOOLS.map(([name]) => TOOL_LABELS.indexOf(name));
+
 const failure = (id: RequestId, code: number, message: string) =>
   JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
 
@@ -159,6 +168,8 @@ export class McpEndpoint {
     // SDK would read them with U+FFFD in their place and answer about another code.
     if (!isUtf8(raw)) return NOT_UTF8_REPLY;
     if (!isJsonContentType(contentType)) return UNSUPPORTED_MEDIA_TYPE;
+    const lookup = this.#lookup(raw, protocolVersion);
+    if (lookup !== null) return lookup;
     let body: unknown;
     try {
       body = JSON.parse(raw.toString('utf8'));
@@ -185,6 +196,25 @@ export class McpEndpoint {
     if (valid.length === 0) return { status: 400, body: `[${errors.join(',')}]` };
     if (this.#snapshot() === null && valid.some(isToolCall)) return NO_DATA_REPLY;
     return this.#serve(valid, errors, protocolVersion, true);
+  }
+
+  /**
+   * A lookup call read from the bytes (lookup-call.ts) of a fund the snapshot has, with
+   * its prepared result (tool-results.ts): the answer `#serve` would give, without the
+   * parse and the checks it passes by construction. Null for anything else.
+   */
+  #lookup(raw: Buffer, protocolVersion: string): McpReply | null {
+    if (protocolVersion !== '' && !SUPPORTED.has(protocolVersion)) return null;
+    const c = readLookupCall(raw, LOOKUP_NAMES);
+    if (c === null) return null;
+    const snap = this.#snapshot();
+    if (snap === null) return null;
+    const i = snap.lookup.findBytes(raw, c.codeStart, c.codeEnd);
+    if (i < 0) return null;
+    const result = snap.toolResults.row(LOOKUP_KINDS[c.tool], i);
+    if (result.length === 0) return null;
+    countToolCall(LOOKUP_LABELS[c.tool], false);
+    return { status: 200, body: successBytes(raw.subarray(c.idStart, c.idEnd), result) };
   }
 
   /** Valid messages (and a batch's errors, answered after them). */
@@ -230,7 +260,7 @@ export class McpEndpoint {
       switch (m.method) {
         case 'tools/call': {
           const { json } = answerToolCall(this.#snapshot(), m.params);
-          return typeof json === 'string' ? success(m.id, json) : successBytes(m.id, json);
+          return typeof json === 'string' ? success(m.id, json) : successBytes(idText(m.id), json);
         }
         case 'tools/list':
           return Buffer.concat([this.#toolListHead, Buffer.from(`${idText(m.id)}}`)]);

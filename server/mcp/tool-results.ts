@@ -17,12 +17,12 @@ import { type PreparedShared, packRows, RowKind, SharedRows } from '../snapshot/
 import { resultText, toolResultOf } from './tools.js';
 
 /** The tools whose REST route has a prepared latest row, with its kind. */
-const PREPARED: ReadonlyArray<[McpToolName, RowKind]> = Object.entries(TOOL_BINDINGS).flatMap(([name, b]) =>
-  b.kind === 'get' && b.latest !== null ? [[name as McpToolName, b.latest]] : [],
+export const PREPARED_TOOLS: ReadonlyArray<[McpToolName, RowKind]> = Object.entries(TOOL_BINDINGS).flatMap(
+  ([name, b]) => (b.kind === 'get' && b.latest !== null ? [[name as McpToolName, b.latest]] : []),
 );
 
 /** Kinds laid out in the result buffer: the row kinds, so a tool's result is at its row's kind. */
-const KINDS = Math.max(...PREPARED.map(([, kind]) => kind)) + 1;
+const KINDS = Math.max(...PREPARED_TOOLS.map(([, kind]) => kind)) + 1;
 
 const text = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('utf8');
 
@@ -37,7 +37,7 @@ export function prepareToolResults(rows: PreparedShared): PreparedShared {
   const parts: string[] = new Array<string>(KINDS * n).fill('');
   for (let i = 0; i < n; i++) {
     const code = JSON.parse(text(source.row(RowKind.Code, i))) as string;
-    for (const [name, kind] of PREPARED) {
+    for (const [name, kind] of PREPARED_TOOLS) {
       const row = text(source.row(kind, i));
       if (row !== '') parts[kind * n + i] = resultText(toolResultOf(name, row, { code }));
     }
