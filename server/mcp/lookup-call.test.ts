@@ -8,19 +8,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/seeded-random.js';
 import { syntheticServing } from '../../test/serving-snapshot.js';
 import type { ServingSnapshot } from '../snapshot/serving.js';
-import { readLookupCall } from './lookup-call.js';
+import { lookupReader } from './lookup-call.js';
 import { McpEndpoint } from './rpc.js';
 import { serverInfo } from './server.js';
 
 const TOOLS = ['getFund', 'getTrailingReturns', 'getCalendarReturns'];
-const NAMES = TOOLS.map((t) => Buffer.from(t));
+const readLookupCall = lookupReader(TOOLS);
 
-const read = (body: string) => readLookupCall(Buffer.from(body), NAMES);
+const read = (body: string) => readLookupCall(Buffer.from(body));
 
 /** What readLookupCall found, as values: the id, the tool and the code. */
 function found(body: string): { id: unknown; tool: string; code: string } | null {
   const b = Buffer.from(body);
-  const c = readLookupCall(b, NAMES);
+  const c = readLookupCall(b);
   if (c === null) return null;
   return {
     id: JSON.parse(b.subarray(c.idStart, c.idEnd).toString('latin1')),
@@ -60,10 +60,23 @@ function parsed(body: string): { id: unknown; tool: string; code: string } | nul
 
 const canonical = (id: unknown, tool: string, code: string) =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: { code } } });
+/** The member order of the TypeScript SDK's client. */
+const sdkOrder = (id: unknown, tool: string, code: string) =>
+  JSON.stringify({ method: 'tools/call', params: { name: tool, arguments: { code } }, jsonrpc: '2.0', id });
 
 describe('readLookupCall', () => {
   it('reads a lookup call with its members in any order and whitespace between tokens', () => {
     expect(found(canonical(7, 'getFund', 'VTI'))).toEqual({ id: 7, tool: 'getFund', code: 'VTI' });
+    expect(found(sdkOrder(12, 'getTrailingReturns', 'A.B'))).toEqual({
+      id: 12,
+      tool: 'getTrailingReturns',
+      code: 'A.B',
+    });
+    expect(found(sdkOrder('x', 'getCalendarReturns', 'C'))).toEqual({
+      id: 'x',
+      tool: 'getCalendarReturns',
+      code: 'C',
+    });
     expect(found(canonical('req-1', 'getCalendarReturns', 'F0000001.US'))).toEqual({
       id: 'req-1',
       tool: 'getCalendarReturns',
@@ -79,6 +92,10 @@ describe('readLookupCall', () => {
       canonical(7, 'getFund', 'V\\TI'),
       canonical(7, 'getFund', 'Vé'),
       canonical('a"b', 'getFund', 'VTI'),
+      sdkOrder('a\\b', 'getFund', 'VTI'),
+      sdkOrder(-1, 'getFund', 'VTI'),
+      sdkOrder(7, 'getFund', 'V"TI'),
+      `${sdkOrder(7, 'getFund', 'VTI')}}`,
       canonical(-1, 'getFund', 'VTI'),
       canonical(1.5, 'getFund', 'VTI'),
       canonical(1e20, 'getFund', 'VTI'),
@@ -133,6 +150,7 @@ describe('readLookupCall', () => {
     const seeds = [
       canonical(1, 'getFund', 'VTI'),
       canonical('x-1', 'getTrailingReturns', 'F0000001.US'),
+      sdkOrder(99, 'getFund', 'F0000002.US'),
       ' { "params" : { "arguments" : { "code" : "AB" } , "name" : "getCalendarReturns" } , "id" : 12 , "method" : "tools/call" , "jsonrpc" : "2.0" } ',
     ];
     let read = 0;
@@ -179,9 +197,10 @@ describe('POST /mcp lookup calls', () => {
     };
     for (const tool of TOOLS)
       for (const [k, code] of codes.entries()) {
-        const body = canonical(k % 2 === 0 ? k : `id-${k}`, tool, code);
+        const id = k % 2 === 0 ? k : `id-${k}`;
+        const body = k % 3 === 0 ? sdkOrder(id, tool, code) : canonical(id, tool, code);
         // Read as a lookup of this fund, so the answer below is the lookup path's.
-        const c = readLookupCall(Buffer.from(body), NAMES)!;
+        const c = readLookupCall(Buffer.from(body))!;
         expect(snap.lookup.findBytes(Buffer.from(body), c.codeStart, c.codeEnd)).toBe(k);
         const one = text(endpoint.answer(Buffer.from(body), 'application/json', ''));
         const batch = text(endpoint.answer(Buffer.from(`[${body}]`), 'application/json', ''));

@@ -32,7 +32,7 @@ import {
   NOT_UTF8,
   rpcError,
 } from './jsonrpc-errors.js';
-import { readLookupCall } from './lookup-call.js';
+import { lookupReader } from './lookup-call.js';
 import {
   isJsonRpcMessage,
   isRequest,
@@ -100,8 +100,8 @@ function successBytes(idJson: string | Uint8Array, result: Uint8Array): Buffer {
   return room.subarray(start, start + length);
 }
 
-/** The tools a lookup call (lookup-call.ts) may name, as bytes, with their row kind and metrics label. */
-const LOOKUP_NAMES = PREPARED_TOOLS.map(([name]) => Buffer.from(name, 'latin1'));
+/** The reader of lookup calls (lookup-call.ts), and the row kind and metrics label of each tool it reads. */
+const readLookupCall = lookupReader(PREPARED_TOOLS.map(([name]) => name));
 const LOOKUP_KINDS = PREPARED_TOOLS.map(([, kind]) => kind);
 const LOOKUP_LABELS = PREPARED_TOOLS.map(([name]) => TOOL_LABELS.indexOf(name));
 
@@ -205,7 +205,7 @@ export class McpEndpoint {
    */
   #lookup(raw: Buffer, protocolVersion: string): McpReply | null {
     if (protocolVersion !== '' && !SUPPORTED.has(protocolVersion)) return null;
-    const c = readLookupCall(raw, LOOKUP_NAMES);
+    const c = readLookupCall(raw);
     if (c === null) return null;
     const snap = this.#snapshot();
     if (snap === null) return null;
