@@ -4,6 +4,7 @@
  * loads it.
  */
 import { readCurrent } from '../core/snapshot/directory.js';
+import { prepareToolResults } from '../server/mcp/tool-results.js';
 import { loadForServing } from '../server/snapshot/manager.js';
 import { ServingSnapshot } from '../server/snapshot/serving.js';
 
@@ -24,5 +25,5 @@ export async function servingSnapshot(
   const snapshots = args.get('snapshots') ?? DEFAULT_SNAPSHOTS;
   const id = readCurrent(snapshots);
   if (!id) throw new Error(`no snapshot in ${snapshots}`);
-  return { snap: new ServingSnapshot(await loadForServing(snapshots, id)), id };
+  return { snap: new ServingSnapshot(await loadForServing(snapshots, id, prepareToolResults)), id };
 }

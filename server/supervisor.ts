@@ -18,6 +18,7 @@ import { localBaseUrl, type ServeConfig } from './config.js';
 import { describeMailer } from './dashboard/mailer.js';
 import { loadUws } from './http/uws.js';
 import { serverLogger } from './log.js';
+import { prepareToolResults } from './mcp/tool-results.js';
 import { type AdminListener, startAdmin } from './metrics/admin.js';
 import { newCounterBuffer, SLOTS } from './metrics/counters.js';
 import { metricsRegistry, type SnapshotState, type ThreadSlots } from './metrics/registry.js';
@@ -92,19 +93,24 @@ async function prepare(config: ServeConfig) {
  * answers from its data, never "No data loaded" (C24) while that data is loading.
  */
 function snapshotManager(config: ServeConfig, pool: WorkerPool, metrics: MetricsState | null) {
-  return new SnapshotManager(config.snapshots, config.pollMs, {
-    onSnapshot: (msg) => {
-      pool.latest = msg;
-      metrics?.onSnapshot(msg);
-      pool.send(msg);
+  return new SnapshotManager(
+    config.snapshots,
+    config.pollMs,
+    {
+      onSnapshot: (msg) => {
+        pool.latest = msg;
+        metrics?.onSnapshot(msg);
+        pool.send(msg);
+      },
+      onProblem: (message) => {
+        pool.problem = message;
+        metrics?.onProblem(message);
+        pool.send({ type: 'problem', message });
+      },
+      log: (level, msg, fields) => log[level](fields ?? {}, msg),
     },
-    onProblem: (message) => {
-      pool.problem = message;
-      metrics?.onProblem(message);
-      pool.send({ type: 'problem', message });
-    },
-    log: (level, msg, fields) => log[level](fields ?? {}, msg),
-  });
+    prepareToolResults,
+  );
 }
 
 /** /metrics on the admin listener, or null when metrics are off. */

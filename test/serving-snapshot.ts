@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { formatDay } from '../core/dates.js';
 import type { SnapshotColumns } from '../core/snapshot/columns.js';
 import { writeSnapshotFiles } from '../core/snapshot/writer.js';
+import { prepareToolResults } from '../server/mcp/tool-results.js';
 import { loadForServing } from '../server/snapshot/manager.js';
 import { ServingSnapshot } from '../server/snapshot/serving.js';
 import { syntheticColumns } from './synthetic-columns.js';
@@ -33,5 +34,9 @@ export async function syntheticServing(
     builtAt: '2025-07-01T00:00:00.000Z',
     report: {},
   });
-  return { dir, snap: new ServingSnapshot(await loadForServing(dir, id)), codes: cols.funds.code };
+  return {
+    dir,
+    snap: new ServingSnapshot(await loadForServing(dir, id, prepareToolResults)),
+    codes: cols.funds.code,
+  };
 }

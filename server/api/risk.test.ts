@@ -14,6 +14,7 @@ import { formatDay, fromYmd, toYmd } from '../../core/dates.js';
 import { readCurrent } from '../../core/snapshot/directory.js';
 import { lastClosedDay } from '../../core/us-close.js';
 import { seededRandom } from '../../test/seeded-random.js';
+import { prepareToolResults } from '../mcp/tool-results.js';
 import { loadForServing } from '../snapshot/manager.js';
 import { ServingSnapshot } from '../snapshot/serving.js';
 import { getRisk, riskBatch } from './risk-answers.js';
@@ -275,7 +276,7 @@ beforeAll(async () => {
   writeFileSync(join(src, 'rates', 'US3M.csv'), texts.US3M);
   const snapshots = dir('snapshots');
   await buildFromSource({ source: src, snapshots, keep: 2, maxBadShare: 0.01, threads: 1 });
-  message = await loadForServing(snapshots, readCurrent(snapshots)!);
+  message = await loadForServing(snapshots, readCurrent(snapshots)!, prepareToolResults);
   snap = new ServingSnapshot(message, 'BNCH');
 }, 60_000);
 

@@ -13,6 +13,7 @@ import { SnapshotManager } from '../snapshot/manager.js';
 import { ServingSnapshot } from '../snapshot/serving.js';
 import { createMcpServer, serverInfo } from './server.js';
 import { STDIO_SERVER_INSTRUCTIONS } from './tool-list.js';
+import { prepareToolResults } from './tool-results.js';
 
 export interface StdioOptions {
   /** The snapshots directory (absolute). */
@@ -70,18 +71,23 @@ async function followSnapshots(
 ): Promise<{ manager: SnapshotManager; current: () => ServingSnapshot | null }> {
   let current: ServingSnapshot | null = null;
   let reported = false;
-  const manager = new SnapshotManager(dir, pollMs, {
-    onSnapshot: (msg) => {
-      current = new ServingSnapshot(msg);
+  const manager = new SnapshotManager(
+    dir,
+    pollMs,
+    {
+      onSnapshot: (msg) => {
+        current = new ServingSnapshot(msg);
+      },
+      // Every problem is also logged at warn or error (below): said once, not twice.
+      onProblem: (message) => {
+        reported ||= message !== null;
+      },
+      log: (level, msg, fields) => {
+        if (level !== 'info') say(`fundreturns mcp: ${msg} ${fields ? JSON.stringify(fields) : ''}`);
+      },
     },
-    // Every problem is also logged at warn or error (below): said once, not twice.
-    onProblem: (message) => {
-      reported ||= message !== null;
-    },
-    log: (level, msg, fields) => {
-      if (level !== 'info') say(`fundreturns mcp: ${msg} ${fields ? JSON.stringify(fields) : ''}`);
-    },
-  });
+    prepareToolResults,
+  );
   await manager.start();
   if (current === null)
     say(

@@ -6,6 +6,7 @@ import { scratch } from '../../builder/build.test-helper.js';
 import { generateUniverse } from '../../builder/generate/index.js';
 import { fromYmd } from '../../core/dates.js';
 import { setCurrent } from '../../core/snapshot/directory.js';
+import { prepareToolResults } from '../mcp/tool-results.js';
 import { type ManagerEvents, SnapshotManager } from './manager.js';
 
 const dir = scratch('fr-manager-');
@@ -55,7 +56,7 @@ async function servingOlder(name: string) {
   const { snaps, older, newer } = await twoSnapshots(name);
   setCurrent(snaps, older);
   const events = recorder();
-  const manager = new SnapshotManager(snaps, 60_000, events);
+  const manager = new SnapshotManager(snaps, 60_000, events, prepareToolResults);
   await manager.check();
   expect(manager.currentId).toBe(older);
   return { snaps, older, newer, events, manager };
@@ -65,14 +66,14 @@ describe('SnapshotManager', () => {
   it('a load still running when the server stops hands nothing over and logs nothing after it', async () => {
     const { snaps, newer } = await twoSnapshots('late');
     const events = recorder();
-    const manager = new SnapshotManager(snaps, 60_000, events);
+    const manager = new SnapshotManager(snaps, 60_000, events, prepareToolResults);
     const loading = manager.check();
     manager.stop();
     await loading;
     expect(events.said).toEqual([]);
     expect(manager.currentId).toBeNull();
     // The same manager, not stopped, would have served it.
-    const live = new SnapshotManager(snaps, 60_000, recorder());
+    const live = new SnapshotManager(snaps, 60_000, recorder(), prepareToolResults);
     await live.check();
     expect(live.currentId).toBe(newer);
   });
@@ -202,7 +203,7 @@ describe('what the log says of a CURRENT that is a link to another file', () => 
     rmSync(current);
     symlinkSync(file, current);
     const fresh = recorder();
-    const started = new SnapshotManager(snaps, 60_000, fresh);
+    const started = new SnapshotManager(snaps, 60_000, fresh, prepareToolResults);
     await started.start();
     started.stop();
     expect(started.currentId).not.toBeNull();

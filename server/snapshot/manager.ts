@@ -20,8 +20,7 @@ import { SnapshotLookup } from '../../core/snapshot/lookup.js';
 import { loadSnapshot } from '../../core/snapshot/reader.js';
 import { ARROW_FILES, MANIFEST_FILE } from '../../core/snapshot/schema.js';
 import { SnapshotError, type SnapshotErrorCode } from '../../core/snapshot/snapshot-error.js';
-import { prepareToolResults } from '../mcp/tool-results.js';
-import { prepareRows } from './prepared.js';
+import { type PreparedShared, prepareRows } from './prepared.js';
 import type { SnapshotMessage } from './serving.js';
 
 export interface ManagerEvents {
@@ -32,8 +31,18 @@ export interface ManagerEvents {
   log(level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void;
 }
 
+/**
+ * What MCP prepares from a snapshot's REST rows (server/mcp/tool-results.ts), handed in
+ * by whoever runs the manager: this folder serves the rows and does not know MCP.
+ */
+export type PrepareToolResults = (rows: PreparedShared) => PreparedShared;
+
 /** Load, verify and prepare snapshot `id` for the serving threads (also used by the benchmarks). */
-export async function loadForServing(dir: string, id: string): Promise<SnapshotMessage> {
+export async function loadForServing(
+  dir: string,
+  id: string,
+  prepareToolResults: PrepareToolResults,
+): Promise<SnapshotMessage> {
   const snap = await loadSnapshot(join(dir, id));
   const prepared = prepareRows(new SnapshotLookup(snap.columns));
   return {
@@ -126,7 +135,10 @@ export class SnapshotManager {
   readonly #dir: string;
   readonly #pollMs: number;
   readonly #events: ManagerEvents;
-  constructor(dir: string, pollMs: number, events: ManagerEvents) {
+  readonly #prepareToolResults: PrepareToolResults;
+
+  constructor(dir: string, pollMs: number, events: ManagerEvents, prepareToolResults: PrepareToolResults) {
+    this.#prepareToolResults = prepareToolResults;
     this.#dir = dir;
     this.#pollMs = pollMs;
     this.#events = events;
@@ -241,7 +253,7 @@ export class SnapshotManager {
     const retrying = key === this.#refusedKey;
     const started = performance.now();
     try {
-      const msg = await loadForServing(this.#dir, id);
+      const msg = await loadForServing(this.#dir, id, this.#prepareToolResults);
       if (this.#stopped) return;
       this.#servingId = id;
       this.#refusedKey = null;
@@ -319,7 +331,7 @@ export class SnapshotManager {
     // Built at the same time is not newer: a copy of a good snapshot (restored, renamed) counts.
     for (const { id } of all.filter((s) => s.id !== refused && s.builtAt <= builtAt).reverse()) {
       try {
-        const msg = await loadForServing(this.#dir, id);
+        const msg = await loadForServing(this.#dir, id, this.#prepareToolResults);
         this.#servingId = id;
         this.#events.onSnapshot(msg);
         this.#events.log(
